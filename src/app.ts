@@ -1,0 +1,76 @@
+/**
+ * buildApp: the one Fastify instance, used by `main.ts` and by every test, with
+ * all options, validation, the error handler, OpenAPI and the routes in one place.
+ */
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { Config } from './config.js'
+import { createDb, type DbHandle } from './db/create-db.js'
+import { healthRoutes } from './health.routes.js'
+import { handleError } from './http/error-handler.js'
+import { registerJsonParser } from './http/json-parser.js'
+import { validatorCompiler } from './http/validation.js'
+import { memberRoutes } from './pools/member.routes.js'
+import { createMemberService } from './pools/member.service.js'
+import { poolRoutes } from './pools/pool.routes.js'
+import { createPoolService } from './pools/pool.service.js'
+import { providerRoutes } from './providers/provider.routes.js'
+import { createProviderService } from './providers/provider.service.js'
+import { rotationRoutes } from './rotation/rotation.routes.js'
+import { createRotationService } from './rotation/rotation.service.js'
+
+export interface AppDeps {
+  /** An open database; by default `config.databaseUrl` is opened (and closed with the app). */
+  database?: DbHandle
+  now?: () => Date
+  random?: () => number
+  /** Pino options or false; by default JSON logs at `config.logLevel`. */
+  logger?: boolean | { level: string }
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/
+
+/** Builds the service; the caller listens (main.ts) or injects (tests). */
+export async function buildApp (config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
+  const database = deps.database ?? await createDb(config.databaseUrl)
+  const now = deps.now ?? (() => new Date())
+
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    requestIdHeader: 'x-request-id',
+    genReqId: (request) => {
+      const sent = request.headers['x-request-id']
+      return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
+    },
+    routerOptions: { ignoreTrailingSlash: false }
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.setValidatorCompiler(validatorCompiler)
+  app.setErrorHandler(handleError)
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }))
+  registerJsonParser(app, config.bodyLimit)
+  app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
+  if (deps.database === undefined) app.addHook('onClose', async () => { await database.close() })
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'sourcepool', version: '0.1.0', description: 'Pools of interchangeable upstream data providers' }
+    }
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+
+  const services = { db: database.db, now }
+  await app.register(healthRoutes, { ping: database.ping })
+  await app.register(providerRoutes, { providers: createProviderService(services) })
+  await app.register(poolRoutes, { pools: createPoolService(services) })
+  await app.register(memberRoutes, { members: createMemberService(services) })
+  await app.register(rotationRoutes, {
+    rotation: createRotationService({ ...services, dialect: database.dialect, random: deps.random })
+  })
+
+  return app
+}

@@ -1,0 +1,26 @@
+/**
+ * Runs the schema migrations to the latest version; called at every start.
+ * Kysely's migrator takes a lock, so processes starting together migrate once.
+ */
+import { Migrator, type Migration } from 'kysely'
+import { initialMigration } from './migrations/001-initial.js'
+import type { Db, Dialect } from './types.js'
+
+function migrationsFor (dialect: Dialect): Record<string, Migration> {
+  return {
+    '001-initial': initialMigration(dialect)
+  }
+}
+
+/** Brings the schema up to date, or throws with the failing migration's name. */
+export async function migrateToLatest (db: Db, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrationsFor(dialect) }
+  })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error !== undefined) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
+    throw new Error(`database migration ${failed} failed`, { cause: error })
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The database schema as Kysely sees it. Booleans are stored as 0/1 integers and
+ * timestamps as ISO 8601 UTC text in both dialects, so rows read the same everywhere.
+ */
+import type { Generated, Kysely } from 'kysely'
+
+export interface ProviderTable {
+  id: Generated<number>
+  name: string
+  category: string | null
+  base_url: string | null
+  description: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface PoolTable {
+  id: Generated<number>
+  name: string
+  category: string
+  description: string | null
+  rotation_strategy: string
+  enabled: number
+  created_at: string
+  updated_at: string
+  current_provider_id: number | null
+  total_rotations: Generated<number>
+  last_rotation: string | null
+  /** JSON text: the strategy's cursor (see rotation/strategies.ts). */
+  rotation_state: string
+}
+
+export interface PoolMemberTable {
+  id: Generated<number>
+  pool_id: number
+  provider_id: number
+  priority: number
+  weight: number
+  enabled: number
+  use_count: Generated<number>
+  success_count: Generated<number>
+  failure_count: Generated<number>
+  last_used: string | null
+  created_at: string
+}
+
+export interface RotationHistoryTable {
+  id: Generated<number>
+  pool_id: number
+  from_provider_id: number | null
+  to_provider_id: number | null
+  reason: string
+  success: number
+  notes: string | null
+  timestamp: string
+}
+
+export interface Database {
+  providers: ProviderTable
+  pools: PoolTable
+  pool_members: PoolMemberTable
+  rotation_history: RotationHistoryTable
+}
+
+/** The query handle every repository function takes first; a transaction is one too. */
+export type Db = Kysely<Database>
+
+export type Dialect = 'sqlite' | 'postgres'

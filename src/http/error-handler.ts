@@ -1,0 +1,56 @@
+/**
+ * The one error handler: domain errors become their status with `{"detail"}`,
+ * validation failures become FastAPI's 422, and anything unexpected is logged with
+ * the request id and answered with the operation's `Failed to …: <sentence>`.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { DomainError, RequestValidationError } from '../errors.js'
+import { toValidationIssues } from './validation.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The operation's failure prefix, e.g. `Failed to list pools`. */
+    failure?: string
+    /** The spec reports every failure of this operation, expected ones too, as 500. */
+    everyFailureIs500?: boolean
+  }
+}
+
+const CLIENT_ERRORS: Record<string, string> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is too large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported media type: send application/json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Request body length does not match Content-Length'
+}
+
+/** Explains an unexpected failure without leaking driver text, SQL or stack traces. */
+function sentenceFor (error: unknown, requestId: string): string {
+  const code = (error as { code?: unknown }).code
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT' || code === '57P01' || code === 'SQLITE_BUSY') {
+    return `the database is not answering; retry shortly (request id ${requestId})`
+  }
+  return `an unexpected internal error occurred; the server log has details under request id ${requestId}`
+}
+
+/** Fastify error handler implementing the contract above. */
+export function handleError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const config = request.routeOptions.config
+  const failure = config.failure ?? 'Request failed'
+
+  if (error.validation !== undefined) {
+    const part = error.validationContext === 'body' ? request.body : undefined
+    return reply.code(422).send({ detail: toValidationIssues(error.validation as never, error.validationContext, part) })
+  }
+  if (error instanceof RequestValidationError) {
+    return reply.code(422).send({ detail: error.issues })
+  }
+  if (error instanceof DomainError) {
+    if (config.everyFailureIs500 === true) return reply.code(500).send({ detail: `${failure}: ${error.message}` })
+    return reply.code(error.status).send({ detail: error.message })
+  }
+  const clientMessage = CLIENT_ERRORS[error.code]
+  if (clientMessage !== undefined && error.statusCode !== undefined) {
+    return reply.code(error.statusCode).send({ detail: clientMessage })
+  }
+  request.log.error({ err: error }, 'request failed unexpectedly')
+  return reply.code(500).send({ detail: `${failure}: ${sentenceFor(error, request.id)}` })
+}

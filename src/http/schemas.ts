@@ -1,0 +1,46 @@
+/**
+ * Schema pieces shared by every feature: error bodies, nullable fields, id params.
+ */
+import { Type, type TSchema } from 'typebox'
+
+/** `{"detail": "<sentence>"}`: every non-validation error. */
+export const ErrorBody = Type.Object({ detail: Type.String() }, { $id: undefined, description: 'Error' })
+
+/** FastAPI's 422 body. */
+export const ValidationErrorBody = Type.Object({
+  detail: Type.Array(Type.Object({
+    loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
+    msg: Type.String(),
+    type: Type.String(),
+    ctx: Type.Optional(Type.Object({}, { additionalProperties: true }))
+  }))
+}, { description: 'Validation error' })
+
+/** The error responses every operation may give, for its schema. */
+export const errorResponses = {
+  404: ErrorBody,
+  413: ErrorBody,
+  422: ValidationErrorBody,
+  500: ErrorBody
+} as const
+
+/** `T | null` as a JSON-schema type list (no anyOf, so ajv reports one clear error). */
+export function Nullable<T extends TSchema> (schema: T) {
+  const base = schema as unknown as { type: string | string[], enum?: unknown[] }
+  return Type.Unsafe<import('typebox').Static<T> | null>({
+    ...schema,
+    type: [base.type as string, 'null'],
+    ...(base.enum !== undefined ? { enum: [...base.enum, null] } : {})
+  })
+}
+
+/** An ISO 8601 UTC timestamp string. */
+export const Timestamp = Type.String({ description: 'ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z' })
+
+/** A database id in a path segment. */
+export const Id = Type.Integer({ minimum: 1, maximum: 2147483647 })
+
+/** The current time as the service writes it. */
+export function nowIso (): string {
+  return new Date().toISOString()
+}

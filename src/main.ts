@@ -1,0 +1,41 @@
+/**
+ * The server entry: reads the configuration, starts listening, and closes
+ * cleanly on SIGTERM/SIGINT. A bad setting is one line on stderr and exit code 2.
+ */
+import { buildApp } from './app.js'
+import { ConfigError, loadConfig, type Config } from './config.js'
+
+function readConfig (): Config {
+  try {
+    return loadConfig(process.env)
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`sourcepool: invalid configuration: ${error.message}\n`)
+      process.exit(2)
+    }
+    throw error
+  }
+}
+
+async function main (): Promise<void> {
+  const config = readConfig()
+  const app = await buildApp(config)
+  let closing = false
+  const close = (signal: string) => {
+    if (closing) return
+    closing = true
+    app.log.info({ signal }, 'shutting down')
+    app.close().then(() => process.exit(0), (error: unknown) => {
+      app.log.error({ err: error }, 'shutdown failed')
+      process.exit(1)
+    })
+  }
+  process.once('SIGTERM', () => close('SIGTERM'))
+  process.once('SIGINT', () => close('SIGINT'))
+  await app.listen({ host: config.host, port: config.port })
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`sourcepool: failed to start: ${(error as Error).message}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,68 @@
+/**
+ * Member rules: a provider joins a pool once, with priority and weight defaulting
+ * to 1; updates change only what is sent. Every failure of adding a member is
+ * reported by the route as a 500 (the spec), so the sentences here must read well there.
+ */
+import type { Updateable } from 'kysely'
+import { isUniqueViolation } from '../db/errors.js'
+import type { Db, PoolMemberTable } from '../db/types.js'
+import { ConflictError, NotFoundError } from '../errors.js'
+import { findProvider } from '../providers/provider.repository.js'
+import * as repo from './member.repository.js'
+import { findPool } from './pool.repository.js'
+import type { AddMemberInput, UpdateMemberInput } from './pool.schemas.js'
+
+const memberNotFound = (poolId: number) => new NotFoundError(`Member not found in pool ${poolId}`)
+
+/** Builds the member service over a database handle and a clock. */
+export function createMemberService (deps: { db: Db, now: () => Date }) {
+  const { db, now } = deps
+
+  return {
+    async addMember (poolId: number, input: AddMemberInput): Promise<repo.MemberRow & { provider_name: string }> {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          if (await findPool(trx, poolId) === undefined) throw new NotFoundError(`pool ${poolId} does not exist`)
+          const provider = await findProvider(trx, input.provider_id)
+          if (provider === undefined) throw new NotFoundError(`provider ${input.provider_id} does not exist`)
+          const member = await repo.insertMember(trx, {
+            pool_id: poolId,
+            provider_id: input.provider_id,
+            priority: input.priority ?? 1,
+            weight: input.weight ?? 1,
+            enabled: 1,
+            last_used: null,
+            created_at: now().toISOString()
+          })
+          return { ...member, provider_name: provider.name }
+        })
+      } catch (error) {
+        if (isUniqueViolation(error)) {
+          throw new ConflictError(`provider ${input.provider_id} is already a member of pool ${poolId}`)
+        }
+        throw error
+      }
+    },
+
+    /** Changes only the fields present and not null. */
+    async updateMember (poolId: number, providerId: number, input: UpdateMemberInput): Promise<repo.MemberRow> {
+      const changes: Updateable<PoolMemberTable> = {}
+      if (input.priority != null) changes.priority = input.priority
+      if (input.weight != null) changes.weight = input.weight
+      if (input.enabled != null) changes.enabled = input.enabled ? 1 : 0
+      const row = Object.keys(changes).length === 0
+        ? await repo.findMember(db, poolId, providerId)
+        : await repo.updateMember(db, poolId, providerId, changes)
+      if (row === undefined) throw memberNotFound(poolId)
+      return row
+    },
+
+    async removeMember (poolId: number, providerId: number): Promise<repo.MemberRow> {
+      const row = await repo.deleteMember(db, poolId, providerId)
+      if (row === undefined) throw memberNotFound(poolId)
+      return row
+    }
+  }
+}
+
+export type MemberService = ReturnType<typeof createMemberService>

@@ -1,0 +1,67 @@
+/**
+ * Assembles pool status records (operations 1 and 3) from pool, member and
+ * history rows loaded in bulk: three queries whatever the number of pools.
+ */
+import type { Db } from '../db/types.js'
+import { listRecentHistoryOfPools, type HistoryRow } from '../rotation/history.repository.js'
+import { toHistoryRecord } from '../rotation/history.mapper.js'
+import { listMembersOfPools, type MemberWithName } from './member.repository.js'
+import type { PoolWithCurrent } from './pool.repository.js'
+import type { PoolStatusValue } from './pool.schemas.js'
+
+/** How many history records a status record carries. */
+export const RECENT_ROTATIONS = 10
+
+function groupByPool<T extends { pool_id: number }> (rows: readonly T[]): Map<number, T[]> {
+  const groups = new Map<number, T[]>()
+  for (const row of rows) {
+    const group = groups.get(row.pool_id)
+    if (group === undefined) groups.set(row.pool_id, [row])
+    else group.push(row)
+  }
+  return groups
+}
+
+function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], history: readonly HistoryRow[]): PoolStatusValue {
+  return {
+    pool_id: pool.id,
+    name: pool.name,
+    pool_name: pool.name,
+    category: pool.category,
+    description: pool.description,
+    rotation_strategy: pool.rotation_strategy,
+    enabled: Boolean(pool.enabled),
+    created_at: pool.created_at,
+    updated_at: pool.updated_at,
+    current_provider: pool.current_provider_id !== null && pool.current_provider_name !== null
+      ? { provider_id: pool.current_provider_id, name: pool.current_provider_name }
+      : null,
+    total_rotations: pool.total_rotations,
+    last_rotation: pool.last_rotation,
+    members: members.map((m) => ({
+      member_id: m.id,
+      provider_id: m.provider_id,
+      provider_name: m.provider_name,
+      priority: m.priority,
+      weight: m.weight,
+      enabled: Boolean(m.enabled),
+      use_count: m.use_count,
+      success_count: m.success_count,
+      failure_count: m.failure_count,
+      last_used: m.last_used
+    })),
+    recent_rotations: history.map(toHistoryRecord)
+  }
+}
+
+/** Status records for `pools`, in their order. */
+export async function buildPoolStatuses (db: Db, pools: readonly PoolWithCurrent[]): Promise<PoolStatusValue[]> {
+  const ids = pools.map((p) => p.id)
+  const [members, history] = await Promise.all([
+    listMembersOfPools(db, ids),
+    listRecentHistoryOfPools(db, ids, RECENT_ROTATIONS)
+  ])
+  const membersByPool = groupByPool(members)
+  const historyByPool = groupByPool(history)
+  return pools.map((pool) => toStatus(pool, membersByPool.get(pool.id) ?? [], historyByPool.get(pool.id) ?? []))
+}

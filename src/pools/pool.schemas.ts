@@ -1,0 +1,123 @@
+/**
+ * Schemas of the pool and member operations (1–8), and of the pool status record.
+ */
+import { Type, type Static } from 'typebox'
+import { Id, Nullable, Timestamp } from '../http/schemas.js'
+import { HistoryRecord } from '../rotation/rotation.schemas.js'
+import { STRATEGIES } from '../rotation/strategies.js'
+
+const Strategy = Type.Unsafe<typeof STRATEGIES[number]>({ type: 'string', enum: [...STRATEGIES] })
+const Description = Type.String({ maxLength: 2000 })
+
+export const PoolParams = Type.Object({ pool_id: Id })
+export const MemberParams = Type.Object({ pool_id: Id, provider_id: Id })
+
+export const CreatePoolBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  category: Type.String({ minLength: 1, maxLength: 100 }),
+  description: Type.Optional(Nullable(Description)),
+  rotation_strategy: Type.Optional(Nullable(Strategy))
+})
+export type CreatePoolInput = Static<typeof CreatePoolBody>
+
+export const PoolCreated = Type.Object({
+  pool_id: Type.Integer(),
+  name: Type.String(),
+  category: Type.String(),
+  rotation_strategy: Type.String(),
+  created_at: Timestamp,
+  message: Type.String()
+})
+
+export const UpdatePoolBody = Type.Object({
+  rotation_strategy: Type.Optional(Nullable(Strategy)),
+  enabled: Type.Optional(Nullable(Type.Boolean())),
+  description: Type.Optional(Nullable(Description))
+})
+export type UpdatePoolInput = Static<typeof UpdatePoolBody>
+
+export const PoolUpdated = Type.Object({
+  pool_id: Type.Integer(),
+  name: Type.String(),
+  rotation_strategy: Type.String(),
+  enabled: Type.Boolean(),
+  updated_at: Timestamp,
+  message: Type.String()
+})
+
+export const PoolDeleted = Type.Object({ message: Type.String(), pool_id: Type.Integer() })
+
+export const MemberStatus = Type.Object({
+  member_id: Type.Integer(),
+  provider_id: Type.Integer(),
+  provider_name: Nullable(Type.String()),
+  priority: Type.Integer(),
+  weight: Type.Integer(),
+  enabled: Type.Boolean(),
+  use_count: Type.Integer(),
+  success_count: Type.Integer(),
+  failure_count: Type.Integer(),
+  last_used: Nullable(Timestamp)
+})
+
+export const PoolStatus = Type.Object({
+  pool_id: Type.Integer(),
+  name: Type.String(),
+  pool_name: Type.String({ description: 'Same as name (the original service returned this field)' }),
+  category: Type.String(),
+  description: Nullable(Type.String()),
+  rotation_strategy: Type.String(),
+  enabled: Type.Boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  current_provider: Nullable(Type.Object({ provider_id: Type.Integer(), name: Type.String() })),
+  total_rotations: Type.Integer(),
+  last_rotation: Nullable(Timestamp),
+  members: Type.Array(MemberStatus),
+  recent_rotations: Type.Array(HistoryRecord)
+})
+export type PoolStatusValue = Static<typeof PoolStatus>
+
+export const PoolList = Type.Object({
+  pools: Type.Array(PoolStatus),
+  total: Type.Integer(),
+  timestamp: Timestamp
+})
+
+const Priority = Type.Integer({ minimum: 0, maximum: 1000000 })
+const Weight = Type.Integer({ minimum: 1, maximum: 1000000 })
+
+export const AddMemberBody = Type.Object({
+  provider_id: Id,
+  priority: Type.Optional(Nullable(Priority)),
+  weight: Type.Optional(Nullable(Weight))
+})
+export type AddMemberInput = Static<typeof AddMemberBody>
+
+export const MemberAdded = Type.Object({
+  member_id: Type.Integer(),
+  pool_id: Type.Integer(),
+  provider_id: Type.Integer(),
+  provider_name: Nullable(Type.String()),
+  priority: Type.Integer(),
+  weight: Type.Integer(),
+  message: Type.String()
+})
+
+export const UpdateMemberBody = Type.Object({
+  priority: Type.Optional(Nullable(Priority)),
+  weight: Type.Optional(Nullable(Weight)),
+  enabled: Type.Optional(Nullable(Type.Boolean()))
+})
+export type UpdateMemberInput = Static<typeof UpdateMemberBody>
+
+export const MemberUpdated = Type.Object({
+  pool_id: Type.Integer(),
+  provider_id: Type.Integer(),
+  priority: Type.Integer(),
+  weight: Type.Integer(),
+  enabled: Type.Boolean(),
+  message: Type.String()
+})
+
+export const MemberRemoved = Type.Object({ message: Type.String(), pool_id: Type.Integer(), provider_id: Type.Integer() })

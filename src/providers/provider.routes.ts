@@ -1,0 +1,51 @@
+/**
+ * `/api/providers`: the providers that pools draw their members from.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { ErrorBody, errorResponses } from '../http/schemas.js'
+import {
+  CreateProviderBody, Provider, ProviderDeleted, ProviderList, ProviderParams, ProviderWithMessage, UpdateProviderBody
+} from './provider.schemas.js'
+import type { ProviderService } from './provider.service.js'
+
+const tags = ['providers']
+const conflict = { 409: ErrorBody }
+
+export const providerRoutes: FastifyPluginAsyncTypebox<{ providers: ProviderService }> = async (app, { providers }) => {
+  app.post('/api/providers', {
+    schema: { tags, summary: 'Create a provider', body: CreateProviderBody, response: { 200: ProviderWithMessage, ...errorResponses, ...conflict } },
+    config: { failure: 'Failed to create provider' }
+  }, async (request) => {
+    const provider = await providers.createProvider(request.body)
+    return { ...provider, message: `Provider '${provider.name}' created successfully` }
+  })
+
+  app.get('/api/providers', {
+    schema: { tags, summary: 'List providers', response: { 200: ProviderList, 500: errorResponses[500] } },
+    config: { failure: 'Failed to list providers' }
+  }, async () => {
+    const list = await providers.listProviders()
+    return { providers: list, total: list.length }
+  })
+
+  app.get('/api/providers/:provider_id', {
+    schema: { tags, summary: 'Get a provider', params: ProviderParams, response: { 200: Provider, ...errorResponses } },
+    config: { failure: 'Failed to get provider' }
+  }, async (request) => await providers.getProvider(request.params.provider_id))
+
+  app.put('/api/providers/:provider_id', {
+    schema: { tags, summary: 'Update a provider', params: ProviderParams, body: UpdateProviderBody, response: { 200: ProviderWithMessage, ...errorResponses, ...conflict } },
+    config: { failure: 'Failed to update provider' }
+  }, async (request) => {
+    const provider = await providers.updateProvider(request.params.provider_id, request.body)
+    return { ...provider, message: `Provider '${provider.name}' updated successfully` }
+  })
+
+  app.delete('/api/providers/:provider_id', {
+    schema: { tags, summary: 'Delete a provider and its memberships', params: ProviderParams, response: { 200: ProviderDeleted, ...errorResponses } },
+    config: { failure: 'Failed to delete provider' }
+  }, async (request) => {
+    const provider = await providers.deleteProvider(request.params.provider_id)
+    return { message: `Provider '${provider.name}' deleted successfully`, provider_id: provider.provider_id }
+  })
+}

@@ -1,0 +1,45 @@
+/**
+ * Request and response schemas of `/api/providers`.
+ */
+import { Type, type Static } from 'typebox'
+import { Id, Nullable, Timestamp } from '../http/schemas.js'
+
+const Name = Type.String({ minLength: 1, maxLength: 200 })
+const Category = Type.String({ maxLength: 100 })
+const BaseUrl = Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$', description: 'http:// or https:// URL' })
+const Description = Type.String({ maxLength: 2000 })
+
+export const ProviderParams = Type.Object({ provider_id: Id })
+
+export const CreateProviderBody = Type.Object({
+  name: Name,
+  category: Type.Optional(Nullable(Category)),
+  base_url: Type.Optional(Nullable(BaseUrl)),
+  description: Type.Optional(Nullable(Description))
+})
+export type CreateProviderInput = Static<typeof CreateProviderBody>
+
+export const UpdateProviderBody = Type.Object({
+  name: Type.Optional(Nullable(Name)),
+  category: Type.Optional(Nullable(Category)),
+  base_url: Type.Optional(Nullable(BaseUrl)),
+  description: Type.Optional(Nullable(Description))
+})
+export type UpdateProviderInput = Static<typeof UpdateProviderBody>
+
+export const Provider = Type.Object({
+  provider_id: Type.Integer(),
+  name: Type.String(),
+  category: Nullable(Type.String()),
+  base_url: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type ProviderRecord = Static<typeof Provider>
+
+export const ProviderWithMessage = Type.Object({ ...Provider.properties, message: Type.String() })
+
+export const ProviderList = Type.Object({ providers: Type.Array(Provider), total: Type.Integer() })
+
+export const ProviderDeleted = Type.Object({ message: Type.String(), provider_id: Type.Integer() })

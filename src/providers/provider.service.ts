@@ -1,0 +1,83 @@
+/**
+ * Provider rules: unique names, partial updates, and deletion that takes the
+ * provider's memberships with it while history rows keep their (now nameless) ids.
+ */
+import type { Updateable } from 'kysely'
+import { isUniqueViolation } from '../db/errors.js'
+import type { Db, ProviderTable } from '../db/types.js'
+import { ConflictError, NotFoundError } from '../errors.js'
+import * as repo from './provider.repository.js'
+import type { CreateProviderInput, ProviderRecord, UpdateProviderInput } from './provider.schemas.js'
+
+function toRecord (row: repo.ProviderRow): ProviderRecord {
+  return {
+    provider_id: row.id,
+    name: row.name,
+    category: row.category,
+    base_url: row.base_url,
+    description: row.description,
+    created_at: row.created_at,
+    updated_at: row.updated_at
+  }
+}
+
+const notFound = (id: number) => new NotFoundError(`Provider ${id} not found`)
+
+/** Builds the provider service over a database handle and a clock. */
+export function createProviderService (deps: { db: Db, now: () => Date }) {
+  const { db, now } = deps
+
+  async function guardUnique<T> (name: string | null | undefined, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work()
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError(`Provider name '${name ?? ''}' already exists`)
+      throw error
+    }
+  }
+
+  return {
+    async createProvider (input: CreateProviderInput): Promise<ProviderRecord> {
+      const at = now().toISOString()
+      const row = await guardUnique(input.name, () => repo.insertProvider(db, {
+        name: input.name,
+        category: input.category ?? null,
+        base_url: input.base_url ?? null,
+        description: input.description ?? null,
+        created_at: at,
+        updated_at: at
+      }))
+      return toRecord(row)
+    },
+
+    async listProviders (): Promise<ProviderRecord[]> {
+      return (await repo.listProviders(db)).map(toRecord)
+    },
+
+    async getProvider (id: number): Promise<ProviderRecord> {
+      const row = await repo.findProvider(db, id)
+      if (row === undefined) throw notFound(id)
+      return toRecord(row)
+    },
+
+    /** Changes the fields that are present and not null; always refreshes updated_at. */
+    async updateProvider (id: number, input: UpdateProviderInput): Promise<ProviderRecord> {
+      const changes: Updateable<ProviderTable> = { updated_at: now().toISOString() }
+      if (input.name != null) changes.name = input.name
+      if (input.category != null) changes.category = input.category
+      if (input.base_url != null) changes.base_url = input.base_url
+      if (input.description != null) changes.description = input.description
+      const row = await guardUnique(input.name, () => repo.updateProvider(db, id, changes))
+      if (row === undefined) throw notFound(id)
+      return toRecord(row)
+    },
+
+    async deleteProvider (id: number): Promise<ProviderRecord> {
+      const row = await repo.deleteProvider(db, id)
+      if (row === undefined) throw notFound(id)
+      return toRecord(row)
+    }
+  }
+}
+
+export type ProviderService = ReturnType<typeof createProviderService>

@@ -1,0 +1,52 @@
+/**
+ * Schemas of rotate, failover and history (operations 9, 10, 11).
+ */
+import { Type, type Static } from 'typebox'
+import { Id, Nullable, Timestamp } from '../http/schemas.js'
+
+const Reason = Type.String({ minLength: 1, maxLength: 200 })
+
+export const RotateBody = Type.Object({ reason: Type.Optional(Nullable(Reason)) })
+
+export const RotateResult = Type.Object({
+  pool_id: Type.Integer(),
+  provider_id: Type.Integer(),
+  provider_name: Nullable(Type.String()),
+  timestamp: Timestamp,
+  message: Type.String()
+})
+
+export const FailoverBody = Type.Object({
+  failed_provider_id: Id,
+  reason: Type.Optional(Nullable(Reason))
+})
+
+export const FailoverResult = Type.Object({
+  pool_id: Type.Integer(),
+  failed_provider_id: Type.Integer(),
+  new_provider_id: Type.Integer(),
+  new_provider_name: Nullable(Type.String()),
+  timestamp: Timestamp,
+  message: Type.String()
+})
+
+export const HistoryQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 }))
+})
+
+export const HistoryRecord = Type.Object({
+  id: Type.Integer(),
+  timestamp: Timestamp,
+  from_provider: Nullable(Type.String()),
+  to_provider: Nullable(Type.String()),
+  reason: Type.String(),
+  success: Type.Boolean(),
+  notes: Nullable(Type.String())
+})
+export type HistoryRecordValue = Static<typeof HistoryRecord>
+
+export const HistoryResult = Type.Object({
+  pool_id: Type.Integer(),
+  history: Type.Array(HistoryRecord),
+  total: Type.Integer()
+})
