@@ -1,0 +1,241 @@
+import assert from 'node:assert/strict'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import { ISO_UTC, addMember, createPool, createProvider, rotateTimes } from '../../test/fixtures.js'
+import { buildTestApp, dialects, type TestApp } from '../../test/helpers.js'
+
+for (const dialect of dialects) {
+  describe(`[${dialect.name}] pools`, () => {
+    let t: TestApp
+    beforeEach(async () => { t = await buildTestApp(dialect) })
+    afterEach(async () => { await t.close() })
+
+    describe('POST /api/pools', () => {
+      it('creates a pool with the spec fields and the round_robin default', async () => {
+        const res = await t.request({ method: 'POST', url: '/api/pools', payload: { name: 'quotes', category: 'market-data' } })
+        assert.equal(res.status, 200)
+        assert.deepEqual(Object.keys(res.body).sort(), ['category', 'created_at', 'message', 'name', 'pool_id', 'rotation_strategy'])
+        assert.equal(res.body.name, 'quotes')
+        assert.equal(res.body.category, 'market-data')
+        assert.equal(res.body.rotation_strategy, 'round_robin')
+        assert.match(res.body.created_at, ISO_UTC)
+        assert.equal(typeof res.body.pool_id, 'number')
+        assert.equal(res.body.message, "Pool 'quotes' created successfully")
+      })
+
+      it('stores description and strategy, and the pool starts enabled', async () => {
+        const id = await createPool(t, 'rpc', { description: 'RPC nodes', rotation_strategy: 'weighted' })
+        const res = await t.request({ method: 'GET', url: `/api/pools/${id}` })
+        assert.equal(res.body.description, 'RPC nodes')
+        assert.equal(res.body.rotation_strategy, 'weighted')
+        assert.equal(res.body.enabled, true)
+      })
+
+      it('answers 500 "Failed to create pool" for a duplicate name', async () => {
+        await createPool(t, 'dup')
+        const res = await t.request({ method: 'POST', url: '/api/pools', payload: { name: 'dup', category: 'x' } })
+        assert.equal(res.status, 500)
+        assert.deepEqual(res.body, { detail: "Failed to create pool: pool name 'dup' already exists" })
+      })
+
+      it('answers 422 in FastAPI shape for missing fields, wrong types and unknown strategies', async () => {
+        const res = await t.request({ method: 'POST', url: '/api/pools', payload: { category: 7, rotation_strategy: 'fastest' } })
+        assert.equal(res.status, 422)
+        assert.deepEqual(res.body.detail[0], { loc: ['body', 'name'], msg: 'field required', type: 'value_error.missing' })
+        assert.deepEqual(res.body.detail[1], { loc: ['body', 'category'], msg: 'str type expected', type: 'type_error.str' })
+        assert.deepEqual(res.body.detail[2].loc, ['body', 'rotation_strategy'])
+        assert.equal(res.body.detail[2].type, 'type_error.enum')
+        assert.match(res.body.detail[2].msg, /permitted: 'round_robin', 'weighted', 'priority', 'least_used', 'random'/)
+        const list = await t.request({ method: 'GET', url: '/api/pools' })
+        assert.equal(list.body.total, 0)
+      })
+
+      it('answers 422 for a missing body and for malformed JSON', async () => {
+        const none = await t.request({ method: 'POST', url: '/api/pools' })
+        assert.equal(none.status, 422)
+        assert.deepEqual(none.body, { detail: [{ loc: ['body'], msg: 'field required', type: 'value_error.missing' }] })
+        const bad = await t.request({ method: 'POST', url: '/api/pools', headers: { 'content-type': 'application/json' }, payload: '{"name": ' })
+        assert.equal(bad.status, 422)
+        assert.equal(bad.body.detail[0].type, 'value_error.jsondecode')
+        assert.deepEqual(bad.body.detail[0].loc, ['body'])
+      })
+
+      it('ignores unknown extra fields', async () => {
+        const res = await t.request({ method: 'POST', url: '/api/pools', payload: { name: 'x', category: 'y', colour: 'red' } })
+        assert.equal(res.status, 200)
+        assert.equal(res.body.colour, undefined)
+      })
+
+      it('answers 413 for a body over 1 MiB', async () => {
+        const res = await t.request({ method: 'POST', url: '/api/pools', payload: { name: 'big', category: 'x', description: 'a'.repeat(1024 * 1024) } })
+        assert.equal(res.status, 413)
+        assert.deepEqual(res.body, { detail: 'Request body is too large' })
+      })
+    })
+
+    describe('GET /api/pools', () => {
+      it('answers an empty list with total 0 and a timestamp', async () => {
+        const res = await t.request({ method: 'GET', url: '/api/pools' })
+        assert.equal(res.status, 200)
+        assert.deepEqual(res.body.pools, [])
+        assert.equal(res.body.total, 0)
+        assert.match(res.body.timestamp, ISO_UTC)
+      })
+
+      it('lists status records ordered by pool_id, each with its own members and history', async () => {
+        const a = await createPool(t, 'a')
+        const b = await createPool(t, 'b')
+        const p1 = await createProvider(t, 'p1')
+        const p2 = await createProvider(t, 'p2')
+        await addMember(t, a, p1)
+        await addMember(t, b, p2)
+        await addMember(t, b, p1)
+        await rotateTimes(t, b, 2)
+        const res = await t.request({ method: 'GET', url: '/api/pools' })
+        assert.equal(res.status, 200)
+        assert.equal(res.body.total, 2)
+        assert.deepEqual(res.body.pools.map((p: any) => p.pool_id), [a, b])
+        assert.deepEqual(res.body.pools[0].members.map((m: any) => m.provider_id), [p1])
+        assert.deepEqual(res.body.pools[1].members.map((m: any) => m.provider_id), [p2, p1])
+        assert.equal(res.body.pools[0].recent_rotations.length, 0)
+        assert.equal(res.body.pools[1].recent_rotations.length, 2)
+        const one = await t.request({ method: 'GET', url: `/api/pools/${b}` })
+        assert.deepEqual(res.body.pools[1], one.body)
+      })
+    })
+
+    describe('GET /api/pools/:pool_id', () => {
+      it('answers the full status record', async () => {
+        const id = await createPool(t, 'status', { description: 'd' })
+        const provider = await createProvider(t, 'alpha')
+        const memberId = await addMember(t, id, provider, { priority: 3, weight: 2 })
+        await rotateTimes(t, id, 1)
+        const res = await t.request({ method: 'GET', url: `/api/pools/${id}` })
+        assert.equal(res.status, 200)
+        const body = res.body
+        assert.deepEqual(Object.keys(body).sort(), [
+          'category', 'created_at', 'current_provider', 'description', 'enabled', 'last_rotation', 'members', 'name',
+          'pool_id', 'pool_name', 'recent_rotations', 'rotation_strategy', 'total_rotations', 'updated_at'
+        ])
+        assert.equal(body.pool_id, id)
+        assert.equal(body.name, 'status')
+        assert.equal(body.pool_name, 'status')
+        assert.deepEqual(body.current_provider, { provider_id: provider, name: 'alpha' })
+        assert.equal(body.total_rotations, 1)
+        assert.match(body.last_rotation, ISO_UTC)
+        assert.equal(body.members.length, 1)
+        const member = body.members[0]
+        assert.deepEqual({ ...member, last_used: undefined }, {
+          member_id: memberId, provider_id: provider, provider_name: 'alpha', priority: 3, weight: 2, enabled: true,
+          use_count: 1, success_count: 0, failure_count: 0, last_used: undefined
+        })
+        assert.match(member.last_used, ISO_UTC)
+        assert.equal(body.recent_rotations.length, 1)
+        assert.equal(body.recent_rotations[0].to_provider, 'alpha')
+      })
+
+      it('carries at most the 10 newest history records', async () => {
+        const id = await createPool(t, 'many')
+        await addMember(t, id, await createProvider(t, 'x'))
+        await addMember(t, id, await createProvider(t, 'y'))
+        await rotateTimes(t, id, 12)
+        const res = await t.request({ method: 'GET', url: `/api/pools/${id}` })
+        assert.equal(res.body.recent_rotations.length, 10)
+        const history = await t.request({ method: 'GET', url: `/api/pools/${id}/history?limit=10` })
+        assert.deepEqual(res.body.recent_rotations, history.body.history)
+      })
+
+      it('answers a new pool with no current provider and no rotations', async () => {
+        const id = await createPool(t, 'fresh')
+        const res = await t.request({ method: 'GET', url: `/api/pools/${id}` })
+        assert.equal(res.body.current_provider, null)
+        assert.equal(res.body.last_rotation, null)
+        assert.equal(res.body.total_rotations, 0)
+        assert.deepEqual(res.body.members, [])
+      })
+
+      it('answers 404 "Pool <id> not found" for an unknown pool', async () => {
+        const res = await t.request({ method: 'GET', url: '/api/pools/999' })
+        assert.equal(res.status, 404)
+        assert.deepEqual(res.body, { detail: 'Pool 999 not found' })
+      })
+
+      it('answers 422 for a non-integer pool id', async () => {
+        const res = await t.request({ method: 'GET', url: '/api/pools/abc' })
+        assert.equal(res.status, 422)
+        assert.deepEqual(res.body, { detail: [{ loc: ['path', 'pool_id'], msg: 'value is not a valid integer', type: 'type_error.integer' }] })
+      })
+    })
+
+    describe('PUT /api/pools/:pool_id', () => {
+      it('changes only the fields sent and not null, and always refreshes updated_at', async () => {
+        let clock = Date.parse('2026-01-01T00:00:00.000Z')
+        await t.close()
+        t = await buildTestApp(dialect, { now: () => new Date(clock) })
+        const id = await createPool(t, 'upd', { description: 'first' })
+        clock += 60_000
+        const res = await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: { enabled: false, description: null } })
+        assert.equal(res.status, 200)
+        assert.deepEqual(res.body, {
+          pool_id: id, name: 'upd', rotation_strategy: 'round_robin', enabled: false,
+          updated_at: '2026-01-01T00:01:00.000Z', message: "Pool 'upd' updated successfully"
+        })
+        clock += 60_000
+        const empty = await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: {} })
+        assert.equal(empty.body.updated_at, '2026-01-01T00:02:00.000Z')
+        assert.equal(empty.body.enabled, false)
+        const status = await t.request({ method: 'GET', url: `/api/pools/${id}` })
+        assert.equal(status.body.description, 'first')
+        assert.equal(status.body.created_at, '2026-01-01T00:00:00.000Z')
+        assert.equal(status.body.updated_at, '2026-01-01T00:02:00.000Z')
+      })
+
+      it('changes strategy and description, and re-enables', async () => {
+        const id = await createPool(t, 'upd2')
+        await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: { enabled: false } })
+        const res = await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: { rotation_strategy: 'priority', description: 'new', enabled: true } })
+        assert.equal(res.body.rotation_strategy, 'priority')
+        assert.equal(res.body.enabled, true)
+        const status = await t.request({ method: 'GET', url: `/api/pools/${id}` })
+        assert.equal(status.body.description, 'new')
+      })
+
+      it('accepts a request with no body at all', async () => {
+        const id = await createPool(t, 'nobody')
+        const res = await t.request({ method: 'PUT', url: `/api/pools/${id}` })
+        assert.equal(res.status, 200)
+      })
+
+      it('answers 404 for an unknown pool and 422 for a bad field', async () => {
+        const missing = await t.request({ method: 'PUT', url: '/api/pools/404', payload: { enabled: true } })
+        assert.equal(missing.status, 404)
+        assert.deepEqual(missing.body, { detail: 'Pool 404 not found' })
+        const id = await createPool(t, 'bad')
+        const bad = await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: { enabled: 'yes please' } })
+        assert.equal(bad.status, 422)
+        assert.deepEqual(bad.body.detail, [{ loc: ['body', 'enabled'], msg: 'value could not be parsed to a boolean', type: 'type_error.bool' }])
+      })
+    })
+
+    describe('DELETE /api/pools/:pool_id', () => {
+      it('removes the pool, its members and its history, and names it in the message', async () => {
+        const id = await createPool(t, 'gone')
+        const provider = await createProvider(t, 'stays')
+        await addMember(t, id, provider)
+        await rotateTimes(t, id, 1)
+        const res = await t.request({ method: 'DELETE', url: `/api/pools/${id}` })
+        assert.equal(res.status, 200)
+        assert.deepEqual(res.body, { message: "Pool 'gone' deleted successfully", pool_id: id })
+        assert.equal((await t.request({ method: 'GET', url: `/api/pools/${id}` })).status, 404)
+        const history = await t.request({ method: 'GET', url: `/api/pools/${id}/history` })
+        assert.deepEqual(history.body, { pool_id: id, history: [], total: 0 })
+        assert.equal((await t.request({ method: 'GET', url: `/api/providers/${provider}` })).status, 200)
+      })
+
+      it('answers 404 for an unknown pool', async () => {
+        const res = await t.request({ method: 'DELETE', url: '/api/pools/77' })
+        assert.equal(res.status, 404)
+        assert.deepEqual(res.body, { detail: 'Pool 77 not found' })
+      })
+    })
+  })
+}

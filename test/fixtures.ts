@@ -1,0 +1,54 @@
+/**
+ * Small builders for test data, all through the HTTP API.
+ */
+import assert from 'node:assert/strict'
+import type { TestApp } from './helpers.js'
+
+export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+/** Creates a provider and returns its id. */
+export async function createProvider (t: TestApp, name: string, extra: Record<string, unknown> = {}): Promise<number> {
+  const res = await t.request({ method: 'POST', url: '/api/providers', payload: { name, ...extra } })
+  assert.equal(res.status, 200, JSON.stringify(res.body))
+  return res.body.provider_id
+}
+
+/** Creates a pool and returns its id. */
+export async function createPool (t: TestApp, name: string, extra: Record<string, unknown> = {}): Promise<number> {
+  const res = await t.request({ method: 'POST', url: '/api/pools', payload: { name, category: 'market-data', ...extra } })
+  assert.equal(res.status, 200, JSON.stringify(res.body))
+  return res.body.pool_id
+}
+
+/** Adds a provider to a pool and returns the member id. */
+export async function addMember (t: TestApp, poolId: number, providerId: number, extra: Record<string, unknown> = {}): Promise<number> {
+  const res = await t.request({ method: 'POST', url: `/api/pools/${poolId}/members`, payload: { provider_id: providerId, ...extra } })
+  assert.equal(res.status, 200, JSON.stringify(res.body))
+  return res.body.member_id
+}
+
+/** A pool with one member per name (providers created as needed); returns ids by name. */
+export async function poolWithMembers (
+  t: TestApp, poolName: string, members: Array<string | { name: string, weight?: number, priority?: number }>, poolExtra: Record<string, unknown> = {}
+): Promise<{ poolId: number, providers: Record<string, number> }> {
+  const poolId = await createPool(t, poolName, poolExtra)
+  const providers: Record<string, number> = {}
+  for (const m of members) {
+    const spec = typeof m === 'string' ? { name: m } : m
+    const { name, ...memberFields } = spec
+    providers[name] = await createProvider(t, `${poolName}-${name}`)
+    await addMember(t, poolId, providers[name] as number, memberFields)
+  }
+  return { poolId, providers }
+}
+
+/** Rotates `n` times and returns the provider ids chosen. */
+export async function rotateTimes (t: TestApp, poolId: number, n: number): Promise<number[]> {
+  const chosen: number[] = []
+  for (let i = 0; i < n; i++) {
+    const res = await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate` })
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+    chosen.push(res.body.provider_id)
+  }
+  return chosen
+}
