@@ -40,7 +40,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
     bodyLimit: config.bodyLimit,
-    requestIdHeader: 'x-request-id',
+    requestIdHeader: false,
     genReqId: (request) => {
       const sent = request.headers['x-request-id']
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : crypto.randomUUID()

@@ -20,9 +20,9 @@ function parseJson (text: string): unknown {
   }
 }
 
-/** Replaces Fastify's JSON parser; a request without Content-Type is read as JSON too. */
+/** Makes JSON the only accepted body type (anything else is a 415). */
 export function registerJsonParser (app: FastifyInstance, bodyLimit: number): void {
-  app.removeContentTypeParser(['application/json'])
+  app.removeAllContentTypeParsers()
   const parser = (_request: unknown, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) => {
     try {
       done(null, parseJson(body.toString()))

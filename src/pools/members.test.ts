@@ -20,8 +20,13 @@ for (const dialect of dialects) {
         const res = await t.request({ method: 'POST', url: `/api/pools/${poolId}/members`, payload: { provider_id: providerId } })
         assert.equal(res.status, 200)
         assert.deepEqual(res.body, {
-          member_id: res.body.member_id, pool_id: poolId, provider_id: providerId, provider_name: 'alpha',
-          priority: 1, weight: 1, message: `Provider 'alpha' added to pool ${poolId}`
+          member_id: res.body.member_id,
+          pool_id: poolId,
+          provider_id: providerId,
+          provider_name: 'alpha',
+          priority: 1,
+          weight: 1,
+          message: `Provider 'alpha' added to pool ${poolId}`
         })
         assert.equal(typeof res.body.member_id, 'number')
         const status = await t.request({ method: 'GET', url: `/api/pools/${poolId}` })
@@ -69,7 +74,11 @@ for (const dialect of dialects) {
         const res = await t.request({ method: 'PUT', url: `/api/pools/${poolId}/members/${providerId}`, payload: { weight: 9, priority: null } })
         assert.equal(res.status, 200)
         assert.deepEqual(res.body, {
-          pool_id: poolId, provider_id: providerId, priority: 2, weight: 9, enabled: true,
+          pool_id: poolId,
+          provider_id: providerId,
+          priority: 2,
+          weight: 9,
+          enabled: true,
           message: `Member ${providerId} of pool ${poolId} updated successfully`
         })
         const disabled = await t.request({ method: 'PUT', url: `/api/pools/${poolId}/members/${providerId}`, payload: { enabled: false } })

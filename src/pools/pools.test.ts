@@ -125,8 +125,16 @@ for (const dialect of dialects) {
         assert.equal(body.members.length, 1)
         const member = body.members[0]
         assert.deepEqual({ ...member, last_used: undefined }, {
-          member_id: memberId, provider_id: provider, provider_name: 'alpha', priority: 3, weight: 2, enabled: true,
-          use_count: 1, success_count: 0, failure_count: 0, last_used: undefined
+          member_id: memberId,
+          provider_id: provider,
+          provider_name: 'alpha',
+          priority: 3,
+          weight: 2,
+          enabled: true,
+          use_count: 1,
+          success_count: 0,
+          failure_count: 0,
+          last_used: undefined
         })
         assert.match(member.last_used, ISO_UTC)
         assert.equal(body.recent_rotations.length, 1)
@@ -176,8 +184,12 @@ for (const dialect of dialects) {
         const res = await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: { enabled: false, description: null } })
         assert.equal(res.status, 200)
         assert.deepEqual(res.body, {
-          pool_id: id, name: 'upd', rotation_strategy: 'round_robin', enabled: false,
-          updated_at: '2026-01-01T00:01:00.000Z', message: "Pool 'upd' updated successfully"
+          pool_id: id,
+          name: 'upd',
+          rotation_strategy: 'round_robin',
+          enabled: false,
+          updated_at: '2026-01-01T00:01:00.000Z',
+          message: "Pool 'upd' updated successfully"
         })
         clock += 60_000
         const empty = await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: {} })

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { chooseMember, parseRotationState, pruneRotationState, type Candidate, type RotationState, type Strategy } from './strategies.js'
 
-function member (member_id: number, over: Partial<Candidate> = {}): Candidate {
-  return { member_id, priority: 1, weight: 1, use_count: 0, ...over }
+function member (id: number, over: Partial<Candidate> = {}): Candidate {
+  return { member_id: id, priority: 1, weight: 1, use_count: 0, ...over }
 }
 
 /** Runs `n` picks, feeding each state into the next, and returns the chosen ids. */

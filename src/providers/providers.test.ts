@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import { ISO_UTC, addMember, createPool, createProvider, rotateTimes } from '../../test/fixtures.js'
+import { buildTestApp, dialects, type TestApp } from '../../test/helpers.js'
+
+for (const dialect of dialects) {
+  describe(`[${dialect.name}] providers`, () => {
+    let t: TestApp
+    beforeEach(async () => { t = await buildTestApp(dialect) })
+    afterEach(async () => { await t.close() })
+
+    it('POST /api/providers creates a provider with all its fields', async () => {
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/providers',
+        payload: { name: 'transparency', category: 'public-spending', base_url: 'https://api.example.gov/v1', description: 'portal' }
+      })
+      assert.equal(res.status, 200)
+      assert.deepEqual({ ...res.body, provider_id: 0, created_at: '', updated_at: '' }, {
+        provider_id: 0,
+        name: 'transparency',
+        category: 'public-spending',
+        base_url: 'https://api.example.gov/v1',
+        description: 'portal',
+        created_at: '',
+        updated_at: '',
+        message: "Provider 'transparency' created successfully"
+      })
+      assert.match(res.body.created_at, ISO_UTC)
+    })
+
+    it('POST /api/providers answers 409 for a duplicate name and 422 for bad fields', async () => {
+      await createProvider(t, 'same')
+      const dup = await t.request({ method: 'POST', url: '/api/providers', payload: { name: 'same' } })
+      assert.equal(dup.status, 409)
+      assert.deepEqual(dup.body, { detail: "Provider name 'same' already exists" })
+      const bad = await t.request({ method: 'POST', url: '/api/providers', payload: { base_url: 'ftp://x' } })
+      assert.equal(bad.status, 422)
+      assert.deepEqual(bad.body.detail.map((d: any) => d.loc.join('.')).sort(), ['body.base_url', 'body.name'])
+      const empty = await t.request({ method: 'POST', url: '/api/providers', payload: { name: '' } })
+      assert.equal(empty.body.detail[0].type, 'value_error.any_str.min_length')
+    })
+
+    it('GET /api/providers lists by id with total; GET one answers the record or 404', async () => {
+      const a = await createProvider(t, 'a')
+      const b = await createProvider(t, 'b', { category: 'rpc' })
+      const list = await t.request({ method: 'GET', url: '/api/providers' })
+      assert.equal(list.status, 200)
+      assert.equal(list.body.total, 2)
+      assert.deepEqual(list.body.providers.map((p: any) => p.provider_id), [a, b])
+      const one = await t.request({ method: 'GET', url: `/api/providers/${b}` })
+      assert.deepEqual(one.body, list.body.providers[1])
+      assert.equal(one.body.category, 'rpc')
+      const missing = await t.request({ method: 'GET', url: '/api/providers/999' })
+      assert.equal(missing.status, 404)
+      assert.deepEqual(missing.body, { detail: 'Provider 999 not found' })
+    })
+
+    it('PUT /api/providers/:id changes only what is sent, refuses a taken name, and 404s', async () => {
+      const a = await createProvider(t, 'a', { description: 'keep' })
+      await createProvider(t, 'b')
+      const res = await t.request({ method: 'PUT', url: `/api/providers/${a}`, payload: { base_url: 'http://localhost:9000', description: null } })
+      assert.equal(res.status, 200)
+      assert.equal(res.body.base_url, 'http://localhost:9000')
+      assert.equal(res.body.description, 'keep')
+      assert.equal(res.body.message, "Provider 'a' updated successfully")
+      const taken = await t.request({ method: 'PUT', url: `/api/providers/${a}`, payload: { name: 'b' } })
+      assert.equal(taken.status, 409)
+      assert.deepEqual(taken.body, { detail: "Provider name 'b' already exists" })
+      const missing = await t.request({ method: 'PUT', url: '/api/providers/999', payload: {} })
+      assert.deepEqual(missing.body, { detail: 'Provider 999 not found' })
+    })
+
+    it('DELETE /api/providers/:id removes its memberships and clears it as current provider', async () => {
+      const pool = await createPool(t, 'pool')
+      const a = await createProvider(t, 'a')
+      await addMember(t, pool, a)
+      await rotateTimes(t, pool, 1)
+      const res = await t.request({ method: 'DELETE', url: `/api/providers/${a}` })
+      assert.equal(res.status, 200)
+      assert.deepEqual(res.body, { message: "Provider 'a' deleted successfully", provider_id: a })
+      const status = await t.request({ method: 'GET', url: `/api/pools/${pool}` })
+      assert.deepEqual(status.body.members, [])
+      assert.equal(status.body.current_provider, null)
+      const again = await t.request({ method: 'DELETE', url: `/api/providers/${a}` })
+      assert.equal(again.status, 404)
+      assert.deepEqual(again.body, { detail: `Provider ${a} not found` })
+    })
+  })
+}

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { createPostgresSchema, type TestDatabase } from './helpers.js'
+import { http, startServer, type ServerProcess } from './server-process.js'
+
+const enabled = Boolean(process.env.TEST_DATABASE_URL)
+
+describe('two server processes on one PostgreSQL database', { skip: enabled ? false : 'set TEST_DATABASE_URL to run' }, () => {
+  let database: TestDatabase
+  let servers: ServerProcess[] = []
+
+  before(async () => {
+    database = await createPostgresSchema()
+    // Started one after the other so the second finds the schema migrated.
+    servers.push(await startServer({ DATABASE_URL: database.url }))
+    servers.push(await startServer({ DATABASE_URL: database.url }))
+  })
+
+  after(async () => {
+    for (const server of servers) await server.stop()
+    servers = []
+    await database.drop()
+  })
+
+  it('splits 200 concurrent rotations across both and keeps round_robin exact', async () => {
+    const [a, b] = servers as [ServerProcess, ServerProcess]
+    const pool = (await http('POST', `${a.url}/api/pools`, { name: 'shared', category: 'rpc' })).body.pool_id
+    const providers: number[] = []
+    for (const name of ['n1', 'n2', 'n3', 'n4']) {
+      const id = (await http('POST', `${b.url}/api/providers`, { name })).body.provider_id
+      providers.push(id)
+      await http('POST', `${a.url}/api/pools/${pool}/members`, { provider_id: id })
+    }
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) =>
+      http('POST', `${(i % 2 === 0 ? a : b).url}/api/pools/${pool}/rotate`)))
+    assert.ok(results.every((r) => r.status === 200), JSON.stringify(results.find((r) => r.status !== 200)))
+    const chosen = new Map<number, number>()
+    for (const r of results) chosen.set(r.body.provider_id, (chosen.get(r.body.provider_id) ?? 0) + 1)
+    for (const id of providers) assert.equal(chosen.get(id), 50)
+
+    const status = (await http('GET', `${b.url}/api/pools/${pool}`)).body
+    assert.equal(status.total_rotations, 200)
+    assert.equal(status.members.reduce((sum: number, m: any) => sum + m.use_count, 0), 200)
+    const history = (await http('GET', `${a.url}/api/pools/${pool}/history?limit=1000`)).body.history.reverse()
+    assert.equal(history.length, 200)
+    for (let i = 1; i < history.length; i++) assert.equal(history[i].from_provider, history[i - 1].to_provider)
+  })
+})
