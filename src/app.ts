@@ -63,7 +63,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(swaggerUi, { routePrefix: '/docs' })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
-  const services = { db: database.db, now }
+  const services = { database, now }
   await app.register(healthRoutes, { ping: database.ping })
   await app.register(providerRoutes, { providers: createProviderService(services) })
   await app.register(poolRoutes, { pools: createPoolService(services) })

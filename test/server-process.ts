@@ -3,6 +3,7 @@
  * need real processes: restarts, several instances on one database, start-up errors.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer, type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -24,38 +25,46 @@ export function runMain (env: Record<string, string>): Promise<{ code: number | 
   })
 }
 
-/** Starts a server on a free port and resolves once it listens. */
-export function startServer (env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
-    let output = ''
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`server did not start in time:\n${output}`)) }, timeoutMs)
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-    const onData = (chunk: Buffer) => {
-      output += String(chunk)
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
-      if (match?.[1] !== undefined) {
-        clearTimeout(timer)
-        child.stdout?.off('data', onData)
-        child.stdout?.resume()
-        resolve({
-          url: match[1],
-          child,
-          stop: async () => {
-            if (child.exitCode === null) child.kill('SIGTERM')
-            return await exited
-          }
-        })
-      }
-    }
-    child.stdout?.on('data', onData)
-    child.stderr?.on('data', (chunk) => { output += String(chunk) })
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${String(code)}:\n${output}`)) })
+/** A port that was free a moment ago (the OS picks it). */
+async function freePort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** Starts a server on a free port and resolves once `GET /healthz` answers 200. */
+export async function startServer (env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe']
   })
+  let stderr = ''
+  child.stderr.on('data', (chunk) => { stderr += String(chunk) })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const deadline = Date.now() + timeoutMs
+  while (true) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${stderr}`)
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`server did not answer /healthz within ${timeoutMs} ms: ${stderr}`)
+    }
+    const ready = await fetch(`${url}/healthz`).then((res) => res.status === 200, () => false)
+    if (ready) break
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return {
+    url,
+    child,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM')
+      return await exited
+    }
+  }
 }
 
 /** A JSON request over real HTTP. */

@@ -1,18 +1,20 @@
 /**
  * Opens the database named by a DATABASE_URL: the only module that knows SQLite
- * from PostgreSQL. Everything above it sees one Kysely handle and a few dialect facts.
+ * from PostgreSQL. Everything above it sees one Kysely handle for building
+ * queries and a work runner (db/work.ts) for running them.
  */
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, PostgresDialect, sql, type SelectQueryBuilder } from 'kysely'
 import pg from 'pg'
-import { CachingSqliteDialect } from './sqlite-dialect.js'
 import { migrateToLatest } from './migrate.js'
+import { createSqliteRunner } from './sqlite-dialect.js'
 import type { Database, Db, Dialect } from './types.js'
+import type { Work, WorkRunner } from './work.js'
 
-/** An open database: the query handle plus what callers may need to know of its dialect. */
-export interface DbHandle {
+/** An open database: query building, the work runner, and what callers may need of its dialect. */
+export interface DbHandle extends WorkRunner {
   readonly db: Db
   readonly dialect: Dialect
   /** Resolves when the database answers a trivial query. */
@@ -27,7 +29,7 @@ export function lockRows<DB, TB extends keyof DB, O> (
   return dialect === 'postgres' ? query.forUpdate() : query
 }
 
-function openSqlite (url: string): Kysely<Database> {
+function openSqlite (url: string): { db: Db } & WorkRunner {
   const path = url.slice('sqlite:'.length)
   const inMemory = path === ':memory:'
   if (!inMemory) mkdirSync(dirname(path), { recursive: true })
@@ -38,10 +40,20 @@ function openSqlite (url: string): Kysely<Database> {
   database.pragma('synchronous = NORMAL')
   database.pragma('foreign_keys = ON')
   database.pragma('busy_timeout = 5000')
-  return new Kysely<Database>({ dialect: new CachingSqliteDialect(database) })
+  return createSqliteRunner(database)
 }
 
-function openPostgres (url: string): Kysely<Database> {
+/** Runs `work` statement by statement on one connection or transaction. */
+async function driveAsync<T> (db: Db, work: Work<T>): Promise<T> {
+  let step = work.next()
+  while (step.done !== true) {
+    const { rows } = await db.executeQuery(step.value)
+    step = work.next(rows as unknown[])
+  }
+  return step.value
+}
+
+function openPostgres (url: string): { db: Db } & WorkRunner {
   const parsed = new URL(url)
   // `?schema=name` keeps an instance (or a test run) in its own schema.
   const schema = parsed.searchParams.get('schema')
@@ -55,13 +67,18 @@ function openPostgres (url: string): Kysely<Database> {
   })
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {})
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return {
+    db,
+    transact: async (work) => await db.transaction().execute(async (trx) => await driveAsync(trx, work(db))),
+    read: async (work) => await db.connection().execute(async (connection) => await driveAsync(connection, work(db)))
+  }
 }
 
 /** Opens and migrates the database named by `url` (sqlite:… or postgres://…). */
 export async function createDb (url: string): Promise<DbHandle> {
   const dialect: Dialect = url.startsWith('sqlite:') ? 'sqlite' : 'postgres'
-  const db = dialect === 'sqlite' ? openSqlite(url) : openPostgres(url)
+  const { db, transact, read } = dialect === 'sqlite' ? openSqlite(url) : openPostgres(url)
   try {
     await migrateToLatest(db, dialect)
   } catch (error) {
@@ -71,6 +88,8 @@ export async function createDb (url: string): Promise<DbHandle> {
   return {
     db,
     dialect,
+    transact,
+    read,
     ping: async () => { await sql`select 1`.execute(db) },
     close: async () => { await db.destroy() }
   }

@@ -1,8 +1,10 @@
 /**
- * Pool member rows, read together with their provider's name.
+ * Pool member rows, read together with their provider's name: plain generator
+ * functions taking the query builder first (db/work.ts).
  */
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db, PoolMemberTable } from '../db/types.js'
+import { all, execute, first, type Work } from '../db/work.js'
 
 export type MemberRow = Selectable<PoolMemberTable>
 export type MemberWithName = MemberRow & { provider_name: string | null }
@@ -15,59 +17,55 @@ function selectMembersWithNames (db: Db) {
 }
 
 /** Inserts a member and returns its row. */
-export async function insertMember (db: Db, row: Insertable<PoolMemberTable>): Promise<MemberRow> {
-  return await db.insertInto('pool_members').values(row).returningAll().executeTakeFirstOrThrow()
+export function * insertMember (db: Db, row: Insertable<PoolMemberTable>): Work<MemberRow> {
+  return (yield * first(db.insertInto('pool_members').values(row).returningAll())) as MemberRow
 }
 
 /** The members of one pool, by member id. */
-export async function listMembers (db: Db, poolId: number): Promise<MemberWithName[]> {
-  return await selectMembersWithNames(db).where('pool_members.pool_id', '=', poolId).orderBy('pool_members.id').execute()
+export function * listMembers (db: Db, poolId: number): Work<MemberWithName[]> {
+  return yield * all(selectMembersWithNames(db).where('pool_members.pool_id', '=', poolId).orderBy('pool_members.id'))
 }
 
 /** The members of several pools, by pool then member id. */
-export async function listMembersOfPools (db: Db, poolIds: readonly number[]): Promise<MemberWithName[]> {
+export function * listMembersOfPools (db: Db, poolIds: readonly number[]): Work<MemberWithName[]> {
   if (poolIds.length === 0) return []
-  return await selectMembersWithNames(db)
+  return yield * all(selectMembersWithNames(db)
     .where('pool_members.pool_id', 'in', poolIds)
-    .orderBy('pool_members.pool_id').orderBy('pool_members.id')
-    .execute()
+    .orderBy('pool_members.pool_id').orderBy('pool_members.id'))
 }
 
 /** The member addressed by (pool, provider), or undefined. */
-export async function findMember (db: Db, poolId: number, providerId: number): Promise<MemberRow | undefined> {
-  return await db.selectFrom('pool_members').selectAll()
-    .where('pool_id', '=', poolId).where('provider_id', '=', providerId)
-    .executeTakeFirst()
+export function * findMember (db: Db, poolId: number, providerId: number): Work<MemberRow | undefined> {
+  return yield * first(db.selectFrom('pool_members').selectAll()
+    .where('pool_id', '=', poolId).where('provider_id', '=', providerId))
 }
 
 /** Applies `changes` to the member; returns the new row or undefined. */
-export async function updateMember (
+export function * updateMember (
   db: Db, poolId: number, providerId: number, changes: Updateable<PoolMemberTable>
-): Promise<MemberRow | undefined> {
-  return await db.updateTable('pool_members').set(changes)
+): Work<MemberRow | undefined> {
+  return yield * first(db.updateTable('pool_members').set(changes)
     .where('pool_id', '=', poolId).where('provider_id', '=', providerId)
-    .returningAll().executeTakeFirst()
+    .returningAll())
 }
 
 /** Counts one use of a member at `at`. */
-export async function markMemberUsed (db: Db, memberId: number, at: string): Promise<void> {
-  await db.updateTable('pool_members')
+export function * markMemberUsed (db: Db, memberId: number, at: string): Work<void> {
+  yield * execute(db.updateTable('pool_members')
     .set((eb) => ({ use_count: eb('use_count', '+', 1), last_used: at }))
-    .where('id', '=', memberId)
-    .execute()
+    .where('id', '=', memberId))
 }
 
 /** Counts one failure of a member. */
-export async function markMemberFailed (db: Db, memberId: number): Promise<void> {
-  await db.updateTable('pool_members')
+export function * markMemberFailed (db: Db, memberId: number): Work<void> {
+  yield * execute(db.updateTable('pool_members')
     .set((eb) => ({ failure_count: eb('failure_count', '+', 1) }))
-    .where('id', '=', memberId)
-    .execute()
+    .where('id', '=', memberId))
 }
 
 /** Removes the member; returns the deleted row or undefined. */
-export async function deleteMember (db: Db, poolId: number, providerId: number): Promise<MemberRow | undefined> {
-  return await db.deleteFrom('pool_members')
+export function * deleteMember (db: Db, poolId: number, providerId: number): Work<MemberRow | undefined> {
+  return yield * first(db.deleteFrom('pool_members')
     .where('pool_id', '=', poolId).where('provider_id', '=', providerId)
-    .returningAll().executeTakeFirst()
+    .returningAll())
 }

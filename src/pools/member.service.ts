@@ -5,7 +5,8 @@
  */
 import type { Updateable } from 'kysely'
 import { isUniqueViolation } from '../db/errors.js'
-import type { Db, PoolMemberTable } from '../db/types.js'
+import type { PoolMemberTable } from '../db/types.js'
+import type { WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError } from '../errors.js'
 import { findProvider } from '../providers/provider.repository.js'
 import * as repo from './member.repository.js'
@@ -14,18 +15,16 @@ import type { AddMemberInput, UpdateMemberInput } from './pool.schemas.js'
 
 const memberNotFound = (poolId: number) => new NotFoundError(`Member not found in pool ${poolId}`)
 
-/** Builds the member service over a database handle and a clock. */
-export function createMemberService (deps: { db: Db, now: () => Date }) {
-  const { db, now } = deps
-
+/** Builds the member service over the database's work runner and a clock. */
+export function createMemberService ({ database, now }: { database: WorkRunner, now: () => Date }) {
   return {
     async addMember (poolId: number, input: AddMemberInput): Promise<repo.MemberRow & { provider_name: string }> {
       try {
-        return await db.transaction().execute(async (trx) => {
-          if (await findPool(trx, poolId) === undefined) throw new NotFoundError(`pool ${poolId} does not exist`)
-          const provider = await findProvider(trx, input.provider_id)
+        return await database.transact(function * (db) {
+          if ((yield * findPool(db, poolId)) === undefined) throw new NotFoundError(`pool ${poolId} does not exist`)
+          const provider = yield * findProvider(db, input.provider_id)
           if (provider === undefined) throw new NotFoundError(`provider ${input.provider_id} does not exist`)
-          const member = await repo.insertMember(trx, {
+          const member = yield * repo.insertMember(db, {
             pool_id: poolId,
             provider_id: input.provider_id,
             priority: input.priority ?? 1,
@@ -50,15 +49,15 @@ export function createMemberService (deps: { db: Db, now: () => Date }) {
       if (input.priority != null) changes.priority = input.priority
       if (input.weight != null) changes.weight = input.weight
       if (input.enabled != null) changes.enabled = input.enabled ? 1 : 0
-      const row = Object.keys(changes).length === 0
-        ? await repo.findMember(db, poolId, providerId)
-        : await repo.updateMember(db, poolId, providerId, changes)
+      const row = await database.transact((db) => Object.keys(changes).length === 0
+        ? repo.findMember(db, poolId, providerId)
+        : repo.updateMember(db, poolId, providerId, changes))
       if (row === undefined) throw memberNotFound(poolId)
       return row
     },
 
     async removeMember (poolId: number, providerId: number): Promise<repo.MemberRow> {
-      const row = await repo.deleteMember(db, poolId, providerId)
+      const row = await database.transact((db) => repo.deleteMember(db, poolId, providerId))
       if (row === undefined) throw memberNotFound(poolId)
       return row
     }

@@ -1,9 +1,11 @@
 /**
  * Assembles pool status records (operations 1 and 3) from pool, member and
- * history rows loaded in bulk: three queries whatever the number of pools.
+ * history rows: members of all pools in one query, history by one indexed
+ * query per pool (each reads only its newest rows, however long the history).
  */
 import type { Db } from '../db/types.js'
-import { listRecentHistoryOfPools, type HistoryRow } from '../rotation/history.repository.js'
+import type { Work } from '../db/work.js'
+import { listHistory, type HistoryRow } from '../rotation/history.repository.js'
 import { toHistoryRecord } from '../rotation/history.mapper.js'
 import { listMembersOfPools, type MemberWithName } from './member.repository.js'
 import type { PoolWithCurrent } from './pool.repository.js'
@@ -55,13 +57,12 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], hi
 }
 
 /** Status records for `pools`, in their order. */
-export async function buildPoolStatuses (db: Db, pools: readonly PoolWithCurrent[]): Promise<PoolStatusValue[]> {
-  const ids = pools.map((p) => p.id)
-  const [members, history] = await Promise.all([
-    listMembersOfPools(db, ids),
-    listRecentHistoryOfPools(db, ids, RECENT_ROTATIONS)
-  ])
-  const membersByPool = groupByPool(members)
-  const historyByPool = groupByPool(history)
-  return pools.map((pool) => toStatus(pool, membersByPool.get(pool.id) ?? [], historyByPool.get(pool.id) ?? []))
+export function * buildPoolStatuses (db: Db, pools: readonly PoolWithCurrent[]): Work<PoolStatusValue[]> {
+  const membersByPool = groupByPool(yield * listMembersOfPools(db, pools.map((p) => p.id)))
+  const statuses: PoolStatusValue[] = []
+  for (const pool of pools) {
+    const history = yield * listHistory(db, pool.id, RECENT_ROTATIONS)
+    statuses.push(toStatus(pool, membersByPool.get(pool.id) ?? [], history))
+  }
+  return statuses
 }

@@ -1,16 +1,18 @@
 /**
- * Pool rows: plain functions taking the database (or a transaction) first.
+ * Pool rows: plain generator functions taking the query builder first,
+ * run by the database's work runner (db/work.ts).
  */
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import { lockRows } from '../db/create-db.js'
 import type { Db, Dialect, PoolTable } from '../db/types.js'
+import { all, execute, first, type Work } from '../db/work.js'
 
 export type PoolRow = Selectable<PoolTable>
 export type PoolWithCurrent = PoolRow & { current_provider_name: string | null }
 
 /** Inserts a pool and returns its row. */
-export async function insertPool (db: Db, row: Insertable<PoolTable>): Promise<PoolRow> {
-  return await db.insertInto('pools').values(row).returningAll().executeTakeFirstOrThrow()
+export function * insertPool (db: Db, row: Insertable<PoolTable>): Work<PoolRow> {
+  return (yield * first(db.insertInto('pools').values(row).returningAll())) as PoolRow
 }
 
 function selectPoolsWithCurrent (db: Db) {
@@ -21,44 +23,43 @@ function selectPoolsWithCurrent (db: Db) {
 }
 
 /** The pool with `id` and its current provider's name, or undefined. */
-export async function findPool (db: Db, id: number): Promise<PoolWithCurrent | undefined> {
-  return await selectPoolsWithCurrent(db).where('pools.id', '=', id).executeTakeFirst()
+export function * findPool (db: Db, id: number): Work<PoolWithCurrent | undefined> {
+  return yield * first(selectPoolsWithCurrent(db).where('pools.id', '=', id))
 }
 
 /** Every pool by id, with current provider names. */
-export async function listPools (db: Db): Promise<PoolWithCurrent[]> {
-  return await selectPoolsWithCurrent(db).orderBy('pools.id').execute()
+export function * listPools (db: Db): Work<PoolWithCurrent[]> {
+  return yield * all(selectPoolsWithCurrent(db).orderBy('pools.id'))
 }
 
 /**
  * The pool row, locked against concurrent rotations until the transaction ends
  * (a row lock on PostgreSQL; SQLite's immediate transaction already holds the write lock).
  */
-export async function findPoolForRotation (db: Db, dialect: Dialect, id: number): Promise<PoolRow | undefined> {
-  return await lockRows(dialect, db.selectFrom('pools').selectAll().where('id', '=', id)).executeTakeFirst()
+export function * findPoolForRotation (db: Db, dialect: Dialect, id: number): Work<PoolRow | undefined> {
+  return yield * first(lockRows(dialect, db.selectFrom('pools').selectAll().where('id', '=', id)))
 }
 
 /** Applies `changes`; returns the new row, or undefined when there is no such pool. */
-export async function updatePool (db: Db, id: number, changes: Updateable<PoolTable>): Promise<PoolRow | undefined> {
-  return await db.updateTable('pools').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
+export function * updatePool (db: Db, id: number, changes: Updateable<PoolTable>): Work<PoolRow | undefined> {
+  return yield * first(db.updateTable('pools').set(changes).where('id', '=', id).returningAll())
 }
 
 /** Records a rotation on the pool: the new current provider, counters and cursor. */
-export async function recordPoolRotation (
+export function * recordPoolRotation (
   db: Db, id: number, change: { providerId: number, at: string, state: string }
-): Promise<void> {
-  await db.updateTable('pools')
+): Work<void> {
+  yield * execute(db.updateTable('pools')
     .set((eb) => ({
       current_provider_id: change.providerId,
       total_rotations: eb('total_rotations', '+', 1),
       last_rotation: change.at,
       rotation_state: change.state
     }))
-    .where('id', '=', id)
-    .execute()
+    .where('id', '=', id))
 }
 
 /** Deletes a pool with its members and history; returns the deleted row. */
-export async function deletePool (db: Db, id: number): Promise<PoolRow | undefined> {
-  return await db.deleteFrom('pools').where('id', '=', id).returningAll().executeTakeFirst()
+export function * deletePool (db: Db, id: number): Work<PoolRow | undefined> {
+  return yield * first(db.deleteFrom('pools').where('id', '=', id).returningAll())
 }

@@ -5,7 +5,8 @@
  */
 import type { Updateable } from 'kysely'
 import { isUniqueViolation } from '../db/errors.js'
-import type { Db, PoolTable } from '../db/types.js'
+import type { PoolTable } from '../db/types.js'
+import type { WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError } from '../errors.js'
 import { buildPoolStatuses } from './pool-status.js'
 import * as repo from './pool.repository.js'
@@ -14,15 +15,13 @@ import type { CreatePoolInput, PoolStatusValue, UpdatePoolInput } from './pool.s
 /** The error operations 3, 4 and 5 give for an unknown pool. */
 export const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
 
-/** Builds the pool service over a database handle and a clock. */
-export function createPoolService (deps: { db: Db, now: () => Date }) {
-  const { db, now } = deps
-
+/** Builds the pool service over the database's work runner and a clock. */
+export function createPoolService ({ database, now }: { database: WorkRunner, now: () => Date }) {
   return {
     async createPool (input: CreatePoolInput): Promise<repo.PoolRow> {
       const at = now().toISOString()
       try {
-        return await repo.insertPool(db, {
+        return await database.transact((db) => repo.insertPool(db, {
           name: input.name,
           category: input.category,
           description: input.description ?? null,
@@ -33,7 +32,7 @@ export function createPoolService (deps: { db: Db, now: () => Date }) {
           current_provider_id: null,
           last_rotation: null,
           rotation_state: '{}'
-        })
+        }))
       } catch (error) {
         if (isUniqueViolation(error)) throw new ConflictError(`pool name '${input.name}' already exists`)
         throw error
@@ -41,13 +40,17 @@ export function createPoolService (deps: { db: Db, now: () => Date }) {
     },
 
     async listPoolStatuses (): Promise<PoolStatusValue[]> {
-      return await buildPoolStatuses(db, await repo.listPools(db))
+      return await database.read(function * (db) {
+        return yield * buildPoolStatuses(db, yield * repo.listPools(db))
+      })
     },
 
     async getPoolStatus (id: number): Promise<PoolStatusValue> {
-      const pool = await repo.findPool(db, id)
-      if (pool === undefined) throw poolNotFound(id)
-      return (await buildPoolStatuses(db, [pool]))[0] as PoolStatusValue
+      return await database.read(function * (db) {
+        const pool = yield * repo.findPool(db, id)
+        if (pool === undefined) throw poolNotFound(id)
+        return (yield * buildPoolStatuses(db, [pool]))[0] as PoolStatusValue
+      })
     },
 
     /** Changes only the fields present and not null; always refreshes updated_at. */
@@ -56,19 +59,19 @@ export function createPoolService (deps: { db: Db, now: () => Date }) {
       if (input.enabled != null) changes.enabled = input.enabled ? 1 : 0
       if (input.description != null) changes.description = input.description
       if (input.rotation_strategy != null) changes.rotation_strategy = input.rotation_strategy
-      return await db.transaction().execute(async (trx) => {
-        const before = await repo.findPool(trx, id)
+      return await database.transact(function * (db) {
+        const before = yield * repo.findPool(db, id)
         if (before === undefined) throw poolNotFound(id)
         // A cursor belongs to the strategy that wrote it.
         if (changes.rotation_strategy !== undefined && changes.rotation_strategy !== before.rotation_strategy) {
           changes.rotation_state = '{}'
         }
-        return await repo.updatePool(trx, id, changes) as repo.PoolRow
+        return (yield * repo.updatePool(db, id, changes)) as repo.PoolRow
       })
     },
 
     async deletePool (id: number): Promise<repo.PoolRow> {
-      const row = await repo.deletePool(db, id)
+      const row = await database.transact((db) => repo.deletePool(db, id))
       if (row === undefined) throw poolNotFound(id)
       return row
     }

@@ -1,32 +1,34 @@
 /**
- * Provider rows: plain functions taking the database (or a transaction) first.
+ * Provider rows: plain generator functions taking the query builder first,
+ * run by the database's work runner (db/work.ts).
  */
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db, ProviderTable } from '../db/types.js'
+import { all, first, type Work } from '../db/work.js'
 
 export type ProviderRow = Selectable<ProviderTable>
 
 /** Inserts a provider and returns its row. */
-export async function insertProvider (db: Db, row: Insertable<ProviderTable>): Promise<ProviderRow> {
-  return await db.insertInto('providers').values(row).returningAll().executeTakeFirstOrThrow()
+export function * insertProvider (db: Db, row: Insertable<ProviderTable>): Work<ProviderRow> {
+  return (yield * first(db.insertInto('providers').values(row).returningAll())) as ProviderRow
 }
 
 /** The provider with `id`, or undefined. */
-export async function findProvider (db: Db, id: number): Promise<ProviderRow | undefined> {
-  return await db.selectFrom('providers').selectAll().where('id', '=', id).executeTakeFirst()
+export function * findProvider (db: Db, id: number): Work<ProviderRow | undefined> {
+  return yield * first(db.selectFrom('providers').selectAll().where('id', '=', id))
 }
 
 /** Every provider, by id. */
-export async function listProviders (db: Db): Promise<ProviderRow[]> {
-  return await db.selectFrom('providers').selectAll().orderBy('id').execute()
+export function * listProviders (db: Db): Work<ProviderRow[]> {
+  return yield * all(db.selectFrom('providers').selectAll().orderBy('id'))
 }
 
 /** Applies `changes` and returns the new row, or undefined when there is no such provider. */
-export async function updateProvider (db: Db, id: number, changes: Updateable<ProviderTable>): Promise<ProviderRow | undefined> {
-  return await db.updateTable('providers').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
+export function * updateProvider (db: Db, id: number, changes: Updateable<ProviderTable>): Work<ProviderRow | undefined> {
+  return yield * first(db.updateTable('providers').set(changes).where('id', '=', id).returningAll())
 }
 
 /** Deletes a provider (its memberships go with it); returns the deleted row. */
-export async function deleteProvider (db: Db, id: number): Promise<ProviderRow | undefined> {
-  return await db.deleteFrom('providers').where('id', '=', id).returningAll().executeTakeFirst()
+export function * deleteProvider (db: Db, id: number): Work<ProviderRow | undefined> {
+  return yield * first(db.deleteFrom('providers').where('id', '=', id).returningAll())
 }

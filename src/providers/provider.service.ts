@@ -4,7 +4,8 @@
  */
 import type { Updateable } from 'kysely'
 import { isUniqueViolation } from '../db/errors.js'
-import type { Db, ProviderTable } from '../db/types.js'
+import type { ProviderTable } from '../db/types.js'
+import type { WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError } from '../errors.js'
 import * as repo from './provider.repository.js'
 import type { CreateProviderInput, ProviderRecord, UpdateProviderInput } from './provider.schemas.js'
@@ -23,39 +24,38 @@ function toRecord (row: repo.ProviderRow): ProviderRecord {
 
 const notFound = (id: number) => new NotFoundError(`Provider ${id} not found`)
 
-/** Builds the provider service over a database handle and a clock. */
-export function createProviderService (deps: { db: Db, now: () => Date }) {
-  const { db, now } = deps
-
-  async function guardUnique<T> (name: string | null | undefined, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work()
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new ConflictError(`Provider name '${name ?? ''}' already exists`)
-      throw error
-    }
+/** Runs `write`, turning a unique-name violation into the 409 the API promises. */
+async function guardUniqueName<T> (name: string | null | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConflictError(`Provider name '${name ?? ''}' already exists`)
+    throw error
   }
+}
 
+/** Builds the provider service over the database's work runner and a clock. */
+export function createProviderService ({ database, now }: { database: WorkRunner, now: () => Date }) {
   return {
     async createProvider (input: CreateProviderInput): Promise<ProviderRecord> {
       const at = now().toISOString()
-      const row = await guardUnique(input.name, () => repo.insertProvider(db, {
+      const row = await guardUniqueName(input.name, () => database.transact((db) => repo.insertProvider(db, {
         name: input.name,
         category: input.category ?? null,
         base_url: input.base_url ?? null,
         description: input.description ?? null,
         created_at: at,
         updated_at: at
-      }))
+      })))
       return toRecord(row)
     },
 
     async listProviders (): Promise<ProviderRecord[]> {
-      return (await repo.listProviders(db)).map(toRecord)
+      return (await database.read((db) => repo.listProviders(db))).map(toRecord)
     },
 
     async getProvider (id: number): Promise<ProviderRecord> {
-      const row = await repo.findProvider(db, id)
+      const row = await database.read((db) => repo.findProvider(db, id))
       if (row === undefined) throw notFound(id)
       return toRecord(row)
     },
@@ -67,13 +67,13 @@ export function createProviderService (deps: { db: Db, now: () => Date }) {
       if (input.category != null) changes.category = input.category
       if (input.base_url != null) changes.base_url = input.base_url
       if (input.description != null) changes.description = input.description
-      const row = await guardUnique(input.name, () => repo.updateProvider(db, id, changes))
+      const row = await guardUniqueName(input.name, () => database.transact((db) => repo.updateProvider(db, id, changes)))
       if (row === undefined) throw notFound(id)
       return toRecord(row)
     },
 
     async deleteProvider (id: number): Promise<ProviderRecord> {
-      const row = await repo.deleteProvider(db, id)
+      const row = await database.transact((db) => repo.deleteProvider(db, id))
       if (row === undefined) throw notFound(id)
       return toRecord(row)
     }

@@ -5,6 +5,7 @@
  * the strategy cursor, counters and history always agree.
  */
 import type { Db, Dialect } from '../db/types.js'
+import type { Work, WorkRunner } from '../db/work.js'
 import { NotFoundError } from '../errors.js'
 import { listMembers, markMemberFailed, markMemberUsed, type MemberWithName } from '../pools/member.repository.js'
 import { findPoolForRotation, recordPoolRotation, type PoolRow } from '../pools/pool.repository.js'
@@ -24,38 +25,42 @@ export interface Failover extends Rotation {
 }
 
 interface Deps {
-  db: Db
+  database: WorkRunner
   dialect: Dialect
   now: () => Date
   random?: () => number
 }
 
 /** Builds the rotation service. */
-export function createRotationService ({ db, dialect, now, random = Math.random }: Deps) {
-  /** Chooses among `eligible` and records the rotation on pool and member; undefined when none. */
-  async function rotateWithin (trx: Db, pool: PoolRow, members: MemberWithName[], eligible: MemberWithName[], at: string) {
+export function createRotationService ({ database, dialect, now, random = Math.random }: Deps) {
+  /** Chooses among `eligible` by the pool's strategy and records the use; undefined when none. */
+  function * rotateWithin (
+    db: Db, pool: PoolRow, members: MemberWithName[], eligible: MemberWithName[], at: string
+  ): Work<MemberWithName | undefined> {
     const state = pruneRotationState(parseRotationState(pool.rotation_state), members.map((m) => m.id))
-    const choice = chooseMember(pool.rotation_strategy as Strategy, eligible.map((m) => ({ ...m, member_id: m.id })), state, random)
+    const candidates = eligible.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count }))
+    const choice = chooseMember(pool.rotation_strategy as Strategy, candidates, state, random)
     if (choice === undefined) return undefined
     const chosen = eligible.find((m) => m.id === choice.member_id) as MemberWithName
-    await markMemberUsed(trx, chosen.id, at)
-    await recordPoolRotation(trx, pool.id, { providerId: chosen.provider_id, at, state: JSON.stringify(choice.state) })
+    yield * markMemberUsed(db, chosen.id, at)
+    yield * recordPoolRotation(db, pool.id, { providerId: chosen.provider_id, at, state: JSON.stringify(choice.state) })
     return chosen
   }
 
   return {
     /** Moves the pool to its next available provider by its strategy. */
     async rotate (poolId: number, reason: string): Promise<Rotation> {
-      return await db.transaction().execute(async (trx) => {
+      return await database.transact(function * (db) {
         const noneAvailable = new NotFoundError(`No available providers in pool ${poolId}`)
-        const pool = await findPoolForRotation(trx, dialect, poolId)
+        const pool = yield * findPoolForRotation(db, dialect, poolId)
         if (pool === undefined || pool.enabled === 0) throw noneAvailable
-        const members = await listMembers(trx, poolId)
+        const members = yield * listMembers(db, poolId)
+        // Read the clock inside the lock, so history timestamps follow commit order.
         const at = now().toISOString()
-        const chosen = await rotateWithin(trx, pool, members, members.filter((m) => m.enabled === 1), at)
+        const chosen = yield * rotateWithin(db, pool, members, members.filter((m) => m.enabled === 1), at)
         if (chosen === undefined) throw noneAvailable
         if (pool.current_provider_id !== chosen.provider_id) {
-          await insertHistory(trx, {
+          yield * insertHistory(db, {
             pool_id: poolId,
             from_provider_id: pool.current_provider_id,
             to_provider_id: chosen.provider_id,
@@ -74,17 +79,16 @@ export function createRotationService ({ db, dialect, now, random = Math.random 
      * The failure and a history record are kept even when no alternative exists.
      */
     async failover (poolId: number, failedProviderId: number, reason: string): Promise<Failover> {
-      const outcome = await db.transaction().execute(async (trx) => {
-        const pool = await findPoolForRotation(trx, dialect, poolId)
+      const outcome = await database.transact(function * (db): Work<Failover | undefined> {
+        const pool = yield * findPoolForRotation(db, dialect, poolId)
         if (pool === undefined) return undefined
-        const members = await listMembers(trx, poolId)
+        const members = yield * listMembers(db, poolId)
         const failed = members.find((m) => m.provider_id === failedProviderId)
-        if (failed !== undefined) await markMemberFailed(trx, failed.id)
-        const failedName = failed?.provider_name ?? null
+        if (failed !== undefined) yield * markMemberFailed(db, failed.id)
         const at = now().toISOString()
         const eligible = pool.enabled === 1 ? members.filter((m) => m.enabled === 1 && m.provider_id !== failedProviderId) : []
-        const chosen = await rotateWithin(trx, pool, members, eligible, at)
-        await insertHistory(trx, {
+        const chosen = yield * rotateWithin(db, pool, members, eligible, at)
+        yield * insertHistory(db, {
           pool_id: poolId,
           from_provider_id: failedProviderId,
           to_provider_id: chosen?.provider_id ?? null,
@@ -95,9 +99,8 @@ export function createRotationService ({ db, dialect, now, random = Math.random 
             : `Failover from failed provider ${failedProviderId}`,
           timestamp: at
         })
-        return chosen === undefined
-          ? undefined
-          : { providerId: chosen.provider_id, providerName: chosen.provider_name, timestamp: at, failedProviderName: failedName }
+        if (chosen === undefined) return undefined
+        return { providerId: chosen.provider_id, providerName: chosen.provider_name, timestamp: at, failedProviderName: failed?.provider_name ?? null }
       })
       if (outcome === undefined) throw new NotFoundError(`No alternative providers available in pool ${poolId}`)
       return outcome
@@ -105,7 +108,7 @@ export function createRotationService ({ db, dialect, now, random = Math.random 
 
     /** The newest `limit` history records; empty (not 404) for an unknown pool. */
     async history (poolId: number, limit: number): Promise<HistoryRecordValue[]> {
-      return (await listHistory(db, poolId, limit)).map(toHistoryRecord)
+      return (await database.read((db) => listHistory(db, poolId, limit))).map(toHistoryRecord)
     }
   }
 }

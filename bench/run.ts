@@ -1,0 +1,77 @@
+/**
+ * `npm run bench`: starts the service on a temporary SQLite database and a bare
+ * Fastify route beside it, loads both with autocannon (10 connections, 10 s per
+ * endpoint by default; BENCH_SECONDS overrides) and prints requests/s, p50/p99
+ * latency and each endpoint's ratio to the bare route.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+import { http, startServer } from '../test/server-process.js'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const CONNECTIONS = 10
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+interface Row { name: string, rps: number, p50: number, p99: number, errors: number }
+
+async function load (name: string, url: string, method: 'GET' | 'POST' = 'GET'): Promise<Row> {
+  const result = await autocannon({ url, method, connections: CONNECTIONS, duration: SECONDS })
+  const errors = result.errors + result.timeouts + result.non2xx
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors }
+}
+
+async function startBare (): Promise<{ url: string, stop: () => void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+  const url = await new Promise<string>((resolve) => {
+    let out = ''
+    child.stdout.on('data', (chunk) => {
+      out += String(chunk)
+      const match = /Server listening at (\S+)/.exec(out)
+      if (match?.[1] !== undefined) resolve(match[1])
+    })
+  })
+  return { url, stop: () => child.kill('SIGTERM') }
+}
+
+async function seed (url: string): Promise<{ rotatePool: number }> {
+  const providers: number[] = []
+  for (let i = 0; i < 1000; i++) providers.push((await http('POST', `${url}/api/providers`, { name: `provider-${i}` })).body.provider_id)
+  let rotatePool = 0
+  for (let p = 0; p < 100; p++) {
+    const pool = (await http('POST', `${url}/api/pools`, { name: `pool-${p}`, category: 'market-data' })).body.pool_id
+    if (p === 0) rotatePool = pool
+    const size = p === 0 ? 5 : 10
+    for (let m = 0; m < size; m++) await http('POST', `${url}/api/pools/${pool}/members`, { provider_id: providers[p * 10 + m], weight: 1 + (m % 3) })
+    for (let r = 0; r < 12; r++) await http('POST', `${url}/api/pools/${pool}/rotate`)
+  }
+  return { rotatePool }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'sourcepool-bench-'))
+const service = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'warn' })
+const bare = await startBare()
+try {
+  const { rotatePool } = await seed(service.url)
+  const rows: Row[] = []
+  rows.push(await load('bare Fastify route', `${bare.url}/bare`))
+  rows.push(await load('POST /api/pools/{id}/rotate (5 members)', `${service.url}/api/pools/${rotatePool}/rotate`, 'POST'))
+  rows.push(await load('GET /api/pools/{id} (5 members)', `${service.url}/api/pools/${rotatePool}`))
+  rows.push(await load('GET /api/pools (100 pools x 10 members)', `${service.url}/api/pools`))
+  const status = (await http('GET', `${service.url}/api/pools/${rotatePool}`)).body
+  const bareRps = (rows[0] as Row).rps
+  console.log(`\nautocannon: ${CONNECTIONS} connections, ${SECONDS} s per endpoint, SQLite file, service LOG_LEVEL=warn\n`)
+  console.log('| endpoint | requests/s | p50 ms | p99 ms | ratio to bare | errors |')
+  console.log('|---|---:|---:|---:|---:|---:|')
+  for (const row of rows) {
+    console.log(`| ${row.name} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${(row.rps / bareRps).toFixed(2)} | ${row.errors} |`)
+  }
+  console.log(`\nrotations committed on the benchmark pool: ${status.total_rotations} (every one durable before its response)`)
+} finally {
+  bare.stop()
+  await service.stop()
+  rmSync(dir, { recursive: true, force: true })
+}
