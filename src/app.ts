@@ -69,7 +69,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(poolRoutes, { pools: createPoolService(services) })
   await app.register(memberRoutes, { members: createMemberService(services) })
   await app.register(rotationRoutes, {
-    rotation: createRotationService({ ...services, dialect: database.dialect, random: deps.random })
+    rotation: createRotationService({ ...services, random: deps.random })
   })
 
   return app

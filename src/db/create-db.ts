@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
-import { Kysely, PostgresDialect, sql, type SelectQueryBuilder } from 'kysely'
+import { Kysely, PostgresAdapter, PostgresDialect, sql, type SelectQueryBuilder } from 'kysely'
 import pg from 'pg'
 import { migrateToLatest } from './migrate.js'
 import { createSqliteRunner } from './sqlite-dialect.js'
@@ -24,9 +24,9 @@ export interface DbHandle extends WorkRunner {
 
 /** Adds a row lock where the dialect has one; SQLite's write lock is the whole transaction. */
 export function lockRows<DB, TB extends keyof DB, O> (
-  dialect: Dialect, query: SelectQueryBuilder<DB, TB, O>
+  db: Db, query: SelectQueryBuilder<DB, TB, O>
 ): SelectQueryBuilder<DB, TB, O> {
-  return dialect === 'postgres' ? query.forUpdate() : query
+  return db.getExecutor().adapter instanceof PostgresAdapter ? query.forUpdate() : query
 }
 
 function openSqlite (url: string): { db: Db } & WorkRunner {

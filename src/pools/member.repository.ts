@@ -3,6 +3,7 @@
  * functions taking the query builder first (db/work.ts).
  */
 import type { Insertable, Selectable, Updateable } from 'kysely'
+import { prepared } from '../db/prepared.js'
 import type { Db, PoolMemberTable } from '../db/types.js'
 import { all, execute, first, type Work } from '../db/work.js'
 
@@ -21,17 +22,12 @@ export function * insertMember (db: Db, row: Insertable<PoolMemberTable>): Work<
   return (yield * first(db.insertInto('pool_members').values(row).returningAll())) as MemberRow
 }
 
+const selectMembersOfPool = prepared((db, p: { poolId: number }) =>
+  selectMembersWithNames(db).where('pool_members.pool_id', '=', p.poolId).orderBy('pool_members.id'))
+
 /** The members of one pool, by member id. */
 export function * listMembers (db: Db, poolId: number): Work<MemberWithName[]> {
-  return yield * all(selectMembersWithNames(db).where('pool_members.pool_id', '=', poolId).orderBy('pool_members.id'))
-}
-
-/** The members of several pools, by pool then member id. */
-export function * listMembersOfPools (db: Db, poolIds: readonly number[]): Work<MemberWithName[]> {
-  if (poolIds.length === 0) return []
-  return yield * all(selectMembersWithNames(db)
-    .where('pool_members.pool_id', 'in', poolIds)
-    .orderBy('pool_members.pool_id').orderBy('pool_members.id'))
+  return yield * all(selectMembersOfPool(db, { poolId }))
 }
 
 /** The member addressed by (pool, provider), or undefined. */
@@ -49,11 +45,14 @@ export function * updateMember (
     .returningAll())
 }
 
+const updateMemberUsed = prepared((db, p: { memberId: number, at: string }) =>
+  db.updateTable('pool_members')
+    .set((eb) => ({ use_count: eb('use_count', '+', 1), last_used: p.at }))
+    .where('id', '=', p.memberId))
+
 /** Counts one use of a member at `at`. */
 export function * markMemberUsed (db: Db, memberId: number, at: string): Work<void> {
-  yield * execute(db.updateTable('pool_members')
-    .set((eb) => ({ use_count: eb('use_count', '+', 1), last_used: at }))
-    .where('id', '=', memberId))
+  yield * execute(updateMemberUsed(db, { memberId, at }))
 }
 
 /** Counts one failure of a member. */

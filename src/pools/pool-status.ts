@@ -1,28 +1,19 @@
 /**
  * Assembles pool status records (operations 1 and 3) from pool, member and
- * history rows: members of all pools in one query, history by one indexed
- * query per pool (each reads only its newest rows, however long the history).
+ * history rows: two prepared, indexed queries per pool (the history query reads
+ * only the newest rows, however long the history). Per-pool queries keep one
+ * compiled statement each; on SQLite they run inside one read transaction.
  */
 import type { Db } from '../db/types.js'
 import type { Work } from '../db/work.js'
 import { listHistory, type HistoryRow } from '../rotation/history.repository.js'
 import { toHistoryRecord } from '../rotation/history.mapper.js'
-import { listMembersOfPools, type MemberWithName } from './member.repository.js'
+import { listMembers, type MemberWithName } from './member.repository.js'
 import type { PoolWithCurrent } from './pool.repository.js'
 import type { PoolStatusValue } from './pool.schemas.js'
 
 /** How many history records a status record carries. */
 export const RECENT_ROTATIONS = 10
-
-function groupByPool<T extends { pool_id: number }> (rows: readonly T[]): Map<number, T[]> {
-  const groups = new Map<number, T[]>()
-  for (const row of rows) {
-    const group = groups.get(row.pool_id)
-    if (group === undefined) groups.set(row.pool_id, [row])
-    else group.push(row)
-  }
-  return groups
-}
 
 function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], history: readonly HistoryRow[]): PoolStatusValue {
   return {
@@ -58,11 +49,11 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], hi
 
 /** Status records for `pools`, in their order. */
 export function * buildPoolStatuses (db: Db, pools: readonly PoolWithCurrent[]): Work<PoolStatusValue[]> {
-  const membersByPool = groupByPool(yield * listMembersOfPools(db, pools.map((p) => p.id)))
   const statuses: PoolStatusValue[] = []
   for (const pool of pools) {
+    const members = yield * listMembers(db, pool.id)
     const history = yield * listHistory(db, pool.id, RECENT_ROTATIONS)
-    statuses.push(toStatus(pool, membersByPool.get(pool.id) ?? [], history))
+    statuses.push(toStatus(pool, members, history))
   }
   return statuses
 }

@@ -4,11 +4,14 @@
  */
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import { lockRows } from '../db/create-db.js'
-import type { Db, Dialect, PoolTable } from '../db/types.js'
+import { prepared } from '../db/prepared.js'
+import type { Db, PoolTable } from '../db/types.js'
 import { all, execute, first, type Work } from '../db/work.js'
 
 export type PoolRow = Selectable<PoolTable>
 export type PoolWithCurrent = PoolRow & { current_provider_name: string | null }
+/** What a rotation needs of its pool. */
+export type RotationPoolRow = Pick<PoolRow, 'id' | 'enabled' | 'rotation_strategy' | 'rotation_state' | 'current_provider_id'>
 
 /** Inserts a pool and returns its row. */
 export function * insertPool (db: Db, row: Insertable<PoolTable>): Work<PoolRow> {
@@ -22,23 +25,32 @@ function selectPoolsWithCurrent (db: Db) {
     .select('providers.name as current_provider_name')
 }
 
+const selectPool = prepared((db, p: { id: number }) => selectPoolsWithCurrent(db).where('pools.id', '=', p.id))
+
 /** The pool with `id` and its current provider's name, or undefined. */
 export function * findPool (db: Db, id: number): Work<PoolWithCurrent | undefined> {
-  return yield * first(selectPoolsWithCurrent(db).where('pools.id', '=', id))
+  return yield * first(selectPool(db, { id }))
 }
+
+const selectAllPools = prepared((db) => selectPoolsWithCurrent(db).orderBy('pools.id'))
 
 /** Every pool by id, with current provider names. */
 export function * listPools (db: Db): Work<PoolWithCurrent[]> {
-  return yield * all(selectPoolsWithCurrent(db).orderBy('pools.id'))
+  return yield * all(selectAllPools(db, {}))
 }
 
 /**
  * The pool row, locked against concurrent rotations until the transaction ends
  * (a row lock on PostgreSQL; SQLite's immediate transaction already holds the write lock).
  */
-export function * findPoolForRotation (db: Db, dialect: Dialect, id: number): Work<PoolRow | undefined> {
-  return yield * first(lockRows(dialect, db.selectFrom('pools').selectAll().where('id', '=', id)))
+export function * findPoolForRotation (db: Db, id: number): Work<RotationPoolRow | undefined> {
+  return yield * first(selectPoolForRotation(db, { id }))
 }
+
+const selectPoolForRotation = prepared((db, p: { id: number }) =>
+  lockRows(db, db.selectFrom('pools')
+    .select(['id', 'enabled', 'rotation_strategy', 'rotation_state', 'current_provider_id'])
+    .where('id', '=', p.id)))
 
 /** Applies `changes`; returns the new row, or undefined when there is no such pool. */
 export function * updatePool (db: Db, id: number, changes: Updateable<PoolTable>): Work<PoolRow | undefined> {
@@ -49,15 +61,18 @@ export function * updatePool (db: Db, id: number, changes: Updateable<PoolTable>
 export function * recordPoolRotation (
   db: Db, id: number, change: { providerId: number, at: string, state: string }
 ): Work<void> {
-  yield * execute(db.updateTable('pools')
-    .set((eb) => ({
-      current_provider_id: change.providerId,
-      total_rotations: eb('total_rotations', '+', 1),
-      last_rotation: change.at,
-      rotation_state: change.state
-    }))
-    .where('id', '=', id))
+  yield * execute(updatePoolRotation(db, { id, ...change }))
 }
+
+const updatePoolRotation = prepared((db, p: { id: number, providerId: number, at: string, state: string }) =>
+  db.updateTable('pools')
+    .set((eb) => ({
+      current_provider_id: p.providerId,
+      total_rotations: eb('total_rotations', '+', 1),
+      last_rotation: p.at,
+      rotation_state: p.state
+    }))
+    .where('id', '=', p.id))
 
 /** Deletes a pool with its members and history; returns the deleted row. */
 export function * deletePool (db: Db, id: number): Work<PoolRow | undefined> {

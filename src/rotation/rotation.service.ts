@@ -4,11 +4,11 @@
  * rotations, in one process or several sharing a database, are serialised and
  * the strategy cursor, counters and history always agree.
  */
-import type { Db, Dialect } from '../db/types.js'
+import type { Db } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import { NotFoundError } from '../errors.js'
 import { listMembers, markMemberFailed, markMemberUsed, type MemberWithName } from '../pools/member.repository.js'
-import { findPoolForRotation, recordPoolRotation, type PoolRow } from '../pools/pool.repository.js'
+import { findPoolForRotation, recordPoolRotation, type RotationPoolRow } from '../pools/pool.repository.js'
 import { insertHistory, listHistory } from './history.repository.js'
 import { toHistoryRecord } from './history.mapper.js'
 import type { HistoryRecordValue } from './rotation.schemas.js'
@@ -26,16 +26,17 @@ export interface Failover extends Rotation {
 
 interface Deps {
   database: WorkRunner
-  dialect: Dialect
   now: () => Date
   random?: () => number
 }
 
+const noneAvailable = (poolId: number) => new NotFoundError(`No available providers in pool ${poolId}`)
+
 /** Builds the rotation service. */
-export function createRotationService ({ database, dialect, now, random = Math.random }: Deps) {
+export function createRotationService ({ database, now, random = Math.random }: Deps) {
   /** Chooses among `eligible` by the pool's strategy and records the use; undefined when none. */
   function * rotateWithin (
-    db: Db, pool: PoolRow, members: MemberWithName[], eligible: MemberWithName[], at: string
+    db: Db, pool: RotationPoolRow, members: MemberWithName[], eligible: MemberWithName[], at: string
   ): Work<MemberWithName | undefined> {
     const state = pruneRotationState(parseRotationState(pool.rotation_state), members.map((m) => m.id))
     const candidates = eligible.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count }))
@@ -51,14 +52,13 @@ export function createRotationService ({ database, dialect, now, random = Math.r
     /** Moves the pool to its next available provider by its strategy. */
     async rotate (poolId: number, reason: string): Promise<Rotation> {
       return await database.transact(function * (db) {
-        const noneAvailable = new NotFoundError(`No available providers in pool ${poolId}`)
-        const pool = yield * findPoolForRotation(db, dialect, poolId)
-        if (pool === undefined || pool.enabled === 0) throw noneAvailable
+        const pool = yield * findPoolForRotation(db, poolId)
+        if (pool === undefined || pool.enabled === 0) throw noneAvailable(poolId)
         const members = yield * listMembers(db, poolId)
         // Read the clock inside the lock, so history timestamps follow commit order.
         const at = now().toISOString()
         const chosen = yield * rotateWithin(db, pool, members, members.filter((m) => m.enabled === 1), at)
-        if (chosen === undefined) throw noneAvailable
+        if (chosen === undefined) throw noneAvailable(poolId)
         if (pool.current_provider_id !== chosen.provider_id) {
           yield * insertHistory(db, {
             pool_id: poolId,
@@ -80,7 +80,7 @@ export function createRotationService ({ database, dialect, now, random = Math.r
      */
     async failover (poolId: number, failedProviderId: number, reason: string): Promise<Failover> {
       const outcome = await database.transact(function * (db): Work<Failover | undefined> {
-        const pool = yield * findPoolForRotation(db, dialect, poolId)
+        const pool = yield * findPoolForRotation(db, poolId)
         if (pool === undefined) return undefined
         const members = yield * listMembers(db, poolId)
         const failed = members.find((m) => m.provider_id === failedProviderId)
