@@ -52,7 +52,10 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }))
   registerJsonParser(app, config.bodyLimit)
-  app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id)
+    done()
+  })
   if (deps.database === undefined) app.addHook('onClose', async () => { await database.close() })
 
   await app.register(swagger, {
