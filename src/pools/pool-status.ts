@@ -6,8 +6,9 @@
  */
 import type { Db } from '../db/types.js'
 import type { Work } from '../db/work.js'
-import { listHistory, type HistoryRow } from '../rotation/history.repository.js'
-import { toHistoryRecord } from '../rotation/history.mapper.js'
+import { listHistory } from '../rotation/history.repository.js'
+import { toHistoryRecords } from '../rotation/history.mapper.js'
+import type { HistoryRecordValue } from '../rotation/rotation.schemas.js'
 import { listMembers, type MemberWithName } from './member.repository.js'
 import type { PoolWithCurrent } from './pool.repository.js'
 import type { PoolStatusValue } from './pool.schemas.js'
@@ -15,7 +16,7 @@ import type { PoolStatusValue } from './pool.schemas.js'
 /** How many history records a status record carries. */
 export const RECENT_ROTATIONS = 10
 
-function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], history: readonly HistoryRow[]): PoolStatusValue {
+function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], history: HistoryRecordValue[]): PoolStatusValue {
   return {
     pool_id: pool.id,
     name: pool.name,
@@ -43,7 +44,7 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], hi
       failure_count: m.failure_count,
       last_used: m.last_used
     })),
-    recent_rotations: history.map(toHistoryRecord)
+    recent_rotations: history
   }
 }
 
@@ -52,7 +53,10 @@ export function * buildPoolStatuses (db: Db, pools: readonly PoolWithCurrent[]):
   const statuses: PoolStatusValue[] = []
   for (const pool of pools) {
     const members = yield * listMembers(db, pool.id)
-    const history = yield * listHistory(db, pool.id, RECENT_ROTATIONS)
+    // Members and the current provider already carry most names the history mentions.
+    const known = new Map(members.map((m) => [m.provider_id, m.provider_name]))
+    if (pool.current_provider_id !== null) known.set(pool.current_provider_id, pool.current_provider_name)
+    const history = yield * toHistoryRecords(db, yield * listHistory(db, pool.id, RECENT_ROTATIONS), known)
     statuses.push(toStatus(pool, members, history))
   }
   return statuses

@@ -18,6 +18,13 @@ export function * findProvider (db: Db, id: number): Work<ProviderRow | undefine
   return yield * first(db.selectFrom('providers').selectAll().where('id', '=', id))
 }
 
+/** The names of the providers among `ids` that exist. */
+export function * findProviderNames (db: Db, ids: readonly number[]): Work<Map<number, string>> {
+  if (ids.length === 0) return new Map()
+  const rows = yield * all(db.selectFrom('providers').select(['id', 'name']).where('id', 'in', ids))
+  return new Map(rows.map((r) => [r.id, r.name]))
+}
+
 /** Every provider, by id. */
 export function * listProviders (db: Db): Work<ProviderRow[]> {
   return yield * all(db.selectFrom('providers').selectAll().orderBy('id'))

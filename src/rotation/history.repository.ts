@@ -1,17 +1,15 @@
 /**
- * Rotation history rows, read with the names of the providers they mention
- * (null when a provider has since been deleted): generator functions (db/work.ts).
+ * Rotation history rows: generator functions (db/work.ts). Rows carry provider
+ * ids; history.mapper.ts resolves the names (null once a provider is deleted).
  */
 import type { Insertable, Selectable } from 'kysely'
 import { prepared } from '../db/prepared.js'
 import type { Db, RotationHistoryTable } from '../db/types.js'
 import { all, execute, type Work } from '../db/work.js'
 
-/** A history record as read back: what the API shows, with provider names resolved. */
-export type HistoryRow = Pick<Selectable<RotationHistoryTable>, 'id' | 'timestamp' | 'reason' | 'success' | 'notes'> & {
-  from_provider: string | null
-  to_provider: string | null
-}
+/** A history record as read back. */
+export type HistoryRow = Pick<Selectable<RotationHistoryTable>,
+'id' | 'timestamp' | 'reason' | 'success' | 'notes' | 'from_provider_id' | 'to_provider_id'>
 
 type NewHistory = Required<Insertable<RotationHistoryTable>>
 
@@ -39,10 +37,8 @@ export function * listHistory (db: Db, poolId: number, limit: number): Work<Hist
   return yield * all(selectHistory(db, { poolId, limit }))
 }
 
-const selectHistory = prepared((db, p: { poolId: number, limit: number }) => db.selectFrom('rotation_history as h')
-  .leftJoin('providers as pf', 'pf.id', 'h.from_provider_id')
-  .leftJoin('providers as pt', 'pt.id', 'h.to_provider_id')
-  .select(['h.id', 'h.timestamp', 'h.reason', 'h.success', 'h.notes', 'pf.name as from_provider', 'pt.name as to_provider'])
-  .where('h.pool_id', '=', p.poolId)
-  .orderBy('h.timestamp', 'desc').orderBy('h.id', 'desc')
+const selectHistory = prepared((db, p: { poolId: number, limit: number }) => db.selectFrom('rotation_history')
+  .select(['id', 'timestamp', 'reason', 'success', 'notes', 'from_provider_id', 'to_provider_id'])
+  .where('pool_id', '=', p.poolId)
+  .orderBy('timestamp', 'desc').orderBy('id', 'desc')
   .limit(p.limit))

@@ -10,7 +10,7 @@ import { NotFoundError } from '../errors.js'
 import { listMembers, markMemberFailed, markMemberUsed, type MemberWithName } from '../pools/member.repository.js'
 import { findPoolForRotation, recordPoolRotation, type RotationPoolRow } from '../pools/pool.repository.js'
 import { insertHistory, listHistory } from './history.repository.js'
-import { toHistoryRecord } from './history.mapper.js'
+import { toHistoryRecords } from './history.mapper.js'
 import type { HistoryRecordValue } from './rotation.schemas.js'
 import { chooseMember, parseRotationState, pruneRotationState, type Strategy } from './strategies.js'
 
@@ -108,7 +108,9 @@ export function createRotationService ({ database, now, random = Math.random }: 
 
     /** The newest `limit` history records; empty (not 404) for an unknown pool. */
     async history (poolId: number, limit: number): Promise<HistoryRecordValue[]> {
-      return (await database.read((db) => listHistory(db, poolId, limit))).map(toHistoryRecord)
+      return await database.read(function * (db) {
+        return yield * toHistoryRecords(db, yield * listHistory(db, poolId, limit))
+      })
     }
   }
 }
