@@ -20,6 +20,7 @@ import { providerRoutes } from './providers/provider.routes.js'
 import { createProviderService } from './providers/provider.service.js'
 import { rotationRoutes } from './rotation/rotation.routes.js'
 import { createRotationService } from './rotation/rotation.service.js'
+import { v1Routes } from './v1/v1.routes.js'
 
 export interface AppDeps {
   /** An open database; by default `config.databaseUrl` is opened (and closed with the app). */
@@ -74,6 +75,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(rotationRoutes, {
     rotation: createRotationService({ ...services, random: deps.random })
   })
+  await app.register(v1Routes)
 
   return app
 }
