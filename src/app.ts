@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
 import { createDb, type DbHandle } from './db/create-db.js'
-import { healthRoutes } from './health.routes.js'
+import { healthzRoutes } from './healthz.routes.js'
 import { handleError } from './http/error-handler.js'
 import { registerJsonParser } from './http/json-parser.js'
 import { validatorCompiler } from './http/validation.js'
@@ -21,6 +21,12 @@ import { createProviderService } from './providers/provider.service.js'
 import { rotationRoutes } from './rotation/rotation.routes.js'
 import { createRotationService } from './rotation/rotation.service.js'
 import { v1Routes } from './v1/v1.routes.js'
+import { createMetrics } from './metrics/metrics.js'
+import { metricsRoutes } from './metrics/metrics.routes.js'
+import { listCooldowns } from './pools/member.repository.js'
+import { healthAt } from './rotation/health.js'
+import { healthRoutes } from './rotation/health.routes.js'
+import { createHealthService } from './rotation/health.service.js'
 
 export interface AppDeps {
   /** An open database; by default `config.databaseUrl` is opened (and closed with the app). */
@@ -68,13 +74,28 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   const services = { database, now }
-  await app.register(healthRoutes, { ping: database.ping })
+  const metrics = createMetrics(async () => {
+    const counts: Record<string, number> = {}
+    const at = now()
+    for (const member of await database.read(listCooldowns)) {
+      const health = healthAt(member, at)
+      counts[health] = (counts[health] ?? 0) + 1
+    }
+    return counts
+  })
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000)
+    done()
+  })
+  await app.register(healthzRoutes, { ping: database.ping })
   await app.register(providerRoutes, { providers: createProviderService(services) })
   await app.register(poolRoutes, { pools: createPoolService(services) })
   await app.register(memberRoutes, { members: createMemberService(services) })
   await app.register(rotationRoutes, {
-    rotation: createRotationService({ ...services, random: deps.random })
+    rotation: createRotationService({ ...services, random: deps.random, events: metrics.events })
   })
+  await app.register(healthRoutes, { health: createHealthService({ ...services, events: metrics.events }) })
+  await app.register(metricsRoutes, { registry: metrics.registry })
   await app.register(v1Routes)
 
   return app

@@ -16,7 +16,7 @@ class Placeholder {
 }
 
 /** Returns a function giving the query for `params`, compiled only on first use per database. */
-export function prepared<P extends Record<string, unknown>, R> (
+export function prepared<P extends object, R> (
   build: (db: Db, params: P) => Compilable<R>
 ): (db: Db, params: P) => Compilable<R> {
   const compiledByDb = new WeakMap<Db, CompiledQuery<R>>()
@@ -32,7 +32,7 @@ export function prepared<P extends Record<string, unknown>, R> (
     return {
       compile: () => ({
         ...template,
-        parameters: template.parameters.map((value) => value instanceof Placeholder ? params[value.key] : value)
+        parameters: template.parameters.map((value) => value instanceof Placeholder ? (params as Record<string, unknown>)[value.key] : value)
       })
     }
   }

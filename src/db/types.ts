@@ -12,6 +12,12 @@ export interface ProviderTable {
   description: string | null
   created_at: string
   updated_at: string
+  rate_limit_requests: number | null
+  /** 'second' | 'minute' | 'hour' | 'day' */
+  rate_limit_per: string | null
+  /** Start of the fixed window `quota_used` counts in (ISO), or null before the first use. */
+  quota_window_start: string | null
+  quota_used: Generated<number>
 }
 
 export interface PoolTable {
@@ -28,6 +34,11 @@ export interface PoolTable {
   last_rotation: string | null
   /** JSON text: the strategy's cursor (see rotation/strategies.ts). */
   rotation_state: string
+  failure_threshold: Generated<number>
+  cooldown_seconds: Generated<number>
+  max_cooldown_seconds: Generated<number>
+  /** 'soonest' | 'fail' */
+  all_down: Generated<string>
 }
 
 export interface PoolMemberTable {
@@ -42,6 +53,13 @@ export interface PoolMemberTable {
   failure_count: Generated<number>
   last_used: string | null
   created_at: string
+  consecutive_failures: Generated<number>
+  cooldown_trips: Generated<number>
+  cooldown_until: string | null
+  cooldown_reason: string | null
+  latency_ms: number | null
+  /** The error text of the latest failure report, cleared by a success. */
+  last_error: string | null
 }
 
 export interface RotationHistoryTable {

@@ -8,13 +8,26 @@ import type { Db, PoolMemberTable } from '../db/types.js'
 import { all, execute, first, type Work } from '../db/work.js'
 
 export type MemberRow = Selectable<PoolMemberTable>
-export type MemberWithName = MemberRow & { provider_name: string | null }
+/** A member with what rotation needs of its provider: the name and the quota state. */
+export type MemberWithName = MemberRow & {
+  provider_name: string | null
+  rate_limit_requests: number | null
+  rate_limit_per: string | null
+  quota_window_start: string | null
+  quota_used: number
+}
 
 function selectMembersWithNames (db: Db) {
   return db.selectFrom('pool_members')
-    .leftJoin('providers', 'providers.id', 'pool_members.provider_id')
+    .innerJoin('providers', 'providers.id', 'pool_members.provider_id')
     .selectAll('pool_members')
-    .select('providers.name as provider_name')
+    .select([
+      'providers.name as provider_name',
+      'providers.rate_limit_requests',
+      'providers.rate_limit_per',
+      'providers.quota_window_start',
+      'providers.quota_used'
+    ])
 }
 
 /** Inserts a member and returns its row. */
@@ -55,16 +68,47 @@ export function * markMemberUsed (db: Db, memberId: number, at: string): Work<vo
   yield * execute(updateMemberUsed(db, { memberId, at }))
 }
 
-/** Counts one failure of a member. */
-export function * markMemberFailed (db: Db, memberId: number): Work<void> {
-  yield * execute(db.updateTable('pool_members')
-    .set((eb) => ({ failure_count: eb('failure_count', '+', 1) }))
-    .where('id', '=', memberId))
+/** One member with its provider's name and quota state, or undefined. */
+export function * findMemberWithName (db: Db, poolId: number, providerId: number): Work<MemberWithName | undefined> {
+  return yield * first(selectMemberWithName(db, { poolId, providerId }))
 }
+
+const selectMemberWithName = prepared((db, p: { poolId: number, providerId: number }) =>
+  selectMembersWithNames(db).where('pool_members.pool_id', '=', p.poolId).where('pool_members.provider_id', '=', p.providerId))
+
+export interface HealthUpdate extends Pick<MemberRow, 'consecutive_failures' | 'cooldown_trips' | 'cooldown_until' | 'cooldown_reason' | 'latency_ms' | 'last_error'> {
+  /** 1 to count a success, else 0. */
+  successes: number
+  /** 1 to count a failure, else 0. */
+  failures: number
+}
+
+/** Stores a member's new health state and counts the outcome. */
+export function * updateMemberHealth (db: Db, memberId: number, update: HealthUpdate): Work<void> {
+  yield * execute(updateHealth(db, { memberId, ...update }))
+}
+
+const updateHealth = prepared((db, p: HealthUpdate & { memberId: number }) => db.updateTable('pool_members')
+  .set((eb) => ({
+    consecutive_failures: p.consecutive_failures,
+    cooldown_trips: p.cooldown_trips,
+    cooldown_until: p.cooldown_until,
+    cooldown_reason: p.cooldown_reason,
+    latency_ms: p.latency_ms,
+    last_error: p.last_error,
+    success_count: eb('success_count', '+', p.successes),
+    failure_count: eb('failure_count', '+', p.failures)
+  }))
+  .where('id', '=', p.memberId))
 
 /** Removes the member; returns the deleted row or undefined. */
 export function * deleteMember (db: Db, poolId: number, providerId: number): Work<MemberRow | undefined> {
   return yield * first(db.deleteFrom('pool_members')
     .where('pool_id', '=', poolId).where('provider_id', '=', providerId)
     .returningAll())
+}
+
+/** The cooldown end of every member (for counting members by health). */
+export function * listCooldowns (db: Db): Work<Array<Pick<MemberRow, 'cooldown_until'>>> {
+  return yield * all(db.selectFrom('pool_members').select('cooldown_until'))
 }

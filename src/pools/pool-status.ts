@@ -9,6 +9,8 @@ import type { Work } from '../db/work.js'
 import { listHistory } from '../rotation/history.repository.js'
 import { toHistoryRecords } from '../rotation/history.mapper.js'
 import type { HistoryRecordValue } from '../rotation/rotation.schemas.js'
+import { healthAt, successRate } from '../rotation/health.js'
+import { quotaAt } from '../rotation/quota.js'
 import { listMembers, type MemberWithName } from './member.repository.js'
 import type { PoolWithCurrent } from './pool.repository.js'
 import type { PoolStatusValue } from './pool.schemas.js'
@@ -16,7 +18,7 @@ import type { PoolStatusValue } from './pool.schemas.js'
 /** How many history records a status record carries. */
 export const RECENT_ROTATIONS = 10
 
-function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], history: HistoryRecordValue[]): PoolStatusValue {
+function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], history: HistoryRecordValue[], now: Date): PoolStatusValue {
   return {
     pool_id: pool.id,
     name: pool.name,
@@ -32,6 +34,12 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], hi
       : null,
     total_rotations: pool.total_rotations,
     last_rotation: pool.last_rotation,
+    policy: {
+      failure_threshold: pool.failure_threshold,
+      cooldown_seconds: pool.cooldown_seconds,
+      max_cooldown_seconds: pool.max_cooldown_seconds,
+      all_down: pool.all_down
+    },
     members: members.map((m) => ({
       member_id: m.id,
       provider_id: m.provider_id,
@@ -42,14 +50,26 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], hi
       use_count: m.use_count,
       success_count: m.success_count,
       failure_count: m.failure_count,
-      last_used: m.last_used
+      last_used: m.last_used,
+      health: healthAt(m, now),
+      cooldown_until: m.cooldown_until,
+      cooldown_reason: m.cooldown_reason,
+      consecutive_failures: m.consecutive_failures,
+      latency_ms: m.latency_ms,
+      success_rate: successRate(m),
+      quota: quotaOf(m, now)
     })),
     recent_rotations: history
   }
 }
 
-/** Status records for `pools`, in their order. */
-export function * buildPoolStatuses (db: Db, pools: readonly PoolWithCurrent[]): Work<PoolStatusValue[]> {
+function quotaOf (member: MemberWithName, now: Date): PoolStatusValue['members'][number]['quota'] {
+  const quota = quotaAt(member, now)
+  return quota === null ? null : { used: quota.used, limit: quota.limit, resets_at: quota.resets_at }
+}
+
+/** Status records for `pools`, in their order, with health and quotas as of `now`. */
+export function * buildPoolStatuses (db: Db, pools: readonly PoolWithCurrent[], now: Date): Work<PoolStatusValue[]> {
   const statuses: PoolStatusValue[] = []
   for (const pool of pools) {
     const members = yield * listMembers(db, pool.id)
@@ -57,7 +77,7 @@ export function * buildPoolStatuses (db: Db, pools: readonly PoolWithCurrent[]):
     const known = new Map(members.map((m) => [m.provider_id, m.provider_name]))
     if (pool.current_provider_id !== null) known.set(pool.current_provider_id, pool.current_provider_name)
     const history = yield * toHistoryRecords(db, yield * listHistory(db, pool.id, RECENT_ROTATIONS), known)
-    statuses.push(toStatus(pool, members, history))
+    statuses.push(toStatus(pool, members, history, now))
   }
   return statuses
 }

@@ -11,7 +11,8 @@ import { all, execute, first, type Work } from '../db/work.js'
 export type PoolRow = Selectable<PoolTable>
 export type PoolWithCurrent = PoolRow & { current_provider_name: string | null }
 /** What a rotation needs of its pool. */
-export type RotationPoolRow = Pick<PoolRow, 'id' | 'enabled' | 'rotation_strategy' | 'rotation_state' | 'current_provider_id'>
+export type RotationPoolRow = Pick<PoolRow, 'id' | 'enabled' | 'rotation_strategy' | 'rotation_state' | 'current_provider_id' |
+'failure_threshold' | 'cooldown_seconds' | 'max_cooldown_seconds' | 'all_down'>
 
 /** Inserts a pool and returns its row. */
 export function * insertPool (db: Db, row: Insertable<PoolTable>): Work<PoolRow> {
@@ -49,7 +50,8 @@ export function * findPoolForRotation (db: Db, id: number): Work<RotationPoolRow
 
 const selectPoolForRotation = prepared((db, p: { id: number }) =>
   lockRows(db, db.selectFrom('pools')
-    .select(['id', 'enabled', 'rotation_strategy', 'rotation_state', 'current_provider_id'])
+    .select(['id', 'enabled', 'rotation_strategy', 'rotation_state', 'current_provider_id',
+      'failure_threshold', 'cooldown_seconds', 'max_cooldown_seconds', 'all_down'])
     .where('id', '=', p.id)))
 
 /** Applies `changes`; returns the new row, or undefined when there is no such pool. */

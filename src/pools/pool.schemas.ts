@@ -3,11 +3,25 @@
  */
 import { Type, type Static } from 'typebox'
 import { Id, Nullable, Timestamp } from '../http/schemas.js'
+import { HealthFields, Quota } from '../rotation/health.schemas.js'
 import { HistoryRecord } from '../rotation/rotation.schemas.js'
 import { STRATEGIES } from '../rotation/strategies.js'
 
 const Strategy = Type.Unsafe<typeof STRATEGIES[number]>({ type: 'string', enum: [...STRATEGIES] })
 const Description = Type.String({ maxLength: 2000 })
+
+const FailureThreshold = Type.Integer({ minimum: 1, maximum: 1000, description: 'consecutive failures that start a cooldown (default 3)' })
+const CooldownSeconds = Type.Integer({ minimum: 1, maximum: 86_400, description: 'first cooldown, doubled for each further trip (default 30)' })
+const MaxCooldownSeconds = Type.Integer({ minimum: 1, maximum: 604_800, description: 'cap of the doubling (default 300)' })
+const AllDown = Type.Unsafe<'soonest' | 'fail'>({ type: 'string', enum: ['soonest', 'fail'], description: 'when every enabled member is cooling down: use the one whose cooldown ends first (default), or answer 404' })
+
+/** The per-pool health policy fields, all optional, accepted on create and update. */
+const policyFields = {
+  failure_threshold: Type.Optional(Nullable(FailureThreshold)),
+  cooldown_seconds: Type.Optional(Nullable(CooldownSeconds)),
+  max_cooldown_seconds: Type.Optional(Nullable(MaxCooldownSeconds)),
+  all_down: Type.Optional(Nullable(AllDown))
+}
 
 export const PoolParams = Type.Object({ pool_id: Id })
 export const MemberParams = Type.Object({ pool_id: Id, provider_id: Id })
@@ -16,7 +30,8 @@ export const CreatePoolBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   category: Type.String({ minLength: 1, maxLength: 100 }),
   description: Type.Optional(Nullable(Description)),
-  rotation_strategy: Type.Optional(Nullable(Strategy))
+  rotation_strategy: Type.Optional(Nullable(Strategy)),
+  ...policyFields
 })
 export type CreatePoolInput = Static<typeof CreatePoolBody>
 
@@ -32,7 +47,8 @@ export const PoolCreated = Type.Object({
 export const UpdatePoolBody = Type.Object({
   rotation_strategy: Type.Optional(Nullable(Strategy)),
   enabled: Type.Optional(Nullable(Type.Boolean())),
-  description: Type.Optional(Nullable(Description))
+  description: Type.Optional(Nullable(Description)),
+  ...policyFields
 })
 export type UpdatePoolInput = Static<typeof UpdatePoolBody>
 
@@ -57,7 +73,9 @@ export const MemberStatus = Type.Object({
   use_count: Type.Integer(),
   success_count: Type.Integer(),
   failure_count: Type.Integer(),
-  last_used: Nullable(Timestamp)
+  last_used: Nullable(Timestamp),
+  ...HealthFields,
+  quota: Quota
 })
 
 export const PoolStatus = Type.Object({
@@ -73,6 +91,12 @@ export const PoolStatus = Type.Object({
   current_provider: Nullable(Type.Object({ provider_id: Type.Integer(), name: Type.String() })),
   total_rotations: Type.Integer(),
   last_rotation: Nullable(Timestamp),
+  policy: Type.Object({
+    failure_threshold: Type.Integer(),
+    cooldown_seconds: Type.Integer(),
+    max_cooldown_seconds: Type.Integer(),
+    all_down: Type.String()
+  }),
   members: Type.Array(MemberStatus),
   recent_rotations: Type.Array(HistoryRecord)
 })

@@ -7,7 +7,8 @@ import type { Updateable } from 'kysely'
 import { isUniqueViolation } from '../db/errors.js'
 import type { PoolTable } from '../db/types.js'
 import type { WorkRunner } from '../db/work.js'
-import { ConflictError, NotFoundError } from '../errors.js'
+import { ConflictError, NotFoundError, RequestValidationError } from '../errors.js'
+import { DEFAULT_POLICY } from '../rotation/health.js'
 import { buildPoolStatuses } from './pool-status.js'
 import * as repo from './pool.repository.js'
 import type { CreatePoolInput, PoolStatusValue, UpdatePoolInput } from './pool.schemas.js'
@@ -15,11 +16,26 @@ import type { CreatePoolInput, PoolStatusValue, UpdatePoolInput } from './pool.s
 /** The error operations 3, 4 and 5 give for an unknown pool. */
 export const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
 
+/** The cooldown cap may not be below the first cooldown (checked on the values that result). */
+function checkPolicy (cooldown: number, max: number): void {
+  if (max < cooldown) {
+    throw new RequestValidationError([{
+      loc: ['body', 'max_cooldown_seconds'],
+      msg: `ensure this value is greater than or equal to cooldown_seconds (${cooldown})`,
+      type: 'value_error.number.not_ge',
+      ctx: { limit_value: cooldown }
+    }])
+  }
+}
+
 /** Builds the pool service over the database's work runner and a clock. */
 export function createPoolService ({ database, now }: { database: WorkRunner, now: () => Date }) {
   return {
     async createPool (input: CreatePoolInput): Promise<repo.PoolRow> {
       const at = now().toISOString()
+      const cooldown = input.cooldown_seconds ?? DEFAULT_POLICY.cooldown_seconds
+      const maxCooldown = input.max_cooldown_seconds ?? Math.max(DEFAULT_POLICY.max_cooldown_seconds, cooldown)
+      checkPolicy(cooldown, maxCooldown)
       try {
         return await database.transact((db) => repo.insertPool(db, {
           name: input.name,
@@ -31,7 +47,11 @@ export function createPoolService ({ database, now }: { database: WorkRunner, no
           updated_at: at,
           current_provider_id: null,
           last_rotation: null,
-          rotation_state: '{}'
+          rotation_state: '{}',
+          failure_threshold: input.failure_threshold ?? DEFAULT_POLICY.failure_threshold,
+          cooldown_seconds: cooldown,
+          max_cooldown_seconds: maxCooldown,
+          all_down: input.all_down ?? DEFAULT_POLICY.all_down
         }))
       } catch (error) {
         if (isUniqueViolation(error)) throw new ConflictError(`pool name '${input.name}' already exists`)
@@ -41,7 +61,7 @@ export function createPoolService ({ database, now }: { database: WorkRunner, no
 
     async listPoolStatuses (): Promise<PoolStatusValue[]> {
       return await database.read(function * (db) {
-        return yield * buildPoolStatuses(db, yield * repo.listPools(db))
+        return yield * buildPoolStatuses(db, yield * repo.listPools(db), now())
       })
     },
 
@@ -49,7 +69,7 @@ export function createPoolService ({ database, now }: { database: WorkRunner, no
       return await database.read(function * (db) {
         const pool = yield * repo.findPool(db, id)
         if (pool === undefined) throw poolNotFound(id)
-        return (yield * buildPoolStatuses(db, [pool]))[0] as PoolStatusValue
+        return (yield * buildPoolStatuses(db, [pool], now()))[0] as PoolStatusValue
       })
     },
 
@@ -59,9 +79,14 @@ export function createPoolService ({ database, now }: { database: WorkRunner, no
       if (input.enabled != null) changes.enabled = input.enabled ? 1 : 0
       if (input.description != null) changes.description = input.description
       if (input.rotation_strategy != null) changes.rotation_strategy = input.rotation_strategy
+      if (input.failure_threshold != null) changes.failure_threshold = input.failure_threshold
+      if (input.cooldown_seconds != null) changes.cooldown_seconds = input.cooldown_seconds
+      if (input.max_cooldown_seconds != null) changes.max_cooldown_seconds = input.max_cooldown_seconds
+      if (input.all_down != null) changes.all_down = input.all_down
       return await database.transact(function * (db) {
         const before = yield * repo.findPool(db, id)
         if (before === undefined) throw poolNotFound(id)
+        checkPolicy(changes.cooldown_seconds ?? before.cooldown_seconds, changes.max_cooldown_seconds ?? before.max_cooldown_seconds)
         // A cursor belongs to the strategy that wrote it.
         if (changes.rotation_strategy !== undefined && changes.rotation_strategy !== before.rotation_strategy) {
           changes.rotation_state = '{}'

@@ -114,8 +114,9 @@ for (const dialect of dialects) {
         const body = res.body
         assert.deepEqual(Object.keys(body).sort(), [
           'category', 'created_at', 'current_provider', 'description', 'enabled', 'last_rotation', 'members', 'name',
-          'pool_id', 'pool_name', 'recent_rotations', 'rotation_strategy', 'total_rotations', 'updated_at'
+          'policy', 'pool_id', 'pool_name', 'recent_rotations', 'rotation_strategy', 'total_rotations', 'updated_at'
         ])
+        assert.deepEqual(body.policy, { failure_threshold: 3, cooldown_seconds: 30, max_cooldown_seconds: 300, all_down: 'soonest' })
         assert.equal(body.pool_id, id)
         assert.equal(body.name, 'status')
         assert.equal(body.pool_name, 'status')
@@ -134,7 +135,14 @@ for (const dialect of dialects) {
           use_count: 1,
           success_count: 0,
           failure_count: 0,
-          last_used: undefined
+          last_used: undefined,
+          health: 'healthy',
+          cooldown_until: null,
+          cooldown_reason: null,
+          consecutive_failures: 0,
+          latency_ms: null,
+          success_rate: null,
+          quota: null
         })
         assert.match(member.last_used, ISO_UTC)
         assert.equal(body.recent_rotations.length, 1)

@@ -3,6 +3,7 @@
  * run by the database's work runner (db/work.ts).
  */
 import type { Insertable, Selectable, Updateable } from 'kysely'
+import { prepared } from '../db/prepared.js'
 import type { Db, ProviderTable } from '../db/types.js'
 import { all, first, type Work } from '../db/work.js'
 
@@ -38,4 +39,26 @@ export function * updateProvider (db: Db, id: number, changes: Updateable<Provid
 /** Deletes a provider (its memberships go with it); returns the deleted row. */
 export function * deleteProvider (db: Db, id: number): Work<ProviderRow | undefined> {
   return yield * first(db.deleteFrom('providers').where('id', '=', id).returningAll())
+}
+
+const takeQuota = prepared((db, p: { id: number, windowStart: string, limit: number }) => db.updateTable('providers')
+  .set((eb) => ({
+    quota_used: eb.case().when('quota_window_start', '=', p.windowStart).then(eb('quota_used', '+', 1)).else(1).end(),
+    quota_window_start: p.windowStart
+  }))
+  .where('id', '=', p.id)
+  .where((eb) => eb.or([
+    eb('quota_window_start', 'is', null),
+    eb('quota_window_start', '<>', p.windowStart),
+    eb('quota_used', '<', p.limit)
+  ]))
+  .returning('id'))
+
+/**
+ * Counts one use against the provider's quota in the window starting at
+ * `windowStart`; false when that window is used up. One conditional UPDATE, so
+ * processes sharing a database never hand out more than `limit`.
+ */
+export function * consumeQuota (db: Db, id: number, windowStart: string, limit: number): Work<boolean> {
+  return (yield * first(takeQuota(db, { id, windowStart, limit }))) !== undefined
 }

@@ -41,6 +41,14 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ providers: ProviderServ
     return { ...provider, message: `Provider '${provider.name}' updated successfully` }
   })
 
+  app.delete('/api/providers/:provider_id/rate_limit', {
+    schema: { tags, summary: 'Remove a provider\'s rate limit', params: ProviderParams, response: { 200: ProviderWithMessage, ...errorResponses } },
+    config: { failure: 'Failed to update provider' }
+  }, async (request) => {
+    const provider = await providers.removeRateLimit(request.params.provider_id)
+    return { ...provider, message: `Rate limit of provider '${provider.name}' removed` }
+  })
+
   app.delete('/api/providers/:provider_id', {
     schema: { tags, summary: 'Delete a provider and its memberships', params: ProviderParams, response: { 200: ProviderDeleted, ...errorResponses } },
     config: { failure: 'Failed to delete provider' }

@@ -3,11 +3,17 @@
  */
 import { Type, type Static } from 'typebox'
 import { Id, Nullable, Timestamp } from '../http/schemas.js'
+import { QUOTA_PERIODS, type QuotaPeriod } from '../rotation/quota.js'
 
 const Name = Type.String({ minLength: 1, maxLength: 200 })
 const Category = Type.String({ maxLength: 100 })
 const BaseUrl = Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$', description: 'http:// or https:// URL' })
 const Description = Type.String({ maxLength: 2000 })
+
+export const RateLimit = Type.Object({
+  requests: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
+  per: Type.Unsafe<QuotaPeriod>({ type: 'string', enum: [...QUOTA_PERIODS] })
+}, { description: 'quota: at most `requests` hand-outs per fixed, clock-aligned window' })
 
 export const ProviderParams = Type.Object({ provider_id: Id })
 
@@ -15,7 +21,8 @@ export const CreateProviderBody = Type.Object({
   name: Name,
   category: Type.Optional(Nullable(Category)),
   base_url: Type.Optional(Nullable(BaseUrl)),
-  description: Type.Optional(Nullable(Description))
+  description: Type.Optional(Nullable(Description)),
+  rate_limit: Type.Optional(Nullable(RateLimit))
 })
 export type CreateProviderInput = Static<typeof CreateProviderBody>
 
@@ -23,7 +30,8 @@ export const UpdateProviderBody = Type.Object({
   name: Type.Optional(Nullable(Name)),
   category: Type.Optional(Nullable(Category)),
   base_url: Type.Optional(Nullable(BaseUrl)),
-  description: Type.Optional(Nullable(Description))
+  description: Type.Optional(Nullable(Description)),
+  rate_limit: Type.Optional(Nullable(RateLimit))
 })
 export type UpdateProviderInput = Static<typeof UpdateProviderBody>
 
@@ -33,6 +41,7 @@ export const Provider = Type.Object({
   category: Nullable(Type.String()),
   base_url: Nullable(Type.String()),
   description: Nullable(Type.String()),
+  rate_limit: Nullable(RateLimit),
   created_at: Timestamp,
   updated_at: Timestamp
 })

@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../db/errors.js'
 import type { ProviderTable } from '../db/types.js'
 import type { WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError } from '../errors.js'
+import type { QuotaPeriod } from '../rotation/quota.js'
 import * as repo from './provider.repository.js'
 import type { CreateProviderInput, ProviderRecord, UpdateProviderInput } from './provider.schemas.js'
 
@@ -17,6 +18,9 @@ function toRecord (row: repo.ProviderRow): ProviderRecord {
     category: row.category,
     base_url: row.base_url,
     description: row.description,
+    rate_limit: row.rate_limit_requests !== null && row.rate_limit_per !== null
+      ? { requests: row.rate_limit_requests, per: row.rate_limit_per as QuotaPeriod }
+      : null,
     created_at: row.created_at,
     updated_at: row.updated_at
   }
@@ -44,6 +48,8 @@ export function createProviderService ({ database, now }: { database: WorkRunner
         category: input.category ?? null,
         base_url: input.base_url ?? null,
         description: input.description ?? null,
+        rate_limit_requests: input.rate_limit?.requests ?? null,
+        rate_limit_per: input.rate_limit?.per ?? null,
         created_at: at,
         updated_at: at
       })))
@@ -67,7 +73,24 @@ export function createProviderService ({ database, now }: { database: WorkRunner
       if (input.category != null) changes.category = input.category
       if (input.base_url != null) changes.base_url = input.base_url
       if (input.description != null) changes.description = input.description
+      if (input.rate_limit != null) {
+        changes.rate_limit_requests = input.rate_limit.requests
+        changes.rate_limit_per = input.rate_limit.per
+      }
       const row = await guardUniqueName(input.name, () => database.transact((db) => repo.updateProvider(db, id, changes)))
+      if (row === undefined) throw notFound(id)
+      return toRecord(row)
+    },
+
+    /** Lifts the provider's quota (and forgets its counter). */
+    async removeRateLimit (id: number): Promise<ProviderRecord> {
+      const row = await database.transact((db) => repo.updateProvider(db, id, {
+        rate_limit_requests: null,
+        rate_limit_per: null,
+        quota_window_start: null,
+        quota_used: 0,
+        updated_at: now().toISOString()
+      }))
       if (row === undefined) throw notFound(id)
       return toRecord(row)
     },

@@ -22,6 +22,7 @@ for (const dialect of dialects) {
         category: 'public-spending',
         base_url: 'https://api.example.gov/v1',
         description: 'portal',
+        rate_limit: null,
         created_at: '',
         updated_at: '',
         message: "Provider 'transparency' created successfully"

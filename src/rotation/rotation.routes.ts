@@ -28,7 +28,8 @@ export const rotationRoutes: FastifyPluginAsyncTypebox<{ rotation: RotationServi
       provider_id: result.providerId,
       provider_name: result.providerName,
       timestamp: result.timestamp,
-      message: `Rotated to provider '${result.providerName ?? result.providerId}'`
+      message: `Rotated to provider '${result.providerName ?? result.providerId}'`,
+      ...(result.degraded ? { degraded: true } : {})
     }
   })
 
@@ -51,7 +52,8 @@ export const rotationRoutes: FastifyPluginAsyncTypebox<{ rotation: RotationServi
       new_provider_id: result.providerId,
       new_provider_name: result.providerName,
       timestamp: result.timestamp,
-      message: `Failed over from provider '${result.failedProviderName ?? failedId}' to '${result.providerName ?? result.providerId}'`
+      message: `Failed over from provider '${result.failedProviderName ?? failedId}' to '${result.providerName ?? result.providerId}'`,
+      ...(result.degraded ? { degraded: true } : {})
     }
   })
 

@@ -8,12 +8,15 @@ const Reason = Type.String({ minLength: 1, maxLength: 200 })
 
 export const RotateBody = Type.Object({ reason: Type.Optional(Nullable(Reason)) })
 
+const Degraded = Type.Optional(Type.Boolean({ description: 'Present (true) when every eligible member was cooling down and the one whose cooldown ends first was chosen' }))
+
 export const RotateResult = Type.Object({
   pool_id: Type.Integer(),
   provider_id: Type.Integer(),
   provider_name: Nullable(Type.String()),
   timestamp: Timestamp,
-  message: Type.String()
+  message: Type.String(),
+  degraded: Degraded
 })
 
 export const FailoverBody = Type.Object({
@@ -27,7 +30,8 @@ export const FailoverResult = Type.Object({
   new_provider_id: Type.Integer(),
   new_provider_name: Nullable(Type.String()),
   timestamp: Timestamp,
-  message: Type.String()
+  message: Type.String(),
+  degraded: Degraded
 })
 
 export const HistoryQuery = Type.Object({

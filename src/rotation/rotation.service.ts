@@ -1,14 +1,20 @@
 /**
  * Rotate and fail over (operations 9 and 10), and read the history (11).
  * Each rotation is one transaction that locks the pool's row first, so concurrent
- * rotations, in one process or several sharing a database, are serialised and
- * the strategy cursor, counters and history always agree.
+ * rotations, reports and failovers, in one process or several sharing a database,
+ * are serialised per pool and the cursor, counters, health and history agree.
+ * Only enabled members that are not cooling down and have quota left are chosen
+ * (see eligibility.ts); quotas are counted with one conditional UPDATE.
  */
 import type { Db } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import { NotFoundError } from '../errors.js'
-import { listMembers, markMemberFailed, markMemberUsed, type MemberWithName } from '../pools/member.repository.js'
+import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
+import { listMembers, markMemberUsed, updateMemberHealth, type MemberWithName } from '../pools/member.repository.js'
 import { findPoolForRotation, recordPoolRotation, type RotationPoolRow } from '../pools/pool.repository.js'
+import { consumeQuota } from '../providers/provider.repository.js'
+import { assess, candidatesFor } from './eligibility.js'
+import { applyOutcome } from './health.js'
 import { insertHistory, listHistory } from './history.repository.js'
 import { toHistoryRecords } from './history.mapper.js'
 import type { HistoryRecordValue } from './rotation.schemas.js'
@@ -18,6 +24,8 @@ export interface Rotation {
   readonly providerId: number
   readonly providerName: string | null
   readonly timestamp: string
+  /** Every eligible member was cooling down; the one whose cooldown ends first was chosen. */
+  readonly degraded: boolean
 }
 
 export interface Failover extends Rotation {
@@ -28,81 +36,117 @@ interface Deps {
   database: WorkRunner
   now: () => Date
   random?: () => number
+  events?: RotationEvents
 }
 
 const noneAvailable = (poolId: number) => new NotFoundError(`No available providers in pool ${poolId}`)
 
 /** Builds the rotation service. */
-export function createRotationService ({ database, now, random = Math.random }: Deps) {
-  /** Chooses among `eligible` by the pool's strategy and records the use; undefined when none. */
+export function createRotationService ({ database, now, random = Math.random, events = NO_EVENTS }: Deps) {
+  /**
+   * Chooses by the pool's strategy among the eligible members (all but
+   * `excludeProviderId`), takes one from the provider's quota and records the use.
+   */
   function * rotateWithin (
-    db: Db, pool: RotationPoolRow, members: MemberWithName[], eligible: MemberWithName[], at: string
-  ): Work<MemberWithName | undefined> {
+    db: Db, pool: RotationPoolRow, members: MemberWithName[], at: Date, excludeProviderId?: number
+  ): Work<{ member: MemberWithName, degraded: boolean } | undefined> {
     const state = pruneRotationState(parseRotationState(pool.rotation_state), members.map((m) => m.id))
-    const candidates = eligible.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count }))
-    const choice = chooseMember(pool.rotation_strategy as Strategy, candidates, state, random)
-    if (choice === undefined) return undefined
-    const chosen = eligible.find((m) => m.id === choice.member_id) as MemberWithName
-    yield * markMemberUsed(db, chosen.id, at)
-    yield * recordPoolRotation(db, pool.id, { providerId: chosen.provider_id, at, state: JSON.stringify(choice.state) })
-    return chosen
+    let assessments = members.map((m) => assess(m, at))
+    while (true) {
+      const { candidates, degraded } = candidatesFor(assessments, pool.all_down, excludeProviderId)
+      const ranked = candidates.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count }))
+      const choice = chooseMember(pool.rotation_strategy as Strategy, ranked, state, random)
+      if (choice === undefined) return undefined
+      const chosen = assessments.find((a) => a.member.id === choice.member_id)
+      if (chosen === undefined) return undefined
+      const quota = chosen.quota
+      if (quota !== null && !(yield * consumeQuota(db, chosen.member.provider_id, quota.window_start, quota.limit))) {
+        // Another process used the last of this window first: the member is out until it resets.
+        assessments = assessments.map((a) => a === chosen ? { ...a, eligible: false, reason: 'quota_exhausted' as const, until: quota.resets_at } : a)
+        continue
+      }
+      const iso = at.toISOString()
+      yield * markMemberUsed(db, chosen.member.id, iso)
+      yield * recordPoolRotation(db, pool.id, { providerId: chosen.member.provider_id, at: iso, state: JSON.stringify(choice.state) })
+      return { member: chosen.member, degraded }
+    }
   }
 
   return {
     /** Moves the pool to its next available provider by its strategy. */
     async rotate (poolId: number, reason: string): Promise<Rotation> {
-      return await database.transact(function * (db) {
+      const rotation = await database.transact(function * (db): Work<Rotation> {
         const pool = yield * findPoolForRotation(db, poolId)
         if (pool === undefined || pool.enabled === 0) throw noneAvailable(poolId)
         const members = yield * listMembers(db, poolId)
         // Read the clock inside the lock, so history timestamps follow commit order.
-        const at = now().toISOString()
-        const chosen = yield * rotateWithin(db, pool, members, members.filter((m) => m.enabled === 1), at)
+        const at = now()
+        const chosen = yield * rotateWithin(db, pool, members, at)
         if (chosen === undefined) throw noneAvailable(poolId)
-        if (pool.current_provider_id !== chosen.provider_id) {
+        const { member, degraded } = chosen
+        if (pool.current_provider_id !== member.provider_id) {
           yield * insertHistory(db, {
             pool_id: poolId,
             from_provider_id: pool.current_provider_id,
-            to_provider_id: chosen.provider_id,
+            to_provider_id: member.provider_id,
             reason,
             success: 1,
-            notes: null,
-            timestamp: at
+            notes: degraded ? 'degraded: every eligible member was cooling down' : null,
+            timestamp: at.toISOString()
           })
         }
-        return { providerId: chosen.provider_id, providerName: chosen.provider_name, timestamp: at }
+        return { providerId: member.provider_id, providerName: member.provider_name, timestamp: at.toISOString(), degraded }
       })
+      events.rotated(poolId, rotation.providerName)
+      return rotation
     },
 
     /**
-     * Counts a failure of `failedProviderId` and moves the pool to another provider.
-     * The failure and a history record are kept even when no alternative exists.
+     * Counts a failure of `failedProviderId` (as an outcome report would) and moves the
+     * pool to another provider. The failure and a history record are kept even when no
+     * alternative exists.
      */
     async failover (poolId: number, failedProviderId: number, reason: string): Promise<Failover> {
-      const outcome = await database.transact(function * (db): Work<Failover | undefined> {
+      const cooldowns: string[] = []
+      const outcome = await database.transact(function * (db): Work<Failover | { failedProviderName: string | null } | undefined> {
         const pool = yield * findPoolForRotation(db, poolId)
         if (pool === undefined) return undefined
         const members = yield * listMembers(db, poolId)
+        const at = now()
         const failed = members.find((m) => m.provider_id === failedProviderId)
-        if (failed !== undefined) yield * markMemberFailed(db, failed.id)
-        const at = now().toISOString()
-        const eligible = pool.enabled === 1 ? members.filter((m) => m.enabled === 1 && m.provider_id !== failedProviderId) : []
-        const chosen = yield * rotateWithin(db, pool, members, eligible, at)
+        if (failed !== undefined) {
+          const { state, cooldownStarted } = applyOutcome(failed, { success: false }, pool, at)
+          yield * updateMemberHealth(db, failed.id, { ...state, last_error: `failover: ${reason}`, successes: 0, failures: 1 })
+          if (cooldownStarted !== null) cooldowns.push(cooldownStarted)
+        }
+        const chosen = pool.enabled === 1 ? yield * rotateWithin(db, pool, members, at, failedProviderId) : undefined
         yield * insertHistory(db, {
           pool_id: poolId,
           from_provider_id: failedProviderId,
-          to_provider_id: chosen?.provider_id ?? null,
+          to_provider_id: chosen?.member.provider_id ?? null,
           reason,
           success: chosen === undefined ? 0 : 1,
           notes: chosen === undefined
             ? `Provider ${failedProviderId} failed; no alternative provider was available`
-            : `Failover from failed provider ${failedProviderId}`,
-          timestamp: at
+            : `Failover from failed provider ${failedProviderId}${chosen.degraded ? ' (degraded: every eligible member was cooling down)' : ''}`,
+          timestamp: at.toISOString()
         })
-        if (chosen === undefined) return undefined
-        return { providerId: chosen.provider_id, providerName: chosen.provider_name, timestamp: at, failedProviderName: failed?.provider_name ?? null }
+        const failedProviderName = failed?.provider_name ?? null
+        if (chosen === undefined) return { failedProviderName }
+        return {
+          providerId: chosen.member.provider_id,
+          providerName: chosen.member.provider_name,
+          timestamp: at.toISOString(),
+          degraded: chosen.degraded,
+          failedProviderName
+        }
       })
-      if (outcome === undefined) throw new NotFoundError(`No alternative providers available in pool ${poolId}`)
+      for (const cooldown of cooldowns) events.cooldownStarted(cooldown)
+      if (outcome !== undefined) events.failedOver(poolId, outcome.failedProviderName)
+      if (outcome === undefined || !('providerId' in outcome)) {
+        throw new NotFoundError(`No alternative providers available in pool ${poolId}`)
+      }
+      events.rotated(poolId, outcome.providerName)
       return outcome
     },
 

@@ -1,0 +1,67 @@
+/**
+ * Prometheus metrics (prom-client), one registry per app: rotation events that
+ * services report through the narrow `RotationEvents` interface, members by
+ * health (read from the database at scrape time, so every process agrees), and
+ * HTTP request durations.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+
+/** What the rotation services tell the metrics about. */
+export interface RotationEvents {
+  rotated(poolId: number, provider: string | null): void
+  failedOver(poolId: number, failedProvider: string | null): void
+  reported(success: boolean): void
+  cooldownStarted(reason: string): void
+}
+
+export const NO_EVENTS: RotationEvents = {
+  rotated: () => {},
+  failedOver: () => {},
+  reported: () => {},
+  cooldownStarted: () => {}
+}
+
+/** Builds the registry; `membersByHealth` is asked at each scrape. */
+export function createMetrics (membersByHealth: () => Promise<Record<string, number>>) {
+  const registry = new Registry()
+  const registers = [registry]
+  const rotations = new Counter({ name: 'sourcepool_rotations_total', help: 'Providers handed out by rotate and failover', labelNames: ['pool_id', 'provider'], registers })
+  const failovers = new Counter({ name: 'sourcepool_failovers_total', help: 'Failovers, by the provider that failed', labelNames: ['pool_id', 'failed_provider'], registers })
+  const reports = new Counter({ name: 'sourcepool_reports_total', help: 'Outcome reports received', labelNames: ['outcome'], registers })
+  const cooldowns = new Counter({ name: 'sourcepool_cooldowns_started_total', help: 'Member cooldowns started', labelNames: ['reason'], registers })
+  const durations = new Histogram({
+    name: 'sourcepool_http_request_duration_seconds',
+    help: 'HTTP request durations',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers
+  })
+  // eslint-disable-next-line no-new -- registered through `registers`
+  new Gauge({
+    name: 'sourcepool_members',
+    help: 'Pool members by health',
+    labelNames: ['health'],
+    registers,
+    async collect () {
+      const counts = await membersByHealth()
+      for (const health of ['healthy', 'cooling_down', 'probing']) this.set({ health }, counts[health] ?? 0)
+    }
+  })
+
+  const events: RotationEvents = {
+    rotated: (poolId, provider) => rotations.inc({ pool_id: String(poolId), provider: provider ?? '' }),
+    failedOver: (poolId, failedProvider) => failovers.inc({ pool_id: String(poolId), failed_provider: failedProvider ?? '' }),
+    reported: (success) => reports.inc({ outcome: success ? 'success' : 'failure' }),
+    cooldownStarted: (reason) => cooldowns.inc({ reason })
+  }
+
+  return {
+    registry,
+    events,
+    observeRequest: (method: string, route: string, statusCode: number, seconds: number) => {
+      durations.observe({ method, route, status_code: String(statusCode) }, seconds)
+    }
+  }
+}
+
+export type Metrics = ReturnType<typeof createMetrics>

@@ -1,0 +1,53 @@
+/**
+ * Which members a rotation may choose, and why the others are out: pure
+ * functions shared by rotate, failover and the explain endpoint.
+ */
+import { healthAt, type Health } from './health.js'
+import { quotaAt, type QuotaState, type QuotaView } from './quota.js'
+
+export type Ineligibility = 'disabled' | 'cooling_down' | 'quota_exhausted'
+
+export interface EligibilityInput extends QuotaState {
+  readonly id: number
+  readonly provider_id: number
+  readonly enabled: number
+  readonly cooldown_until: string | null
+}
+
+export interface Assessment<M> {
+  readonly member: M
+  readonly health: Health
+  readonly quota: QuotaView | null
+  readonly eligible: boolean
+  readonly reason: Ineligibility | null
+  /** When the member becomes eligible again (cooldown end or quota reset), if that is known. */
+  readonly until: string | null
+}
+
+/** Assesses one member at `now`. */
+export function assess<M extends EligibilityInput> (member: M, now: Date): Assessment<M> {
+  const health = healthAt(member, now)
+  const quota = quotaAt(member, now)
+  const out = (reason: Ineligibility, until: string | null) => ({ member, health, quota, eligible: false, reason, until })
+  if (member.enabled !== 1) return out('disabled', null)
+  if (health === 'cooling_down') return out('cooling_down', member.cooldown_until)
+  if (quota?.exhausted === true) return out('quota_exhausted', quota.resets_at)
+  return { member, health, quota, eligible: true, reason: null, until: null }
+}
+
+/**
+ * The members a rotation may choose from. When every enabled member (with quota
+ * left) is cooling down and the pool's `all_down` is `soonest`, the one whose
+ * cooldown ends first is offered alone, marked degraded.
+ */
+export function candidatesFor<M extends EligibilityInput> (
+  assessments: ReadonlyArray<Assessment<M>>, allDown: string, excludeProviderId?: number
+): { candidates: M[], degraded: boolean } {
+  const considered = assessments.filter((a) => a.member.provider_id !== excludeProviderId)
+  const eligible = considered.filter((a) => a.eligible).map((a) => a.member)
+  if (eligible.length > 0 || allDown !== 'soonest') return { candidates: eligible, degraded: false }
+  const cooling = considered
+    .filter((a) => a.reason === 'cooling_down' && a.quota?.exhausted !== true)
+    .sort((a, b) => (a.until as string).localeCompare(b.until as string) || a.member.id - b.member.id)
+  return cooling[0] === undefined ? { candidates: [], degraded: false } : { candidates: [cooling[0].member], degraded: true }
+}

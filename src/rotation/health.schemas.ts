@@ -1,0 +1,60 @@
+/**
+ * Schemas of outcome reports (`POST /api/pools/{id}/report`) and of the explain
+ * endpoint (`GET /api/pools/{id}/next`).
+ */
+import { Type, type Static } from 'typebox'
+import { Id, Nullable, Timestamp } from '../http/schemas.js'
+
+export const ReportBody = Type.Object({
+  provider_id: Id,
+  success: Type.Boolean(),
+  status_code: Type.Optional(Nullable(Type.Integer({ minimum: 100, maximum: 599 }))),
+  latency_ms: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 86_400_000 }))),
+  retry_after_s: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 604_800 }))),
+  error: Type.Optional(Nullable(Type.String({ maxLength: 500 })))
+})
+export type ReportInput = Static<typeof ReportBody>
+
+export const HealthFields = {
+  health: Type.Union([Type.Literal('healthy'), Type.Literal('cooling_down'), Type.Literal('probing')]),
+  cooldown_until: Nullable(Timestamp),
+  cooldown_reason: Nullable(Type.String()),
+  consecutive_failures: Type.Integer(),
+  latency_ms: Nullable(Type.Number({ description: 'moving average of reported latencies (α = 0.3)' })),
+  success_rate: Nullable(Type.Number({ description: 'successes / (successes + failures); null before any outcome' }))
+}
+
+export const Quota = Nullable(Type.Object({ used: Type.Integer(), limit: Type.Integer(), resets_at: Timestamp }))
+
+export const MemberHealth = Type.Object({
+  pool_id: Type.Integer(),
+  provider_id: Type.Integer(),
+  provider_name: Nullable(Type.String()),
+  ...HealthFields,
+  success_count: Type.Integer(),
+  failure_count: Type.Integer(),
+  last_error: Nullable(Type.String())
+})
+export type MemberHealthValue = Static<typeof MemberHealth>
+
+export const Explanation = Type.Object({
+  pool_id: Type.Integer(),
+  pool_enabled: Type.Boolean(),
+  rotation_strategy: Type.String(),
+  provider_id: Nullable(Type.Integer({ description: 'the provider the next rotation would choose; null when none, or when the strategy is random' })),
+  provider_name: Nullable(Type.String()),
+  degraded: Type.Boolean(),
+  candidates: Type.Array(Type.Integer(), { description: 'provider ids the next rotation chooses among' }),
+  explanation: Type.String(),
+  members: Type.Array(Type.Object({
+    member_id: Type.Integer(),
+    provider_id: Type.Integer(),
+    provider_name: Nullable(Type.String()),
+    eligible: Type.Boolean(),
+    reason: Nullable(Type.String({ description: 'disabled, cooling_down or quota_exhausted' })),
+    until: Nullable(Timestamp),
+    health: HealthFields.health,
+    quota: Quota
+  }))
+})
+export type ExplanationValue = Static<typeof Explanation>

@@ -1,0 +1,101 @@
+/**
+ * Outcome reports (they move a member's health, see health.ts) and the explain
+ * view of the next rotation, which reads the same eligibility rules as rotate
+ * without changing any state.
+ */
+import type { Work, WorkRunner } from '../db/work.js'
+import { NotFoundError } from '../errors.js'
+import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
+import { findMemberWithName, listMembers, updateMemberHealth } from '../pools/member.repository.js'
+import { findPool, findPoolForRotation } from '../pools/pool.repository.js'
+import { assess, candidatesFor } from './eligibility.js'
+import { applyOutcome, healthAt, successRate } from './health.js'
+import type { ExplanationValue, MemberHealthValue, ReportInput } from './health.schemas.js'
+import { chooseMember, parseRotationState, pruneRotationState, type Strategy } from './strategies.js'
+
+const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
+
+/** Builds the health service. */
+export function createHealthService ({ database, now, events = NO_EVENTS }: { database: WorkRunner, now: () => Date, events?: RotationEvents }) {
+  return {
+    /** Applies one outcome report to a member and answers its new health record. */
+    async report (poolId: number, input: ReportInput): Promise<MemberHealthValue> {
+      let cooldown: string | null = null
+      const record = await database.transact(function * (db): Work<MemberHealthValue> {
+        // The pool's row lock serialises reports with rotations and failovers of the pool.
+        const pool = yield * findPoolForRotation(db, poolId)
+        if (pool === undefined) throw poolNotFound(poolId)
+        const member = yield * findMemberWithName(db, poolId, input.provider_id)
+        if (member === undefined) throw new NotFoundError(`Member not found in pool ${poolId}`)
+        const at = now()
+        const { state, cooldownStarted } = applyOutcome(member, input, pool, at)
+        const successes = input.success ? 1 : 0
+        const lastError = input.success ? null : input.error ?? (input.status_code != null ? `HTTP ${input.status_code}` : member.last_error)
+        yield * updateMemberHealth(db, member.id, { ...state, last_error: lastError, successes, failures: 1 - successes })
+        cooldown = cooldownStarted
+        const counts = { success_count: member.success_count + successes, failure_count: member.failure_count + 1 - successes }
+        return {
+          pool_id: poolId,
+          provider_id: member.provider_id,
+          provider_name: member.provider_name,
+          health: healthAt(state, at),
+          cooldown_until: state.cooldown_until,
+          cooldown_reason: state.cooldown_reason,
+          consecutive_failures: state.consecutive_failures,
+          latency_ms: state.latency_ms,
+          success_rate: successRate(counts),
+          ...counts,
+          last_error: lastError
+        }
+      })
+      events.reported(input.success)
+      if (cooldown !== null) events.cooldownStarted(cooldown)
+      return record
+    },
+
+    /** What the next rotation would choose and why, for every member; changes nothing. */
+    async explain (poolId: number): Promise<ExplanationValue> {
+      return await database.read(function * (db): Work<ExplanationValue> {
+        const pool = yield * findPool(db, poolId)
+        if (pool === undefined) throw poolNotFound(poolId)
+        const members = yield * listMembers(db, poolId)
+        const at = now()
+        const assessments = members.map((m) => assess(m, at))
+        const { candidates, degraded } = pool.enabled === 1 ? candidatesFor(assessments, pool.all_down) : { candidates: [], degraded: false }
+        const strategy = pool.rotation_strategy as Strategy
+        const state = pruneRotationState(parseRotationState(pool.rotation_state), members.map((m) => m.id))
+        const choice = strategy === 'random'
+          ? undefined
+          : chooseMember(strategy, candidates.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count })), state)
+        const chosen = members.find((m) => m.id === choice?.member_id)
+        let explanation: string
+        if (pool.enabled !== 1) explanation = 'The pool is disabled: rotations answer 404.'
+        else if (candidates.length === 0) explanation = 'No member is eligible: rotations answer 404.'
+        else if (chosen === undefined) explanation = `The ${strategy} strategy picks at random among the candidates.`
+        else explanation = `The ${strategy} strategy picks '${chosen.provider_name ?? chosen.provider_id}'${degraded ? ', the member whose cooldown ends first, because every eligible member is cooling down' : ''}.`
+        return {
+          pool_id: pool.id,
+          pool_enabled: pool.enabled === 1,
+          rotation_strategy: strategy,
+          provider_id: chosen?.provider_id ?? null,
+          provider_name: chosen?.provider_name ?? null,
+          degraded,
+          candidates: candidates.map((m) => m.provider_id),
+          explanation,
+          members: assessments.map((a) => ({
+            member_id: a.member.id,
+            provider_id: a.member.provider_id,
+            provider_name: a.member.provider_name,
+            eligible: a.eligible,
+            reason: a.reason,
+            until: a.until,
+            health: a.health,
+            quota: a.quota === null ? null : { used: a.quota.used, limit: a.quota.limit, resets_at: a.quota.resets_at }
+          }))
+        }
+      })
+    }
+  }
+}
+
+export type HealthService = ReturnType<typeof createHealthService>

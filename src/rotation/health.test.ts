@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { applyOutcome, cooldownSeconds, healthAt, type HealthState } from './health.js'
+import { candidatesFor, assess } from './eligibility.js'
+import { quotaAt, windowStart } from './quota.js'
+
+const policy = { failure_threshold: 3, cooldown_seconds: 30, max_cooldown_seconds: 100 }
+const fresh: HealthState = { consecutive_failures: 0, cooldown_trips: 0, cooldown_until: null, cooldown_reason: null, latency_ms: null }
+const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s))
+
+describe('applyOutcome', () => {
+  it('trips a cooldown at the failure threshold, not before', () => {
+    let state = fresh
+    for (let i = 1; i <= 2; i++) {
+      const r = applyOutcome(state, { success: false }, policy, at(0))
+      assert.equal(r.cooldownStarted, null)
+      state = r.state
+    }
+    const r = applyOutcome(state, { success: false }, policy, at(0))
+    assert.equal(r.cooldownStarted, 'consecutive_failures')
+    assert.equal(r.state.cooldown_until, at(30).toISOString())
+    assert.equal(healthAt(r.state, at(29)), 'cooling_down')
+    assert.equal(healthAt(r.state, at(30)), 'probing')
+  })
+
+  it('a success resets the consecutive count', () => {
+    let state = applyOutcome(applyOutcome(fresh, { success: false }, policy, at(0)).state, { success: false }, policy, at(0)).state
+    state = applyOutcome(state, { success: true }, policy, at(0)).state
+    assert.equal(state.consecutive_failures, 0)
+    state = applyOutcome(state, { success: false }, policy, at(0)).state
+    assert.equal(healthAt(state, at(0)), 'healthy')
+  })
+
+  it('probing: a failure starts a doubled cooldown, capped; a success makes it healthy and resets the doubling', () => {
+    let state: HealthState = { ...fresh, consecutive_failures: 3, cooldown_trips: 1, cooldown_until: at(30).toISOString(), cooldown_reason: 'consecutive_failures' }
+    let r = applyOutcome(state, { success: false }, policy, at(31))
+    assert.equal(r.cooldownStarted, 'probe_failed')
+    assert.equal(r.state.cooldown_until, at(31 + 60).toISOString())
+    r = applyOutcome(r.state, { success: false }, policy, at(91))
+    assert.equal(r.state.cooldown_until, at(91 + 100).toISOString(), 'capped at max_cooldown_seconds')
+    state = applyOutcome(r.state, { success: true }, policy, at(200)).state
+    assert.deepEqual({ ...state, latency_ms: null }, fresh)
+  })
+
+  it('a success during a cooldown resets counters but does not cut the cooldown short', () => {
+    const cooling: HealthState = { ...fresh, consecutive_failures: 3, cooldown_trips: 1, cooldown_until: at(30).toISOString(), cooldown_reason: 'rate_limited' }
+    const r = applyOutcome(cooling, { success: true }, policy, at(10))
+    assert.equal(healthAt(r.state, at(10)), 'cooling_down')
+    assert.equal(r.state.consecutive_failures, 0)
+    assert.equal(r.state.cooldown_trips, 0)
+  })
+
+  it('a 429 or a retry_after_s cools down at once until then, whatever the threshold', () => {
+    let r = applyOutcome(fresh, { success: false, status_code: 429, retry_after_s: 12 }, policy, at(0))
+    assert.equal(r.cooldownStarted, 'rate_limited')
+    assert.equal(r.state.cooldown_until, at(12).toISOString())
+    r = applyOutcome(fresh, { success: false, status_code: 429 }, policy, at(0))
+    assert.equal(r.state.cooldown_until, at(30).toISOString(), 'a 429 without Retry-After cools down for the policy\'s cooldown')
+    r = applyOutcome(fresh, { success: false, status_code: 503, retry_after_s: 5 }, policy, at(0))
+    assert.equal(r.state.cooldown_reason, 'rate_limited')
+  })
+
+  it('keeps a moving average of latency', () => {
+    let state = applyOutcome(fresh, { success: true, latency_ms: 100 }, policy, at(0)).state
+    assert.equal(state.latency_ms, 100)
+    state = applyOutcome(state, { success: true, latency_ms: 200 }, policy, at(0)).state
+    assert.equal(state.latency_ms, 130)
+    state = applyOutcome(state, { success: true }, policy, at(0)).state
+    assert.equal(state.latency_ms, 130)
+  })
+
+  it('cooldownSeconds doubles per trip up to the maximum', () => {
+    assert.deepEqual([0, 1, 2, 3, 60].map((t) => cooldownSeconds(policy, t)), [30, 60, 100, 100, 100])
+  })
+})
+
+describe('quotaAt', () => {
+  const limited = { rate_limit_requests: 2, rate_limit_per: 'minute', quota_window_start: null, quota_used: 0 }
+  it('aligns windows to the clock and counts within the current window only', () => {
+    const now = new Date('2026-01-01T10:20:30.500Z')
+    assert.equal(windowStart('minute', now).toISOString(), '2026-01-01T10:20:00.000Z')
+    assert.equal(windowStart('day', now).toISOString(), '2026-01-01T00:00:00.000Z')
+    assert.deepEqual(quotaAt({ ...limited, quota_window_start: '2026-01-01T10:20:00.000Z', quota_used: 2 }, now),
+      { used: 2, limit: 2, resets_at: '2026-01-01T10:21:00.000Z', window_start: '2026-01-01T10:20:00.000Z', exhausted: true })
+    assert.equal(quotaAt({ ...limited, quota_window_start: '2026-01-01T10:19:00.000Z', quota_used: 2 }, now)?.used, 0)
+  })
+  it('is null without a rate limit', () => {
+    assert.equal(quotaAt({ ...limited, rate_limit_requests: null }, new Date()), null)
+  })
+})
+
+describe('eligibility', () => {
+  const base = { provider_id: 1, enabled: 1, cooldown_until: null, rate_limit_requests: null, rate_limit_per: null, quota_window_start: null, quota_used: 0 }
+  const now = at(0)
+  it('names why a member is out', () => {
+    assert.equal(assess({ ...base, id: 1, enabled: 0 }, now).reason, 'disabled')
+    assert.deepEqual(
+      [assess({ ...base, id: 1, cooldown_until: at(5).toISOString() }, now).reason, assess({ ...base, id: 1, cooldown_until: at(5).toISOString() }, now).until],
+      ['cooling_down', at(5).toISOString()])
+    const exhausted = assess({ ...base, id: 1, rate_limit_requests: 1, rate_limit_per: 'hour', quota_window_start: '2026-01-01T00:00:00.000Z', quota_used: 1 }, now)
+    assert.equal(exhausted.reason, 'quota_exhausted')
+    assert.equal(exhausted.until, '2026-01-01T01:00:00.000Z')
+    assert.equal(assess({ ...base, id: 1, cooldown_until: at(-1).toISOString() }, now).eligible, true, 'probing is eligible')
+  })
+
+  it('offers the member whose cooldown ends first when all are down and all_down is soonest', () => {
+    const members = [
+      { ...base, id: 1, provider_id: 1, cooldown_until: at(50).toISOString() },
+      { ...base, id: 2, provider_id: 2, cooldown_until: at(20).toISOString() },
+      { ...base, id: 3, provider_id: 3, enabled: 0 }
+    ].map((m) => assess(m, now))
+    assert.deepEqual(candidatesFor(members, 'soonest'), { candidates: [members[1]?.member], degraded: true })
+    assert.deepEqual(candidatesFor(members, 'fail'), { candidates: [], degraded: false })
+    assert.deepEqual(candidatesFor(members, 'soonest', 2).candidates.map((m) => m.id), [1])
+  })
+})

@@ -1,0 +1,101 @@
+/**
+ * The health model of a pool member, as pure functions of its stored state, the
+ * pool's policy and the time. `enabled` is the operator's switch; health is
+ * automatic and derived from `cooldown_until`:
+ *
+ *   healthy ──(failure_threshold consecutive failures)──▶ cooling_down
+ *   any     ──(429, or any report with retry_after_s)───▶ cooling_down (rate_limited)
+ *   cooling_down ──(cooldown_until passes)──▶ probing (eligible again)
+ *   probing ──(success)──▶ healthy, counters and doubling reset
+ *   probing ──(failure)──▶ cooling_down again, for twice as long (up to the maximum)
+ */
+
+export type Health = 'healthy' | 'cooling_down' | 'probing'
+export type CooldownReason = 'consecutive_failures' | 'probe_failed' | 'rate_limited'
+
+export interface HealthPolicy {
+  readonly failure_threshold: number
+  readonly cooldown_seconds: number
+  readonly max_cooldown_seconds: number
+}
+
+export const DEFAULT_POLICY: HealthPolicy & { readonly all_down: 'soonest' } = {
+  failure_threshold: 3,
+  cooldown_seconds: 30,
+  max_cooldown_seconds: 300,
+  all_down: 'soonest'
+}
+
+/** What is stored per member. */
+export interface HealthState {
+  readonly consecutive_failures: number
+  /** Cooldowns in a row without a success between them. */
+  readonly cooldown_trips: number
+  readonly cooldown_until: string | null
+  readonly cooldown_reason: string | null
+  readonly latency_ms: number | null
+}
+
+export interface Outcome {
+  readonly success: boolean
+  readonly status_code?: number | null
+  readonly latency_ms?: number | null
+  readonly retry_after_s?: number | null
+}
+
+/** Weight of the newest latency sample in the moving average. */
+export const LATENCY_ALPHA = 0.3
+
+/** The member's health at `now`. */
+export function healthAt (state: Pick<HealthState, 'cooldown_until'>, now: Date): Health {
+  if (state.cooldown_until === null) return 'healthy'
+  return Date.parse(state.cooldown_until) > now.getTime() ? 'cooling_down' : 'probing'
+}
+
+/** How long the next cooldown lasts: doubling with each trip, capped. */
+export function cooldownSeconds (policy: HealthPolicy, trips: number): number {
+  return Math.min(policy.cooldown_seconds * 2 ** Math.min(trips, 30), policy.max_cooldown_seconds)
+}
+
+/**
+ * The state after one outcome, and the reason of the cooldown it started (or null).
+ * A success resets the consecutive count and the doubling; it ends a cooldown only
+ * once that cooldown has run out (probing), so an in-flight success cannot cut a
+ * rate limit short.
+ */
+export function applyOutcome (
+  state: HealthState, outcome: Outcome, policy: HealthPolicy, now: Date
+): { state: HealthState, cooldownStarted: CooldownReason | null } {
+  const health = healthAt(state, now)
+  const latency = outcome.latency_ms == null
+    ? state.latency_ms
+    : state.latency_ms === null ? outcome.latency_ms : state.latency_ms + LATENCY_ALPHA * (outcome.latency_ms - state.latency_ms)
+  const until = (seconds: number) => new Date(now.getTime() + seconds * 1000).toISOString()
+  const consecutive = outcome.success ? 0 : state.consecutive_failures + 1
+  const trips = outcome.success ? 0 : state.cooldown_trips
+
+  if (outcome.status_code === 429 || outcome.retry_after_s != null) {
+    const seconds = outcome.retry_after_s ?? cooldownSeconds(policy, trips)
+    return {
+      state: { consecutive_failures: consecutive, cooldown_trips: trips, cooldown_until: until(seconds), cooldown_reason: 'rate_limited', latency_ms: latency },
+      cooldownStarted: 'rate_limited'
+    }
+  }
+  if (outcome.success) {
+    const cooldown = health === 'cooling_down' ? { cooldown_until: state.cooldown_until, cooldown_reason: state.cooldown_reason } : { cooldown_until: null, cooldown_reason: null }
+    return { state: { consecutive_failures: 0, cooldown_trips: 0, ...cooldown, latency_ms: latency }, cooldownStarted: null }
+  }
+  const trip = (reason: CooldownReason) => ({
+    state: { consecutive_failures: consecutive, cooldown_trips: trips + 1, cooldown_until: until(cooldownSeconds(policy, trips)), cooldown_reason: reason, latency_ms: latency },
+    cooldownStarted: reason
+  })
+  if (health === 'probing') return trip('probe_failed')
+  if (health === 'healthy' && consecutive >= policy.failure_threshold) return trip('consecutive_failures')
+  return { state: { ...state, consecutive_failures: consecutive, latency_ms: latency }, cooldownStarted: null }
+}
+
+/** successes / (successes + failures), null before any outcome. */
+export function successRate (counts: { readonly success_count: number, readonly failure_count: number }): number | null {
+  const total = counts.success_count + counts.failure_count
+  return total === 0 ? null : counts.success_count / total
+}

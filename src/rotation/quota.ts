@@ -1,0 +1,48 @@
+/**
+ * Provider quotas in fixed windows aligned to the clock (UTC): a provider with
+ * `rate_limit` {requests, per} may be handed out `requests` times per window.
+ */
+
+export const QUOTA_PERIODS = ['second', 'minute', 'hour', 'day'] as const
+export type QuotaPeriod = typeof QUOTA_PERIODS[number]
+
+const PERIOD_MS: Record<QuotaPeriod, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000 }
+
+/** What is stored per provider. */
+export interface QuotaState {
+  readonly rate_limit_requests: number | null
+  readonly rate_limit_per: string | null
+  readonly quota_window_start: string | null
+  readonly quota_used: number
+}
+
+export interface QuotaView {
+  readonly used: number
+  readonly limit: number
+  readonly resets_at: string
+  /** Start of the current window: the value the counter is kept under. */
+  readonly window_start: string
+  readonly exhausted: boolean
+}
+
+/** The start of the window containing `now`. */
+export function windowStart (period: QuotaPeriod, now: Date): Date {
+  const ms = PERIOD_MS[period]
+  return new Date(Math.floor(now.getTime() / ms) * ms)
+}
+
+/** The provider's quota at `now`, or null when it has no rate limit. */
+export function quotaAt (state: QuotaState, now: Date): QuotaView | null {
+  if (state.rate_limit_requests === null || state.rate_limit_per === null) return null
+  const period = state.rate_limit_per as QuotaPeriod
+  const start = windowStart(period, now)
+  const startIso = start.toISOString()
+  const used = state.quota_window_start === startIso ? state.quota_used : 0
+  return {
+    used,
+    limit: state.rate_limit_requests,
+    resets_at: new Date(start.getTime() + PERIOD_MS[period]).toISOString(),
+    window_start: startIso,
+    exhausted: used >= state.rate_limit_requests
+  }
+}
