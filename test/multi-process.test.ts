@@ -45,4 +45,29 @@ describe('two server processes on one PostgreSQL database', { skip: enabled ? fa
     assert.equal(history.length, 200)
     for (let i = 1; i < history.length; i++) assert.equal(history[i].from_provider, history[i - 1].to_provider)
   })
+
+  it('keeps counts exact under 200 concurrent reports and rotations split across both', async () => {
+    const [a, b] = servers as [ServerProcess, ServerProcess]
+    const pool = (await http('POST', `${a.url}/api/pools`, { name: 'reported', category: 'rpc', failure_threshold: 1000 })).body.pool_id
+    const providers: number[] = []
+    for (const name of ['r1', 'r2', 'r3', 'r4']) {
+      const id = (await http('POST', `${b.url}/api/providers`, { name })).body.provider_id
+      providers.push(id)
+      await http('POST', `${a.url}/api/pools/${pool}/members`, { provider_id: id })
+    }
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => {
+      const server = (i % 4 < 2 ? a : b).url
+      return i % 2 === 0
+        ? http('POST', `${server}/api/pools/${pool}/rotate`)
+        : http('POST', `${server}/api/pools/${pool}/report`, { provider_id: providers[(i >> 1) % 4], success: i % 3 !== 0, latency_ms: 5 })
+    }))
+    assert.ok(results.every((r) => r.status === 200), JSON.stringify(results.find((r) => r.status !== 200)))
+    const status = (await http('GET', `${b.url}/api/pools/${pool}`)).body
+    const sum = (field: string) => status.members.reduce((total: number, m: any) => total + m[field], 0)
+    assert.equal(sum('use_count'), 100)
+    assert.ok(status.members.every((m: any) => m.use_count === 25))
+    const expectedSuccesses = Array.from({ length: 200 }, (_, i) => i).filter((i) => i % 2 === 1 && i % 3 !== 0).length
+    assert.equal(sum('success_count'), expectedSuccesses)
+    assert.equal(sum('failure_count'), 100 - expectedSuccesses)
+  })
 })
