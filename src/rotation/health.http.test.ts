@@ -211,7 +211,9 @@ for (const dialect of dialects) {
 
     describe('GET /api/pools/:pool_id/next', () => {
       it('explains the next choice and every member\'s eligibility without changing state', async () => {
-        const { poolId, providers } = await poolWithMembers(t, 'x', ['ok', 'off', 'cool', 'quota'])
+        const made = await poolWithMembers(t, 'x', ['ok', 'off', 'cool', 'quota'])
+        const poolId = made.poolId
+        const providers = made.providers as Record<'ok' | 'off' | 'cool' | 'quota', number>
         await t.request({ method: 'PUT', url: `/api/pools/${poolId}/members/${providers.off}`, payload: { enabled: false } })
         await report(poolId, { provider_id: providers.cool, success: false, retry_after_s: 30 })
         await t.request({ method: 'PUT', url: `/api/providers/${providers.quota}`, payload: { rate_limit: { requests: 1, per: 'hour' } } })
