@@ -18,8 +18,14 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 interface Row { name: string, rps: number, p50: number, p99: number, errors: number }
 
-async function load (name: string, url: string, method: 'GET' | 'POST' = 'GET'): Promise<Row> {
-  const result = await autocannon({ url, method, connections: CONNECTIONS, duration: SECONDS })
+async function load (name: string, url: string, method: 'GET' | 'POST' = 'GET', body?: unknown): Promise<Row> {
+  const result = await autocannon({
+    url,
+    method,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
+  })
   const errors = result.errors + result.timeouts + result.non2xx
   return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors }
 }
@@ -35,6 +41,22 @@ async function startBare (): Promise<{ url: string, stop: () => void }> {
     })
   })
   return { url, stop: () => child.kill('SIGTERM') }
+}
+
+/**
+ * A 5-member pool with health and quotas in play: every provider has a quota far
+ * from exhausted, and one member is cooling down (rate limited for a day).
+ */
+async function seedHealthPool (url: string): Promise<{ healthPool: number, reportProvider: number }> {
+  const healthPool = (await http('POST', `${url}/api/pools`, { name: 'health', category: 'market-data' })).body.pool_id
+  const ids: number[] = []
+  for (let m = 0; m < 5; m++) {
+    const id = (await http('POST', `${url}/api/providers`, { name: `limited-${m}`, rate_limit: { requests: 1_000_000_000, per: 'day' } })).body.provider_id
+    ids.push(id)
+    await http('POST', `${url}/api/pools/${healthPool}/members`, { provider_id: id })
+  }
+  await http('POST', `${url}/api/pools/${healthPool}/report`, { provider_id: ids[4], success: false, status_code: 429, retry_after_s: 86_400 })
+  return { healthPool, reportProvider: ids[0] as number }
 }
 
 async function seed (url: string): Promise<{ rotatePool: number }> {
@@ -56,18 +78,21 @@ const service = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'bench.db'
 const bare = await startBare()
 try {
   const { rotatePool } = await seed(service.url)
+  const { healthPool, reportProvider } = await seedHealthPool(service.url)
   // The machine's speed drifts (shared host), so each endpoint is compared with
   // a bare-route run taken right before it.
   const rows: Array<Row & { bare: number }> = []
-  const endpoints: Array<[string, string, 'GET' | 'POST']> = [
+  const endpoints: Array<[string, string, 'GET' | 'POST', unknown?]> = [
     ['POST /api/pools/{id}/rotate (5 members)', `${service.url}/api/pools/${rotatePool}/rotate`, 'POST'],
+    ['POST /api/pools/{id}/rotate (5 members, quotas, one cooling down)', `${service.url}/api/pools/${healthPool}/rotate`, 'POST'],
+    ['POST /api/pools/{id}/report', `${service.url}/api/pools/${healthPool}/report`, 'POST', { provider_id: reportProvider, success: true, latency_ms: 12 }],
     ['GET /api/pools/{id} (5 members)', `${service.url}/api/pools/${rotatePool}`, 'GET'],
     ['GET /api/pools (100 pools x 10 members)', `${service.url}/api/pools`, 'GET']
   ]
-  for (const [name, url, method] of endpoints) {
+  for (const [name, url, method, body] of endpoints) {
     const reference = await load('bare Fastify route', `${bare.url}/bare`)
     rows.push({ ...reference, bare: reference.rps })
-    rows.push({ ...await load(name, url, method), bare: reference.rps })
+    rows.push({ ...await load(name, url, method, body), bare: reference.rps })
   }
   const status = (await http('GET', `${service.url}/api/pools/${rotatePool}`)).body
   console.log(`\nautocannon: ${CONNECTIONS} connections, ${SECONDS} s per endpoint, SQLite file, service LOG_LEVEL=warn\n`)
@@ -77,6 +102,11 @@ try {
     console.log(`| ${row.name} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${(row.rps / row.bare).toFixed(2)} | ${row.errors} |`)
   }
   console.log(`\nrotations committed on the benchmark pool: ${status.total_rotations} (every one durable before its response)`)
+  const plain = rows.find((r) => r.name.startsWith('POST /api/pools/{id}/rotate (5 members)'))
+  const health = rows.find((r) => r.name.includes('quotas'))
+  if (plain !== undefined && health !== undefined) {
+    console.log(`rotate with health and quotas in play: ${((health.rps / plain.rps) * 100).toFixed(0)}% of plain rotate's requests/s`)
+  }
 } finally {
   bare.stop()
   await service.stop()
