@@ -70,4 +70,21 @@ describe('two server processes on one PostgreSQL database', { skip: enabled ? fa
     assert.equal(sum('success_count'), expectedSuccesses)
     assert.equal(sum('failure_count'), 100 - expectedSuccesses)
   })
+
+  it('never hands out more than a provider\'s quota, whichever process asks', async () => {
+    const [a, b] = servers as [ServerProcess, ServerProcess]
+    const provider = (await http('POST', `${a.url}/api/providers`, { name: 'metered', rate_limit: { requests: 50, per: 'day' } })).body.provider_id
+    const pools: number[] = []
+    for (const name of ['metered-1', 'metered-2']) {
+      const pool = (await http('POST', `${b.url}/api/pools`, { name, category: 'rpc' })).body.pool_id
+      await http('POST', `${a.url}/api/pools/${pool}/members`, { provider_id: provider })
+      pools.push(pool)
+    }
+    const results = await Promise.all(Array.from({ length: 120 }, (_, i) =>
+      http('POST', `${(i % 2 === 0 ? a : b).url}/api/pools/${pools[(i >> 1) % 2]}/rotate`)))
+    assert.equal(results.filter((r) => r.status === 200).length, 50)
+    assert.equal(results.filter((r) => r.status === 404).length, 70)
+    const status = (await http('GET', `${a.url}/api/pools/${pools[0]}`)).body
+    assert.deepEqual({ used: status.members[0].quota.used, limit: status.members[0].quota.limit }, { used: 50, limit: 50 })
+  })
 })
