@@ -21,6 +21,9 @@ import { createProviderService } from './providers/provider.service.js'
 import { rotationRoutes } from './rotation/rotation.routes.js'
 import { createRotationService } from './rotation/rotation.service.js'
 import { v1Routes } from './v1/v1.routes.js'
+import rateLimit from '@fastify/rate-limit'
+import { auditRoutes } from './audit/audit.routes.js'
+import { auth } from './auth/auth.plugin.js'
 import { createMetrics } from './metrics/metrics.js'
 import { metricsRoutes } from './metrics/metrics.routes.js'
 import { listCooldowns } from './pools/member.repository.js'
@@ -65,9 +68,24 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   })
   if (deps.database === undefined) app.addHook('onClose', async () => { await database.close() })
 
+  // First, so it sees (and decides the scope of) every route registered after it.
+  await app.register(auth, { tokens: config.authTokens })
+  await app.register(rateLimit, {
+    global: true,
+    max: config.adminRateLimit,
+    timeWindow: 60_000,
+    hook: 'preHandler',
+    keyGenerator: (request) => request.actor !== 'anonymous' ? `token:${request.actor}` : `ip:${request.ip}`,
+    // Only admin routes are limited; the data plane and reads are not.
+    allowList: (request) => request.routeOptions.config.scope !== 'admin',
+    errorResponseBuilder: (_request, context) => Object.assign(new Error(`Rate limit exceeded: at most ${context.max} admin requests per minute; retry in ${context.after}`), { statusCode: 429 })
+  })
+
   await app.register(swagger, {
     openapi: {
-      info: { title: 'sourcepool', version: '0.1.0', description: 'Pools of interchangeable upstream data providers' }
+      info: { title: 'sourcepool', version: '0.1.0', description: 'Pools of interchangeable upstream data providers' },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'AUTH_TOKENS secret; scopes read < client < admin' } } },
+      security: config.authTokens.length > 0 ? [{ bearerAuth: [] }] : []
     }
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
@@ -96,6 +114,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   })
   await app.register(healthRoutes, { health: createHealthService({ ...services, events: metrics.events }) })
   await app.register(metricsRoutes, { registry: metrics.registry })
+  await app.register(auditRoutes, { database })
   await app.register(v1Routes)
 
   return app

@@ -2,7 +2,9 @@
  * Configuration from the environment: validated once, frozen, and turned into
  * one clear line (and exit code 2 in `main.ts`) when a value is wrong.
  */
+import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
+import { parseTokens, type Token } from './auth/tokens.js'
 
 /** The validated, read-only settings the service runs with. */
 export interface Config {
@@ -12,6 +14,12 @@ export interface Config {
   readonly databaseUrl: string
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number
+  /** Bearer tokens; empty means the service is open (loopback only unless allowed). */
+  readonly authTokens: readonly Token[]
+  /** Admin requests per minute per token (or per address when anonymous). */
+  readonly adminRateLimit: number
+  /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
+  readonly shutdownTimeoutMs: number
 }
 
 /** Thrown for a bad setting; its message names the variable and what is allowed. */
@@ -21,7 +29,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/pools.db'
 
-/** Reads HOST, PORT, LOG_LEVEL and DATABASE_URL; throws ConfigError on the first bad value. */
+/** Reads the environment (see the README's configuration table); throws ConfigError on the first bad value. */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST?.trim() || '127.0.0.1'
   if (!isIP(host) && !/^[a-zA-Z0-9.-]{1,253}$/.test(host)) {
@@ -42,7 +50,57 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL
   validateDatabaseUrl(databaseUrl)
 
-  return Object.freeze({ host, port, logLevel, databaseUrl, bodyLimit: 1024 * 1024 })
+  const authTokens = readTokens(env)
+  const allowUnauthenticated = readBoolean(env, 'ALLOW_UNAUTHENTICATED')
+  if (authTokens.length === 0 && !allowUnauthenticated && !isLoopback(host)) {
+    throw new ConfigError(`HOST: refusing to serve ${host} without authentication; set AUTH_TOKENS (or AUTH_TOKENS_FILE), or ALLOW_UNAUTHENTICATED=true`)
+  }
+
+  const adminRateLimit = readInteger(env, 'ADMIN_RATE_LIMIT', 100, 1, 1_000_000)
+  const shutdownTimeoutMs = readInteger(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000)
+
+  return Object.freeze({ host, port, logLevel, databaseUrl, bodyLimit: 1024 * 1024, authTokens, adminRateLimit, shutdownTimeoutMs })
+}
+
+function isLoopback (host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+}
+
+function readBoolean (env: NodeJS.ProcessEnv, name: string): boolean {
+  const text = env[name]?.trim().toLowerCase() ?? ''
+  if (text === '' || text === 'false' || text === '0') return false
+  if (text === 'true' || text === '1') return true
+  throw new ConfigError(`${name}: '${text}' is not true or false`)
+}
+
+function readInteger (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const text = env[name]?.trim() ?? ''
+  if (text === '') return fallback
+  const value = Number(text)
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new ConfigError(`${name}: '${text}' is not a whole number from ${min} to ${max}`)
+  return value
+}
+
+/** AUTH_TOKENS, or the file AUTH_TOKENS_FILE names (so secrets stay out of process listings). */
+function readTokens (env: NodeJS.ProcessEnv): Token[] {
+  const inline = env.AUTH_TOKENS?.trim() ?? ''
+  const file = env.AUTH_TOKENS_FILE?.trim() ?? ''
+  if (inline !== '' && file !== '') throw new ConfigError('AUTH_TOKENS: set either AUTH_TOKENS or AUTH_TOKENS_FILE, not both')
+  let text = inline
+  let name = 'AUTH_TOKENS'
+  if (file !== '') {
+    name = 'AUTH_TOKENS_FILE'
+    try {
+      text = readFileSync(file, 'utf8')
+    } catch {
+      throw new ConfigError(`AUTH_TOKENS_FILE: cannot read '${file}'`)
+    }
+  }
+  try {
+    return parseTokens(text)
+  } catch (error) {
+    throw new ConfigError(`${name}: ${(error as Error).message}`)
+  }
 }
 
 /** Accepts `sqlite:<path>`, `sqlite::memory:` and `postgres://` / `postgresql://` URLs. */

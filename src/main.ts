@@ -1,6 +1,7 @@
 /**
  * The server entry: reads the configuration, starts listening, and closes
- * cleanly on SIGTERM/SIGINT. A bad setting is one line on stderr and exit code 2.
+ * cleanly on SIGTERM/SIGINT (SHUTDOWN_TIMEOUT_MS). A bad setting is one line on
+ * stderr and exit code 2.
  */
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
@@ -21,10 +22,17 @@ async function main (): Promise<void> {
   const config = readConfig()
   const app = await buildApp(config)
   let closing = false
+  // Stop accepting connections, let in-flight requests finish (each rotation commits
+  // before it answers), close the database, exit 0 — or exit 1 after the timeout.
   const close = (signal: string) => {
     if (closing) return
     closing = true
     app.log.info({ signal }, 'shutting down')
+    const timer = setTimeout(() => {
+      app.log.error({ timeoutMs: config.shutdownTimeoutMs }, 'in-flight requests did not finish in time')
+      process.exit(1)
+    }, config.shutdownTimeoutMs)
+    timer.unref()
     app.close().then(() => process.exit(0), (error: unknown) => {
       app.log.error({ err: error }, 'shutdown failed')
       process.exit(1)

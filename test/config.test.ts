@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { ConfigError, loadConfig } from '../src/config.js'
 import { runMain } from './server-process.js'
@@ -14,9 +17,47 @@ describe('loadConfig', () => {
   })
 
   it('reads HOST, PORT, LOG_LEVEL and DATABASE_URL', () => {
-    const config = loadConfig({ HOST: '0.0.0.0', PORT: '9001', LOG_LEVEL: 'warn', DATABASE_URL: 'postgres://u@db:5432/x' })
-    assert.deepEqual({ ...config }, { host: '0.0.0.0', port: 9001, logLevel: 'warn', databaseUrl: 'postgres://u@db:5432/x', bodyLimit: 1048576 })
+    const config = loadConfig({ HOST: '0.0.0.0', PORT: '9001', LOG_LEVEL: 'warn', DATABASE_URL: 'postgres://u@db:5432/x', ALLOW_UNAUTHENTICATED: 'true' })
+    assert.deepEqual({ ...config }, {
+      host: '0.0.0.0',
+      port: 9001,
+      logLevel: 'warn',
+      databaseUrl: 'postgres://u@db:5432/x',
+      bodyLimit: 1048576,
+      authTokens: [],
+      adminRateLimit: 100,
+      shutdownTimeoutMs: 10000
+    })
     assert.equal(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).databaseUrl, 'sqlite::memory:')
+    assert.equal(loadConfig({ ADMIN_RATE_LIMIT: '5', SHUTDOWN_TIMEOUT_MS: '250' }).adminRateLimit, 5)
+  })
+
+  it('refuses a non-loopback HOST without tokens unless ALLOW_UNAUTHENTICATED=true', () => {
+    assert.throws(() => loadConfig({ HOST: '0.0.0.0' }), /^Error: HOST: refusing to serve 0\.0\.0\.0 without authentication/)
+    assert.equal(loadConfig({ HOST: '0.0.0.0', ALLOW_UNAUTHENTICATED: 'true' }).host, '0.0.0.0')
+    assert.equal(loadConfig({ HOST: '0.0.0.0', AUTH_TOKENS: 'ops:admin:0123456789abcdef' }).authTokens.length, 1)
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1']) assert.equal(loadConfig({ HOST: host }).host, host)
+  })
+
+  it('reads tokens from AUTH_TOKENS or AUTH_TOKENS_FILE and never echoes a secret', () => {
+    const tokens = loadConfig({ AUTH_TOKENS: 'ops:admin:aaaaaaaaaaaaaaaa1,app:client:bbbbbbbbbbbbbbbb2, grafana:read:cccccccccccccccc3' }).authTokens
+    assert.deepEqual(tokens.map((t) => [t.name, t.scope]), [['ops', 'admin'], ['app', 'client'], ['grafana', 'read']])
+    const dir = mkdtempSync(join(tmpdir(), 'sourcepool-tokens-'))
+    const file = join(dir, 'tokens')
+    writeFileSync(file, '# operators\nops:admin:aaaaaaaaaaaaaaaa1\n\napp:client:bbbbbbbbbbbbbbbb2\n')
+    assert.deepEqual(loadConfig({ AUTH_TOKENS_FILE: file }).authTokens.map((t) => t.name), ['ops', 'app'])
+    rmSync(dir, { recursive: true, force: true })
+    const bad: Array<[Record<string, string>, RegExp]> = [
+      [{ AUTH_TOKENS: 'ops:root:aaaaaaaaaaaaaaaa1' }, /^AUTH_TOKENS: entry 1 \('ops'\): the scope must be one of read, client, admin$/],
+      [{ AUTH_TOKENS: 'ops:admin:short-secret' }, /the secret must be at least 16 characters/],
+      [{ AUTH_TOKENS: 'ops:admin:aaaaaaaaaaaaaaaa1,ops:read:bbbbbbbbbbbbbbbb2' }, /used twice/],
+      [{ AUTH_TOKENS_FILE: '/nonexistent/tokens' }, /^AUTH_TOKENS_FILE: cannot read/],
+      [{ AUTH_TOKENS: 'a:admin:aaaaaaaaaaaaaaaa1', AUTH_TOKENS_FILE: '/x' }, /not both/]
+    ]
+    for (const [env, message] of bad) {
+      assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && message.test(error.message) &&
+        !/aaaaaaaaaaaaaaaa1|short-secret|bbbbbbbbbbbbbbbb2/.test(error.message), JSON.stringify(env))
+    }
   })
 
   it('names the variable of a bad value', () => {
@@ -25,6 +66,9 @@ describe('loadConfig', () => {
       [{ PORT: 'eighty' }, /^PORT: /],
       [{ PORT: '-1' }, /^PORT: /],
       [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: /],
+      [{ ADMIN_RATE_LIMIT: '0' }, /^ADMIN_RATE_LIMIT: /],
+      [{ SHUTDOWN_TIMEOUT_MS: 'soon' }, /^SHUTDOWN_TIMEOUT_MS: /],
+      [{ ALLOW_UNAUTHENTICATED: 'maybe' }, /^ALLOW_UNAUTHENTICATED: /],
       [{ HOST: 'bad host!' }, /^HOST: /],
       [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL: /],
       [{ DATABASE_URL: 'postgres://' }, /^DATABASE_URL: /],

@@ -65,10 +65,12 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-/** The production app on a fresh database of `dialect`, logging off. */
-export async function buildTestApp (dialect: TestDialect, deps: Omit<AppDeps, 'database'> = {}): Promise<TestApp> {
+/** The production app on a fresh database of `dialect`, logging off; `env` adds configuration. */
+export async function buildTestApp (
+  dialect: TestDialect, deps: Omit<AppDeps, 'database'> = {}, env: Record<string, string> = {}
+): Promise<TestApp> {
   const testDb = await dialect.create()
-  const config = loadConfig({ DATABASE_URL: testDb.url, LOG_LEVEL: 'silent' })
+  const config = loadConfig({ DATABASE_URL: testDb.url, LOG_LEVEL: 'silent', ...env })
   const database = await createDb(config.databaseUrl)
   const app = await buildApp(config, { logger: false, ...deps, database })
   await app.ready()

@@ -73,11 +73,23 @@ export interface RotationHistoryTable {
   timestamp: string
 }
 
+export interface AuditTable {
+  id: Generated<number>
+  timestamp: string
+  actor: string
+  action: string
+  target: string
+  /** JSON text of the fields sent, secrets masked. */
+  changes: string
+  request_id: string
+}
+
 export interface Database {
   providers: ProviderTable
   pools: PoolTable
   pool_members: PoolMemberTable
   rotation_history: RotationHistoryTable
+  audit_log: AuditTable
 }
 
 /** The query handle every repository function takes first; a transaction is one too. */

@@ -47,6 +47,7 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
     if (config.everyFailureIs500 === true) return reply.code(500).send({ detail: `${failure}: ${error.message}` })
     return reply.code(error.status).send({ detail: error.message })
   }
+  if (error.statusCode === 429) return reply.code(429).send({ detail: error.message })
   const clientMessage = CLIENT_ERRORS[error.code]
   if (clientMessage !== undefined && error.statusCode !== undefined) {
     return reply.code(error.statusCode).send({ detail: clientMessage })

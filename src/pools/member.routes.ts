@@ -2,6 +2,7 @@
  * Operations 6–8 of the spec: add, update and remove pool members.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { actorOf } from '../audit/audit.js'
 import { errorResponses } from '../http/schemas.js'
 import {
   AddMemberBody, MemberAdded, MemberParams, MemberRemoved, MemberUpdated, PoolParams, UpdateMemberBody
@@ -15,7 +16,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<{ members: MemberService }>
     schema: { tags, summary: 'Add a provider to a pool', params: PoolParams, body: AddMemberBody, response: { 200: MemberAdded, ...errorResponses } },
     config: { failure: 'Failed to add pool member', everyFailureIs500: true }
   }, async (request) => {
-    const member = await members.addMember(request.params.pool_id, request.body)
+    const member = await members.addMember(request.params.pool_id, request.body, actorOf(request))
     return {
       member_id: member.id,
       pool_id: member.pool_id,
@@ -32,7 +33,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<{ members: MemberService }>
     config: { failure: 'Failed to update pool member' }
   }, async (request) => {
     const { pool_id: poolId, provider_id: providerId } = request.params
-    const member = await members.updateMember(poolId, providerId, request.body ?? {})
+    const member = await members.updateMember(poolId, providerId, request.body ?? {}, actorOf(request))
     return {
       pool_id: member.pool_id,
       provider_id: member.provider_id,
@@ -48,7 +49,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<{ members: MemberService }>
     config: { failure: 'Failed to remove pool member' }
   }, async (request) => {
     const { pool_id: poolId, provider_id: providerId } = request.params
-    await members.removeMember(poolId, providerId)
+    await members.removeMember(poolId, providerId, actorOf(request))
     return { message: `Provider ${providerId} removed from pool ${poolId}`, pool_id: poolId, provider_id: providerId }
   })
 }

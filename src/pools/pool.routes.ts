@@ -2,6 +2,7 @@
  * Operations 1–5 of the spec: list, create, read, update and delete pools.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { actorOf } from '../audit/audit.js'
 import { errorResponses, nowIso } from '../http/schemas.js'
 import {
   CreatePoolBody, PoolCreated, PoolDeleted, PoolList, PoolParams, PoolStatus, PoolUpdated, UpdatePoolBody
@@ -23,7 +24,7 @@ export const poolRoutes: FastifyPluginAsyncTypebox<{ pools: PoolService }> = asy
     schema: { tags, summary: 'Create a pool', body: CreatePoolBody, response: { 200: PoolCreated, ...errorResponses } },
     config: { failure: 'Failed to create pool', everyFailureIs500: true }
   }, async (request) => {
-    const pool = await pools.createPool(request.body)
+    const pool = await pools.createPool(request.body, actorOf(request))
     return {
       pool_id: pool.id,
       name: pool.name,
@@ -43,7 +44,7 @@ export const poolRoutes: FastifyPluginAsyncTypebox<{ pools: PoolService }> = asy
     schema: { tags, summary: 'Update a pool', params: PoolParams, body: UpdatePoolBody, response: { 200: PoolUpdated, ...errorResponses } },
     config: { failure: 'Failed to update pool' }
   }, async (request) => {
-    const pool = await pools.updatePool(request.params.pool_id, request.body ?? {})
+    const pool = await pools.updatePool(request.params.pool_id, request.body ?? {}, actorOf(request))
     return {
       pool_id: pool.id,
       name: pool.name,
@@ -58,7 +59,7 @@ export const poolRoutes: FastifyPluginAsyncTypebox<{ pools: PoolService }> = asy
     schema: { tags, summary: 'Delete a pool with its members and history', params: PoolParams, response: { 200: PoolDeleted, ...errorResponses } },
     config: { failure: 'Failed to delete pool' }
   }, async (request) => {
-    const pool = await pools.deletePool(request.params.pool_id)
+    const pool = await pools.deletePool(request.params.pool_id, actorOf(request))
     return { message: `Pool '${pool.name}' deleted successfully`, pool_id: pool.id }
   })
 }

@@ -9,12 +9,14 @@ import type { PoolTable } from '../db/types.js'
 import type { WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError, RequestValidationError } from '../errors.js'
 import { DEFAULT_POLICY } from '../rotation/health.js'
+import { audited, type Actor } from '../audit/audit.js'
 import { buildPoolStatuses } from './pool-status.js'
 import * as repo from './pool.repository.js'
 import type { CreatePoolInput, PoolStatusValue, UpdatePoolInput } from './pool.schemas.js'
 
 /** The error operations 3, 4 and 5 give for an unknown pool. */
 export const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
+const target = (row: repo.PoolRow) => `pool:${row.id}`
 
 /** The cooldown cap may not be below the first cooldown (checked on the values that result). */
 function checkPolicy (cooldown: number, max: number): void {
@@ -31,13 +33,14 @@ function checkPolicy (cooldown: number, max: number): void {
 /** Builds the pool service over the database's work runner and a clock. */
 export function createPoolService ({ database, now }: { database: WorkRunner, now: () => Date }) {
   return {
-    async createPool (input: CreatePoolInput): Promise<repo.PoolRow> {
-      const at = now().toISOString()
+    async createPool (input: CreatePoolInput, actor: Actor): Promise<repo.PoolRow> {
+      const created = now()
+      const at = created.toISOString()
       const cooldown = input.cooldown_seconds ?? DEFAULT_POLICY.cooldown_seconds
       const maxCooldown = input.max_cooldown_seconds ?? Math.max(DEFAULT_POLICY.max_cooldown_seconds, cooldown)
       checkPolicy(cooldown, maxCooldown)
       try {
-        return await database.transact((db) => repo.insertPool(db, {
+        return await database.transact((db) => audited(db, actor, { action: 'pool.create', target, changes: input, at: created }, repo.insertPool(db, {
           name: input.name,
           category: input.category,
           description: input.description ?? null,
@@ -52,7 +55,7 @@ export function createPoolService ({ database, now }: { database: WorkRunner, no
           cooldown_seconds: cooldown,
           max_cooldown_seconds: maxCooldown,
           all_down: input.all_down ?? DEFAULT_POLICY.all_down
-        }))
+        }))) as repo.PoolRow
       } catch (error) {
         if (isUniqueViolation(error)) throw new ConflictError(`pool name '${input.name}' already exists`)
         throw error
@@ -74,8 +77,9 @@ export function createPoolService ({ database, now }: { database: WorkRunner, no
     },
 
     /** Changes only the fields present and not null; always refreshes updated_at. */
-    async updatePool (id: number, input: UpdatePoolInput): Promise<repo.PoolRow> {
-      const changes: Updateable<PoolTable> = { updated_at: now().toISOString() }
+    async updatePool (id: number, input: UpdatePoolInput, actor: Actor): Promise<repo.PoolRow> {
+      const at = now()
+      const changes: Updateable<PoolTable> = { updated_at: at.toISOString() }
       if (input.enabled != null) changes.enabled = input.enabled ? 1 : 0
       if (input.description != null) changes.description = input.description
       if (input.rotation_strategy != null) changes.rotation_strategy = input.rotation_strategy
@@ -91,12 +95,12 @@ export function createPoolService ({ database, now }: { database: WorkRunner, no
         if (changes.rotation_strategy !== undefined && changes.rotation_strategy !== before.rotation_strategy) {
           changes.rotation_state = '{}'
         }
-        return (yield * repo.updatePool(db, id, changes)) as repo.PoolRow
+        return (yield * audited(db, actor, { action: 'pool.update', target, changes: input, at }, repo.updatePool(db, id, changes))) as repo.PoolRow
       })
     },
 
-    async deletePool (id: number): Promise<repo.PoolRow> {
-      const row = await database.transact((db) => repo.deletePool(db, id))
+    async deletePool (id: number, actor: Actor): Promise<repo.PoolRow> {
+      const row = await database.transact((db) => audited(db, actor, { action: 'pool.delete', target, changes: {}, at: now() }, repo.deletePool(db, id)))
       if (row === undefined) throw poolNotFound(id)
       return row
     }

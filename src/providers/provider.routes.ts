@@ -2,6 +2,7 @@
  * `/api/providers`: the providers that pools draw their members from.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { actorOf } from '../audit/audit.js'
 import { ErrorBody, errorResponses } from '../http/schemas.js'
 import {
   CreateProviderBody, Provider, ProviderDeleted, ProviderList, ProviderParams, ProviderWithMessage, UpdateProviderBody
@@ -16,7 +17,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ providers: ProviderServ
     schema: { tags, summary: 'Create a provider', body: CreateProviderBody, response: { 200: ProviderWithMessage, ...errorResponses, ...conflict } },
     config: { failure: 'Failed to create provider' }
   }, async (request) => {
-    const provider = await providers.createProvider(request.body)
+    const provider = await providers.createProvider(request.body, actorOf(request))
     return { ...provider, message: `Provider '${provider.name}' created successfully` }
   })
 
@@ -37,7 +38,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ providers: ProviderServ
     schema: { tags, summary: 'Update a provider', params: ProviderParams, body: UpdateProviderBody, response: { 200: ProviderWithMessage, ...errorResponses, ...conflict } },
     config: { failure: 'Failed to update provider' }
   }, async (request) => {
-    const provider = await providers.updateProvider(request.params.provider_id, request.body)
+    const provider = await providers.updateProvider(request.params.provider_id, request.body, actorOf(request))
     return { ...provider, message: `Provider '${provider.name}' updated successfully` }
   })
 
@@ -45,7 +46,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ providers: ProviderServ
     schema: { tags, summary: 'Remove a provider\'s rate limit', params: ProviderParams, response: { 200: ProviderWithMessage, ...errorResponses } },
     config: { failure: 'Failed to update provider' }
   }, async (request) => {
-    const provider = await providers.removeRateLimit(request.params.provider_id)
+    const provider = await providers.removeRateLimit(request.params.provider_id, actorOf(request))
     return { ...provider, message: `Rate limit of provider '${provider.name}' removed` }
   })
 
@@ -53,7 +54,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ providers: ProviderServ
     schema: { tags, summary: 'Delete a provider and its memberships', params: ProviderParams, response: { 200: ProviderDeleted, ...errorResponses } },
     config: { failure: 'Failed to delete provider' }
   }, async (request) => {
-    const provider = await providers.deleteProvider(request.params.provider_id)
+    const provider = await providers.deleteProvider(request.params.provider_id, actorOf(request))
     return { message: `Provider '${provider.name}' deleted successfully`, provider_id: provider.provider_id }
   })
 }

@@ -8,6 +8,7 @@ import type { ProviderTable } from '../db/types.js'
 import type { WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError } from '../errors.js'
 import type { QuotaPeriod } from '../rotation/quota.js'
+import { audited, type Actor } from '../audit/audit.js'
 import * as repo from './provider.repository.js'
 import type { CreateProviderInput, ProviderRecord, UpdateProviderInput } from './provider.schemas.js'
 
@@ -27,6 +28,7 @@ function toRecord (row: repo.ProviderRow): ProviderRecord {
 }
 
 const notFound = (id: number) => new NotFoundError(`Provider ${id} not found`)
+const target = (row: repo.ProviderRow) => `provider:${row.id}`
 
 /** Runs `write`, turning a unique-name violation into the 409 the API promises. */
 async function guardUniqueName<T> (name: string | null | undefined, write: () => Promise<T>): Promise<T> {
@@ -41,19 +43,20 @@ async function guardUniqueName<T> (name: string | null | undefined, write: () =>
 /** Builds the provider service over the database's work runner and a clock. */
 export function createProviderService ({ database, now }: { database: WorkRunner, now: () => Date }) {
   return {
-    async createProvider (input: CreateProviderInput): Promise<ProviderRecord> {
-      const at = now().toISOString()
-      const row = await guardUniqueName(input.name, () => database.transact((db) => repo.insertProvider(db, {
-        name: input.name,
-        category: input.category ?? null,
-        base_url: input.base_url ?? null,
-        description: input.description ?? null,
-        rate_limit_requests: input.rate_limit?.requests ?? null,
-        rate_limit_per: input.rate_limit?.per ?? null,
-        created_at: at,
-        updated_at: at
-      })))
-      return toRecord(row)
+    async createProvider (input: CreateProviderInput, actor: Actor): Promise<ProviderRecord> {
+      const at = now()
+      const row = await guardUniqueName(input.name, () => database.transact((db) => audited(db, actor, { action: 'provider.create', target, changes: input, at },
+        repo.insertProvider(db, {
+          name: input.name,
+          category: input.category ?? null,
+          base_url: input.base_url ?? null,
+          description: input.description ?? null,
+          rate_limit_requests: input.rate_limit?.requests ?? null,
+          rate_limit_per: input.rate_limit?.per ?? null,
+          created_at: at.toISOString(),
+          updated_at: at.toISOString()
+        }))))
+      return toRecord(row as repo.ProviderRow)
     },
 
     async listProviders (): Promise<ProviderRecord[]> {
@@ -67,8 +70,9 @@ export function createProviderService ({ database, now }: { database: WorkRunner
     },
 
     /** Changes the fields that are present and not null; always refreshes updated_at. */
-    async updateProvider (id: number, input: UpdateProviderInput): Promise<ProviderRecord> {
-      const changes: Updateable<ProviderTable> = { updated_at: now().toISOString() }
+    async updateProvider (id: number, input: UpdateProviderInput, actor: Actor): Promise<ProviderRecord> {
+      const at = now()
+      const changes: Updateable<ProviderTable> = { updated_at: at.toISOString() }
       if (input.name != null) changes.name = input.name
       if (input.category != null) changes.category = input.category
       if (input.base_url != null) changes.base_url = input.base_url
@@ -77,26 +81,30 @@ export function createProviderService ({ database, now }: { database: WorkRunner
         changes.rate_limit_requests = input.rate_limit.requests
         changes.rate_limit_per = input.rate_limit.per
       }
-      const row = await guardUniqueName(input.name, () => database.transact((db) => repo.updateProvider(db, id, changes)))
+      const row = await guardUniqueName(input.name, () => database.transact((db) =>
+        audited(db, actor, { action: 'provider.update', target, changes: input, at }, repo.updateProvider(db, id, changes))))
       if (row === undefined) throw notFound(id)
       return toRecord(row)
     },
 
     /** Lifts the provider's quota (and forgets its counter). */
-    async removeRateLimit (id: number): Promise<ProviderRecord> {
-      const row = await database.transact((db) => repo.updateProvider(db, id, {
-        rate_limit_requests: null,
-        rate_limit_per: null,
-        quota_window_start: null,
-        quota_used: 0,
-        updated_at: now().toISOString()
-      }))
+    async removeRateLimit (id: number, actor: Actor): Promise<ProviderRecord> {
+      const at = now()
+      const row = await database.transact((db) => audited(db, actor, { action: 'provider.rate_limit.remove', target, changes: {}, at },
+        repo.updateProvider(db, id, {
+          rate_limit_requests: null,
+          rate_limit_per: null,
+          quota_window_start: null,
+          quota_used: 0,
+          updated_at: at.toISOString()
+        })))
       if (row === undefined) throw notFound(id)
       return toRecord(row)
     },
 
-    async deleteProvider (id: number): Promise<ProviderRecord> {
-      const row = await database.transact((db) => repo.deleteProvider(db, id))
+    async deleteProvider (id: number, actor: Actor): Promise<ProviderRecord> {
+      const row = await database.transact((db) =>
+        audited(db, actor, { action: 'provider.delete', target, changes: {}, at: now() }, repo.deleteProvider(db, id)))
       if (row === undefined) throw notFound(id)
       return toRecord(row)
     }

@@ -1,0 +1,105 @@
+/**
+ * Audit records of admin changes: who (`actor`), what (`action`, `target`), the
+ * fields sent (`changes`, secrets masked) and the request id. Services append
+ * one inside the transaction of the change, so both land or neither does.
+ */
+import { prepared } from '../db/prepared.js'
+import type { Db } from '../db/types.js'
+import { all, execute, type Work } from '../db/work.js'
+import type { AuditTable } from '../db/types.js'
+import type { Selectable } from 'kysely'
+
+/** Who is making a change, from the request. */
+export interface Actor {
+  readonly name: string
+  readonly requestId: string
+}
+
+/** For changes made outside a request (tests, scripts). */
+export const SYSTEM_ACTOR: Actor = { name: 'system', requestId: 'none' }
+
+const SECRET_KEY = /pass(word)?|secret|token|api[-_]?key|apikey|auth|signature|credential/i
+
+/** Masks a URL's password and secret-looking query parameters. */
+function maskUrl (value: string): string {
+  try {
+    const url = new URL(value)
+    if (url.password !== '') url.password = '***'
+    for (const key of [...url.searchParams.keys()]) {
+      if (SECRET_KEY.test(key)) url.searchParams.set(key, '***')
+    }
+    return url.toString()
+  } catch {
+    return value
+  }
+}
+
+/** A copy of `changes` with secrets masked: secret-looking keys, and credentials inside URLs. */
+export function maskSecrets (changes: unknown): unknown {
+  if (Array.isArray(changes)) return changes.map(maskSecrets)
+  if (changes === null || typeof changes !== 'object') {
+    return typeof changes === 'string' && /^https?:\/\//.test(changes) ? maskUrl(changes) : changes
+  }
+  return Object.fromEntries(Object.entries(changes).map(([key, value]) =>
+    [key, SECRET_KEY.test(key) && value !== null ? '***' : maskSecrets(value)]))
+}
+
+const insertAuditRow = prepared((db, p: { timestamp: string, actor: string, action: string, target: string, changes: string, requestId: string }) =>
+  db.insertInto('audit_log').values({
+    timestamp: p.timestamp,
+    actor: p.actor,
+    action: p.action,
+    target: p.target,
+    changes: p.changes,
+    request_id: p.requestId
+  }))
+
+/** Appends an audit record; yield it inside the change's unit of work. */
+export function * recordAudit (
+  db: Db, actor: Actor, entry: { action: string, target: string, changes: unknown, at: Date }
+): Work<void> {
+  yield * execute(insertAuditRow(db, {
+    timestamp: entry.at.toISOString(),
+    actor: actor.name,
+    action: entry.action,
+    target: entry.target,
+    changes: JSON.stringify(maskSecrets(entry.changes ?? {})),
+    requestId: actor.requestId
+  }))
+}
+
+/**
+ * Runs `work` and, when it produced a result (the change happened), appends its
+ * audit record in the same unit of work.
+ */
+export function * audited<T> (
+  db: Db, actor: Actor, entry: { action: string, target: (result: T) => string, changes: unknown, at: Date }, work: Work<T | undefined>
+): Work<T | undefined> {
+  const result = yield * work
+  if (result !== undefined) yield * recordAudit(db, actor, { ...entry, target: entry.target(result) })
+  return result
+}
+
+/** The actor of a request: its token's name (or `anonymous`) and its id. */
+export function actorOf (request: { actor: string, id: string }): Actor {
+  return { name: request.actor, requestId: request.id }
+}
+
+export interface AuditFilter {
+  actor?: string
+  action?: string
+  target?: string
+  /** ISO time: records at or after it. */
+  since?: string
+  limit: number
+}
+
+/** Audit records matching `filter`, newest first. */
+export function * listAudit (db: Db, filter: AuditFilter): Work<Array<Selectable<AuditTable>>> {
+  let query = db.selectFrom('audit_log').selectAll()
+  if (filter.actor !== undefined) query = query.where('actor', '=', filter.actor)
+  if (filter.action !== undefined) query = query.where('action', '=', filter.action)
+  if (filter.target !== undefined) query = query.where('target', '=', filter.target)
+  if (filter.since !== undefined) query = query.where('timestamp', '>=', filter.since)
+  return yield * all(query.orderBy('timestamp', 'desc').orderBy('id', 'desc').limit(filter.limit))
+}

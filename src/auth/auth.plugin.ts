@@ -1,0 +1,79 @@
+/**
+ * Bearer-token authentication with scopes, applied to every route. Each route's
+ * required scope is decided once, when the route is registered (`requiredScope`),
+ * and kept in `app.routeScopes` so tests can walk every route. With no tokens
+ * configured the service is open (config.ts keeps it on loopback then).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { SCOPE_RANK, findToken, type Scope, type Token } from './tokens.js'
+
+export type RouteScope = 'open' | Scope
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Decided by the auth plugin at registration; never set by hand. */
+    scope?: RouteScope
+  }
+  interface FastifyRequest {
+    /** The authenticated token's name, or `anonymous`. */
+    actor: string
+  }
+  interface FastifyInstance {
+    /** `METHOD /path` → the scope that route requires. */
+    routeScopes: Map<string, RouteScope>
+  }
+}
+
+/** Data-plane calls a `client` token may make besides reading. */
+const CLIENT_ROUTES = new Set([
+  'POST /api/pools/:pool_id/rotate',
+  'POST /api/pools/:pool_id/failover',
+  'POST /api/pools/:pool_id/report',
+  'POST /api/v1/investigations/start',
+  'POST /api/v1/agents/:agent_name',
+  'POST /graphql'
+])
+
+/** Reads that only admins may make. */
+const ADMIN_READS = new Set(['/api/audit'])
+
+/** The scope a route requires: open health check, read for GETs and docs, client for the data plane, admin for the rest. */
+export function requiredScope (method: string, url: string): RouteScope {
+  if (url === '/healthz') return 'open'
+  if (ADMIN_READS.has(url)) return 'admin'
+  if (method === 'GET' || method === 'HEAD') return 'read'
+  if (CLIENT_ROUTES.has(`${method} ${url}`)) return 'client'
+  return 'admin'
+}
+
+function deny (reply: FastifyReply, status: 401 | 403): FastifyReply {
+  if (status === 401) return reply.code(401).header('www-authenticate', 'Bearer').send({ detail: 'Not authenticated' })
+  return reply.code(403).send({ detail: 'Not enough permissions' })
+}
+
+async function authPlugin (app: FastifyInstance, { tokens }: { tokens: readonly Token[] }): Promise<void> {
+  const scopes = new Map<string, RouteScope>()
+  app.decorate('routeScopes', scopes)
+  app.decorateRequest('actor', 'anonymous')
+
+  app.addHook('onRoute', (route) => {
+    const methods = ([] as string[]).concat(route.method)
+    for (const method of methods) scopes.set(`${method} ${route.url}`, requiredScope(method, route.url))
+    route.config = { ...route.config, scope: requiredScope(methods[0] as string, route.url) }
+  })
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const scope = request.routeOptions.config.scope
+    // Unmatched paths (404) and the open health check need no token.
+    if (scope === undefined || scope === 'open' || tokens.length === 0) return
+    const header = request.headers.authorization
+    const token = header?.startsWith('Bearer ') === true ? findToken(tokens, header.slice(7).trim()) : undefined
+    if (token === undefined) return deny(reply, 401)
+    request.actor = token.name
+    if (SCOPE_RANK[token.scope] < SCOPE_RANK[scope]) return deny(reply, 403)
+  })
+}
+
+/** Registered first in buildApp, unencapsulated, so it sees every route. */
+export const auth = fp(authPlugin, { name: 'sourcepool-auth' })
