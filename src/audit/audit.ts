@@ -24,11 +24,19 @@ const SECRET_KEY = /pass(word)?|secret|token|api[-_]?key|apikey|auth|signature|c
 function maskUrl (value: string): string {
   try {
     const url = new URL(value)
-    if (url.password !== '') url.password = '***'
-    for (const key of [...url.searchParams.keys()]) {
-      if (SECRET_KEY.test(key)) url.searchParams.set(key, '***')
+    let masked = false
+    if (url.password !== '') {
+      url.password = '***'
+      masked = true
     }
-    return url.toString()
+    for (const key of [...url.searchParams.keys()]) {
+      if (SECRET_KEY.test(key)) {
+        url.searchParams.set(key, '***')
+        masked = true
+      }
+    }
+    // Leave a URL without secrets exactly as it was sent.
+    return masked ? url.toString() : value
   } catch {
     return value
   }
