@@ -18,13 +18,17 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 interface Row { name: string, rps: number, p50: number, p99: number, errors: number }
 
-async function load (name: string, url: string, method: 'GET' | 'POST' = 'GET', body?: unknown): Promise<Row> {
+async function load (name: string, url: string, method: 'GET' | 'POST' = 'GET', body?: unknown, token?: string): Promise<Row> {
+  const headers: Record<string, string> = {}
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  if (token !== undefined) headers.authorization = `Bearer ${token}`
   const result = await autocannon({
     url,
     method,
     connections: CONNECTIONS,
     duration: SECONDS,
-    ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   const errors = result.errors + result.timeouts + result.non2xx
   return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors }
@@ -73,8 +77,62 @@ async function seed (url: string): Promise<{ rotatePool: number }> {
   return { rotatePool }
 }
 
+/** A 5-member pool on a fresh service, for the with/without authentication comparison. */
+async function seedSmallPool (url: string, token?: string): Promise<number> {
+  const call = async (path: string, body: unknown) => {
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+      body: JSON.stringify(body)
+    })
+    return await res.json() as Record<string, number>
+  }
+  const pool = (await call('/api/pools', { name: 'auth-bench', category: 'x' })).pool_id as number
+  for (let m = 0; m < 5; m++) {
+    const provider = (await call('/api/providers', { name: `auth-bench-${m}` })).provider_id
+    await call(`/api/pools/${pool}/members`, { provider_id: provider })
+  }
+  return pool
+}
+
+const ADMIN_SECRET = 'bench-admin-secret-0123456789'
+const ROUNDS = 4
+
+/**
+ * Rotate on three services with identical data: two without authentication (the
+ * second is a control that shows how much two identical runs differ here) and one
+ * with a bearer token; the order rotates each round.
+ */
+async function measureAuthCost (dir: string): Promise<void> {
+  const servers = [
+    { name: 'open', env: {} as Record<string, string>, token: undefined as string | undefined },
+    { name: 'open (control)', env: {}, token: undefined },
+    { name: 'bearer token', env: { AUTH_TOKENS: `bench:admin:${ADMIN_SECRET}` }, token: ADMIN_SECRET }
+  ]
+  const running = await Promise.all(servers.map(async (server, i) => {
+    const process = await startServer({ DATABASE_URL: `sqlite:${join(dir, `auth-${i}.db`)}`, LOG_LEVEL: 'warn', ...server.env })
+    return { ...server, process, pool: await seedSmallPool(process.url, server.token), rps: 0 }
+  }))
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let k = 0; k < running.length; k++) {
+        const server = running[(round + k) % running.length] as typeof running[number]
+        server.rps += (await load(`rotate, ${server.name}`, `${server.process.url}/api/pools/${server.pool}/rotate`, 'POST', undefined, server.token)).rps / ROUNDS
+      }
+    }
+    const [open, control, secured] = running.map((r) => r.rps) as [number, number, number]
+    const baseline = (open + control) / 2
+    console.log(`\nrotate, ${ROUNDS} rounds of ${SECONDS} s each, order rotating: without authentication ${Math.round(open)} and ${Math.round(control)} req/s ` +
+      `(identical set-ups differ by ${((Math.abs(open - control) / baseline) * 100).toFixed(1)}%), with a bearer token ${Math.round(secured)} req/s: ` +
+      `authentication costs ${(((baseline - secured) / baseline) * 100).toFixed(1)}% of throughput`)
+  } finally {
+    for (const server of running) await server.process.stop()
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'sourcepool-bench-'))
-const service = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'warn' })
+// Seeding makes ~2,100 admin requests: lift the admin rate limit for it.
+const service = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'warn', ADMIN_RATE_LIMIT: '1000000' })
 const bare = await startBare()
 try {
   const { rotatePool } = await seed(service.url)
@@ -110,5 +168,9 @@ try {
 } finally {
   bare.stop()
   await service.stop()
+}
+try {
+  await measureAuthCost(dir)
+} finally {
   rmSync(dir, { recursive: true, force: true })
 }

@@ -63,15 +63,18 @@ async function authPlugin (app: FastifyInstance, { tokens }: { tokens: readonly 
     route.config = { ...route.config, scope: requiredScope(methods[0] as string, route.url) }
   })
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  if (tokens.length === 0) return
+  // A callback hook (no promise per request): this runs on every request.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const scope = request.routeOptions.config.scope
     // Unmatched paths (404) and the open health check need no token.
-    if (scope === undefined || scope === 'open' || tokens.length === 0) return
+    if (scope === undefined || scope === 'open') return done()
     const header = request.headers.authorization
     const token = header?.startsWith('Bearer ') === true ? findToken(tokens, header.slice(7).trim()) : undefined
     if (token === undefined) return deny(reply, 401)
     request.actor = token.name
     if (SCOPE_RANK[token.scope] < SCOPE_RANK[scope]) return deny(reply, 403)
+    done()
   })
 }
 
