@@ -36,8 +36,8 @@ export interface AppDeps {
   database?: DbHandle
   now?: () => Date
   random?: () => number
-  /** Pino options or false; by default JSON logs at `config.logLevel`. */
-  logger?: boolean | { level: string }
+  /** Pino options (a `stream` included) or false; by default JSON logs at `config.logLevel`. */
+  logger?: boolean | { level: string, stream?: { write: (line: string) => void } }
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
@@ -76,8 +76,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     timeWindow: 60_000,
     hook: 'preHandler',
     keyGenerator: (request) => request.actor !== 'anonymous' ? `token:${request.actor}` : `ip:${request.ip}`,
-    // Only admin routes are limited; the data plane and reads are not.
-    allowList: (request) => request.routeOptions.config.scope !== 'admin',
+    // Only admin routes are limited (the auth plugin sets `rateLimit: false` on the others).
     errorResponseBuilder: (_request, context) => Object.assign(new Error(`Rate limit exceeded: at most ${context.max} admin requests per minute; retry in ${context.after}`), { statusCode: 429 })
   })
 

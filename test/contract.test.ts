@@ -122,6 +122,20 @@ describe('HTTP contract', () => {
     assert.match(String(weird.headers['x-request-id']), /^[0-9a-f-]{36}$/)
   })
 
+  it('writes the request id into every log line about the request', async () => {
+    const lines: string[] = []
+    const logged = await buildTestApp(sqlite, { logger: { level: 'info', stream: { write: (line) => { lines.push(line) } } } })
+    try {
+      const res = await logged.request({ method: 'POST', url: '/api/pools', headers: { 'x-request-id': 'trace-77' }, payload: { name: 'p', category: 'c' } })
+      assert.equal(res.status, 200)
+      const about = lines.map((line) => JSON.parse(line)).filter((entry) => entry.req !== undefined || entry.res !== undefined)
+      assert.ok(about.length >= 2, `expected request and response log lines, got ${lines.join('')}`)
+      for (const entry of about) assert.equal(entry.reqId, 'trace-77', JSON.stringify(entry))
+    } finally {
+      await logged.close()
+    }
+  })
+
   it('answers 415 for a body that is not JSON', async () => {
     const res = await t.request({ method: 'POST', url: '/api/pools', headers: { 'content-type': 'text/plain' }, payload: 'name=x' })
     assert.equal(res.status, 415)

@@ -52,29 +52,40 @@ function deny (reply: FastifyReply, status: 401 | 403): FastifyReply {
   return reply.code(403).send({ detail: 'Not enough permissions' })
 }
 
+/** The onRequest check for a route that requires `scope`; sets `request.actor`. */
+function requireScope (tokens: readonly Token[], scope: Scope) {
+  return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    const header = request.headers.authorization
+    const token = header?.startsWith('Bearer ') === true ? findToken(tokens, header.slice(7).trim()) : undefined
+    if (token === undefined) {
+      deny(reply, 401)
+      return
+    }
+    request.actor = token.name
+    if (SCOPE_RANK[token.scope] < SCOPE_RANK[scope]) {
+      deny(reply, 403)
+      return
+    }
+    done()
+  }
+}
+
 async function authPlugin (app: FastifyInstance, { tokens }: { tokens: readonly Token[] }): Promise<void> {
   const scopes = new Map<string, RouteScope>()
   app.decorate('routeScopes', scopes)
   app.decorateRequest('actor', 'anonymous')
 
+  // The check is attached to each route as it is registered, with its scope baked
+  // in, so no request pays for looking its route's options up. Unmatched paths (404)
+  // and the open health check carry no check. Only admin routes are rate limited.
   app.addHook('onRoute', (route) => {
     const methods = ([] as string[]).concat(route.method)
     for (const method of methods) scopes.set(`${method} ${route.url}`, requiredScope(method, route.url))
-    route.config = { ...route.config, scope: requiredScope(methods[0] as string, route.url) }
-  })
-
-  if (tokens.length === 0) return
-  // A callback hook (no promise per request): this runs on every request.
-  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const scope = request.routeOptions.config.scope
-    // Unmatched paths (404) and the open health check need no token.
-    if (scope === undefined || scope === 'open') return done()
-    const header = request.headers.authorization
-    const token = header?.startsWith('Bearer ') === true ? findToken(tokens, header.slice(7).trim()) : undefined
-    if (token === undefined) return deny(reply, 401)
-    request.actor = token.name
-    if (SCOPE_RANK[token.scope] < SCOPE_RANK[scope]) return deny(reply, 403)
-    done()
+    const scope = requiredScope(methods[0] as string, route.url)
+    route.config = { ...route.config, scope, ...(scope === 'admin' ? {} : { rateLimit: false }) }
+    if (tokens.length === 0 || scope === 'open') return
+    const existing = route.onRequest === undefined ? [] : ([] as unknown[]).concat(route.onRequest)
+    route.onRequest = [requireScope(tokens, scope), ...existing] as typeof route.onRequest
   })
 }
 

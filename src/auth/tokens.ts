@@ -3,7 +3,7 @@
  * entries. Secrets are kept only as SHA-256 digests and compared in constant
  * time against every token, so neither timing nor logs reveal them.
  */
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { hash, timingSafeEqual } from 'node:crypto'
 
 export const SCOPES = ['read', 'client', 'admin'] as const
 export type Scope = typeof SCOPES[number]
@@ -20,7 +20,8 @@ export interface Token {
 /** Shortest accepted secret: long enough that guessing is hopeless. */
 export const MIN_SECRET_LENGTH = 16
 
-const digest = (secret: string): Buffer => createHash('sha256').update(secret).digest()
+// One-shot hashing: no Hash object per request.
+const digest = (secret: string): Buffer => hash('sha256', secret, 'buffer')
 
 /**
  * Parses `name:scope:secret` entries separated by commas or newlines (blank lines
