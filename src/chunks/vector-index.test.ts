@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { cosineToUnit, decodeEmbedding, encodeEmbedding, unitVector } from './embedding.js'
+import { instantiateScan, scoreErrorBound, strideFor } from './simd-dot.js'
+import { VectorIndex, type IndexedChunk } from './vector-index.js'
+
+/** A seeded generator, so a failure can be replayed. */
+function random (seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const vector = (next: () => number, dim: number) => Array.from({ length: dim }, () => next() * 2 - 1)
+
+/** Exact top k by the textbook formula: cosine in float64, ties by chunk id. */
+function bruteForce (chunks: IndexedChunk[], query: number[], k: number): string[] {
+  const norm = (v: ArrayLike<number>) => Math.sqrt(Array.from(v).reduce((s, x) => s + x * x, 0))
+  return chunks
+    .map((c) => {
+      let d = 0
+      for (let i = 0; i < query.length; i++) d += (query[i] as number) * (c.embedding[i] as number)
+      return { id: c.chunk_id, score: d / (norm(query) * norm(c.embedding)) }
+    })
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+    .slice(0, k)
+    .map((r) => r.id)
+}
+
+describe('the SIMD scan', () => {
+  for (const dim of [1, 3, 16, 17, 100, 384, 1536]) {
+    it(`scores ${dim}-dimensional unit vectors within the stated error bound`, () => {
+      const next = random(dim)
+      const stride = strideFor(dim)
+      const rows = 200
+      const memory = new WebAssembly.Memory({ initial: Math.ceil((rows * stride * 4 + stride * 4 + rows * 4) / 65536) })
+      const scan = instantiateScan(memory)
+      const matrix = new Float32Array(memory.buffer, 0, rows * stride)
+      const units = Array.from({ length: rows }, () => unitVector(vector(next, dim)) as Float64Array)
+      units.forEach((u, r) => matrix.set(u, r * stride))
+      const query = unitVector(vector(next, dim)) as Float64Array
+      const queryOffset = rows * stride * 4
+      new Float32Array(memory.buffer, queryOffset, stride).set(query)
+      scan(queryOffset, 0, rows, stride * 4, queryOffset + stride * 4)
+      const scores = new Float32Array(memory.buffer, queryOffset + stride * 4, rows)
+      const bound = scoreErrorBound(stride)
+      units.forEach((u, r) => {
+        const exact = u.reduce((s, x, i) => s + x * (query[i] as number), 0)
+        assert.ok(Math.abs((scores[r] as number) - exact) <= bound, `row ${r}: ${scores[r]} vs ${exact} (bound ${bound})`)
+      })
+    })
+  }
+})
+
+describe('embedding storage and unit vectors', () => {
+  it('round-trips awkward float64 values bit for bit', () => {
+    const values = [0.1, 1e-300, -0, 5e-324, -1.7976931348623157e308, 1 / 3, 123456789.123456789]
+    const back = Array.from(decodeEmbedding(encodeEmbedding(values)))
+    assert.equal(back.length, values.length)
+    values.forEach((v, i) => assert.ok(Object.is(back[i], v), `${i}: ${back[i]} is not ${v}`))
+  })
+
+  it('decodes a buffer that is not 8-byte aligned', () => {
+    const bytes = Buffer.concat([Buffer.from([1]), encodeEmbedding([0.25, -2])]).subarray(1)
+    assert.deepEqual(Array.from(decodeEmbedding(bytes)), [0.25, -2])
+  })
+
+  it('normalises huge and tiny vectors without overflow, and has no unit vector for zero', () => {
+    assert.deepEqual(Array.from(unitVector([1e300, 1e300]) as Float64Array).map((x) => x.toFixed(12)), ['0.707106781187', '0.707106781187'])
+    assert.deepEqual(Array.from(unitVector([3e-300, 4e-300]) as Float64Array).map((x) => x.toFixed(12)), ['0.600000000000', '0.800000000000'])
+    assert.equal(unitVector([0, -0, 0]), undefined)
+    assert.equal(cosineToUnit(unitVector([1, 0]) as Float64Array, [0, 0]), 0)
+  })
+})
+
+describe('VectorIndex', () => {
+  const make = (next: () => number, n: number, dim: number): IndexedChunk[] => Array.from({ length: n }, (_, i) => ({
+    chunk_id: `c${String(i).padStart(5, '0')}`,
+    embedding: vector(next, dim),
+    parent_id: `doc-${i % 7}`,
+    source: i % 2 === 0 ? 'even' : 'odd',
+    task: 'qa',
+    content_type: i % 3 === 0 ? 'table' : 'text'
+  }))
+
+  it('keeps the exact top k among its candidates, with and without filters', () => {
+    const next = random(42)
+    const dim = 48
+    const chunks = make(next, 3000, dim)
+    const index = new VectorIndex(dim)
+    for (const c of chunks) index.upsert(c)
+    assert.equal(index.size, 3000)
+    for (let q = 0; q < 20; q++) {
+      const query = vector(next, dim)
+      const unit = unitVector(query) as Float64Array
+      for (const [filter, subset] of [
+        [{}, chunks],
+        [{ source: 'even' }, chunks.filter((c) => c.source === 'even')],
+        [{ parent_id: 'doc-3', content_type: 'table' }, chunks.filter((c) => c.parent_id === 'doc-3' && c.content_type === 'table')]
+      ] as const) {
+        const candidates = new Set(index.candidates(unit, 10, filter))
+        for (const id of bruteForce([...subset], query, 10)) assert.ok(candidates.has(id), `${id} missing for ${JSON.stringify(filter)}`)
+        for (const id of candidates) assert.ok(subset.some((c) => c.chunk_id === id), `${id} does not match ${JSON.stringify(filter)}`)
+        // Candidates are a handful, not the whole index.
+        assert.ok(candidates.size < 40, `${candidates.size} candidates`)
+      }
+    }
+  })
+
+  it('keeps every row of a near-tie within the margin', () => {
+    const index = new VectorIndex(4)
+    index.upsert({ chunk_id: 'a', embedding: [1, 0, 0, 0], parent_id: 'p', source: 's', task: 't', content_type: 'c' })
+    index.upsert({ chunk_id: 'b', embedding: [1, 1e-9, 0, 0], parent_id: 'p', source: 's', task: 't', content_type: 'c' })
+    index.upsert({ chunk_id: 'c', embedding: [0, 1, 0, 0], parent_id: 'p', source: 's', task: 't', content_type: 'c' })
+    assert.deepEqual(index.candidates(unitVector([1, 0, 0, 0]) as Float64Array, 1, {}).sort(), ['a', 'b'])
+  })
+
+  it('replaces and removes chunks, moving the last row into a removed one', () => {
+    const next = random(7)
+    const chunks = make(next, 50, 8)
+    const index = new VectorIndex(8)
+    for (const c of chunks) index.upsert(c)
+    index.remove('c00010')
+    index.remove('missing')
+    assert.equal(index.size, 49)
+    assert.equal(index.has('c00010'), false)
+    const last = chunks[49] as IndexedChunk
+    // The moved row is still found by its own vector, with its own metadata.
+    assert.deepEqual(index.candidates(unitVector(last.embedding) as Float64Array, 1, { source: last.source }), ['c00049'])
+    index.upsert({ ...last, embedding: (chunks[0] as IndexedChunk).embedding })
+    assert.equal(index.size, 49)
+    assert.deepEqual(index.candidates(unitVector((chunks[0] as IndexedChunk).embedding) as Float64Array, 2, {}).sort(), ['c00000', 'c00049'])
+  })
+
+  it('grows past its first capacity', () => {
+    const next = random(9)
+    const index = new VectorIndex(3)
+    const chunks = make(next, 5000, 3)
+    for (const c of chunks) index.upsert(c)
+    const target = chunks[4321] as IndexedChunk
+    assert.ok(index.candidates(unitVector(target.embedding) as Float64Array, 1, { parent_id: target.parent_id }).includes(target.chunk_id))
+  })
+})
