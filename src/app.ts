@@ -21,6 +21,9 @@ import { createProviderService } from './providers/provider.service.js'
 import { rotationRoutes } from './rotation/rotation.routes.js'
 import { createRotationService } from './rotation/rotation.service.js'
 import { v1Routes } from './v1/v1.routes.js'
+import { chunkRoutes } from './chunks/chunk.routes.js'
+import { createChunkSearch } from './chunks/chunk-search.js'
+import { createChunkService } from './chunks/chunk.service.js'
 import rateLimit from '@fastify/rate-limit'
 import { auditRoutes } from './audit/audit.routes.js'
 import { auth } from './auth/auth.plugin.js'
@@ -112,6 +115,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     rotation: createRotationService({ ...services, random: deps.random, events: metrics.events })
   })
   await app.register(healthRoutes, { health: createHealthService({ ...services, events: metrics.events }) })
+  await app.register(chunkRoutes, { chunks: createChunkService(services), search: createChunkSearch(services) })
   await app.register(metricsRoutes, { registry: metrics.registry })
   await app.register(auditRoutes, { database })
   await app.register(v1Routes)

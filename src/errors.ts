@@ -5,7 +5,8 @@
 
 /** A failure a service expects and can name; `status` is its HTTP status. */
 export class DomainError extends Error {
-  constructor (readonly status: number, message: string) {
+  /** `extra` adds fields to the `{"detail"}` body (for example the offending indexes of a batch). */
+  constructor (readonly status: number, message: string, readonly extra?: Record<string, unknown>) {
     super(message)
     this.name = new.target.name
   }
@@ -18,7 +19,7 @@ export class NotFoundError extends DomainError {
 
 /** The request collides with existing state, such as a unique name (409). */
 export class ConflictError extends DomainError {
-  constructor (message: string) { super(409, message) }
+  constructor (message: string, extra?: Record<string, unknown>) { super(409, message, extra) }
 }
 
 /** One entry of a 422 body, as FastAPI (pydantic v1) writes it. */

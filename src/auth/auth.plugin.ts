@@ -30,6 +30,7 @@ const CLIENT_ROUTES = new Set([
   'POST /api/pools/:pool_id/rotate',
   'POST /api/pools/:pool_id/failover',
   'POST /api/pools/:pool_id/report',
+  'POST /api/chunks/search',
   'POST /api/v1/investigations/start',
   'POST /api/v1/agents/:agent_name',
   'POST /graphql'

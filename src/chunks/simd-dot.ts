@@ -101,7 +101,7 @@ function body (): number[] {
   return [...uleb(fn.length), ...fn]
 }
 
-function moduleBytes (): Uint8Array {
+function moduleBytes (): Uint8Array<ArrayBuffer> {
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0x00]])),

@@ -6,13 +6,15 @@ import { Migrator, type Migration } from 'kysely'
 import { initialMigration } from './migrations/001-initial.js'
 import { healthMigration } from './migrations/002-health.js'
 import { auditMigration } from './migrations/003-audit.js'
+import { chunksMigration } from './migrations/004-chunks.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
   return {
     '001-initial': initialMigration(dialect),
     '002-health': healthMigration,
-    '003-audit': auditMigration(dialect)
+    '003-audit': auditMigration(dialect),
+    '004-chunks': chunksMigration(dialect)
   }
 }
 

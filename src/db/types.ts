@@ -84,12 +84,49 @@ export interface AuditTable {
   request_id: string
 }
 
+export interface ChunkTable {
+  chunk_id: string
+  content: string
+  embedding_model: string
+  embedding_dim: number
+  /** Little-endian float64, 8 bytes per number (chunks/embedding.ts). */
+  embedding: Uint8Array
+  parent_id: string
+  source: string
+  task: string
+  sequence: number
+  total_chunks: number
+  content_type: string
+  /** JSON text of the metadata exactly as sent, extra keys included. */
+  metadata: string
+  /** The model's `version` when this row was last written. */
+  revision: number
+}
+
+export interface ChunkModelTable {
+  embedding_model: string
+  /** Fixed while the model has chunks. */
+  embedding_dim: number
+  chunk_count: number
+  /** Bumped by every write that touches the model's chunks. */
+  version: number
+}
+
+export interface ChunkTombstoneTable {
+  embedding_model: string
+  chunk_id: string
+  revision: number
+}
+
 export interface Database {
   providers: ProviderTable
   pools: PoolTable
   pool_members: PoolMemberTable
   rotation_history: RotationHistoryTable
   audit_log: AuditTable
+  chunks: ChunkTable
+  chunk_models: ChunkModelTable
+  chunk_tombstones: ChunkTombstoneTable
 }
 
 /** The query handle every repository function takes first; a transaction is one too. */

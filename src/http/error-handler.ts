@@ -45,7 +45,7 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
   }
   if (error instanceof DomainError) {
     if (config.everyFailureIs500 === true) return reply.code(500).send({ detail: `${failure}: ${error.message}` })
-    return reply.code(error.status).send({ detail: error.message })
+    return reply.code(error.status).send({ detail: error.message, ...error.extra })
   }
   if (error.statusCode === 429) return reply.code(429).send({ detail: error.message })
   const clientMessage = CLIENT_ERRORS[error.code]

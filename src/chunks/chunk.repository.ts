@@ -1,0 +1,174 @@
+/**
+ * Chunk rows, embedding models and tombstones: plain generator functions taking
+ * the query builder first (db/work.ts). PostgreSQL returns bigint counters as
+ * text, so every counter read here goes through Number().
+ */
+import type { Insertable, Selectable } from 'kysely'
+import { lockRows } from '../db/create-db.js'
+import type { ChunkTable, Db } from '../db/types.js'
+import { all, execute, first, type Work } from '../db/work.js'
+import type { ChunkFilter } from './vector-index.js'
+
+export type ChunkRow = Selectable<ChunkTable>
+export type NewChunkRow = Insertable<ChunkTable>
+
+/** A model's dimension, chunk count and change counter. */
+export interface ModelState {
+  embedding_dim: number
+  chunk_count: number
+  version: number
+}
+
+const toState = (row: { embedding_dim: number, chunk_count: number, version: number | string }): ModelState =>
+  ({ embedding_dim: Number(row.embedding_dim), chunk_count: Number(row.chunk_count), version: Number(row.version) })
+
+/** The model's state, or undefined when it never had a chunk. */
+export function * findModel (db: Db, model: string): Work<ModelState | undefined> {
+  const row = yield * first(db.selectFrom('chunk_models').select(['embedding_dim', 'chunk_count', 'version']).where('embedding_model', '=', model))
+  return row === undefined ? undefined : toState(row)
+}
+
+/**
+ * Counts `added` chunks of `dim` numbers into the model and bumps its version,
+ * creating it if needed; returns the new state. A model keeps its dimension while
+ * it has chunks, so a returned `embedding_dim` other than `dim` means a mismatch.
+ * The upsert locks the model's row, so writers of one model take turns.
+ */
+export function * addToModel (db: Db, model: string, dim: number, added: number): Work<ModelState> {
+  const row = yield * first(db.insertInto('chunk_models')
+    .values({ embedding_model: model, embedding_dim: dim, chunk_count: added, version: 1 })
+    .onConflict((oc) => oc.column('embedding_model').doUpdateSet((eb) => ({
+      version: eb('chunk_models.version', '+', 1),
+      embedding_dim: eb.case().when('chunk_models.chunk_count', '=', 0).then(eb.ref('excluded.embedding_dim')).else(eb.ref('chunk_models.embedding_dim')).end(),
+      chunk_count: eb('chunk_models.chunk_count', '+', eb.ref('excluded.chunk_count'))
+    })))
+    .returning(['embedding_dim', 'chunk_count', 'version']))
+  return toState(row as ModelState)
+}
+
+/** Takes one chunk out of the model's count and bumps its version; returns the new version. */
+export function * removeFromModel (db: Db, model: string): Work<number> {
+  const row = yield * first(db.updateTable('chunk_models')
+    .set((eb) => ({ version: eb('version', '+', 1), chunk_count: eb('chunk_count', '-', 1) }))
+    .where('embedding_model', '=', model)
+    .returning('version'))
+  return Number(row?.version)
+}
+
+/** Rows per INSERT: one statement text for full groups, so SQLite reuses it. */
+const INSERT_GROUP = 100
+
+/** Inserts the rows that do not exist yet and returns the ids it inserted. */
+export function * insertNewChunks (db: Db, rows: NewChunkRow[]): Work<Set<string>> {
+  const inserted = new Set<string>()
+  for (let start = 0; start < rows.length; start += INSERT_GROUP) {
+    const group = rows.slice(start, start + INSERT_GROUP)
+    const ids = yield * all(db.insertInto('chunks').values(group).onConflict((oc) => oc.column('chunk_id').doNothing()).returning('chunk_id'))
+    for (const { chunk_id: id } of ids) inserted.add(id)
+  }
+  return inserted
+}
+
+/** Forgets the tombstones of `ids` in `model` (they exist again). */
+export function * clearTombstones (db: Db, model: string, ids: string[]): Work<void> {
+  for (let start = 0; start < ids.length; start += 500) {
+    yield * execute(db.deleteFrom('chunk_tombstones').where('embedding_model', '=', model).where('chunk_id', 'in', ids.slice(start, start + 500)))
+  }
+}
+
+/** Records that `id` left `model` at `revision`. */
+export function * addTombstone (db: Db, model: string, id: string, revision: number): Work<void> {
+  yield * execute(db.insertInto('chunk_tombstones')
+    .values({ embedding_model: model, chunk_id: id, revision })
+    .onConflict((oc) => oc.columns(['embedding_model', 'chunk_id']).doUpdateSet({ revision })))
+}
+
+/** The chunk with `id`, or undefined. */
+export function * findChunk (db: Db, id: string): Work<ChunkRow | undefined> {
+  return yield * first(db.selectFrom('chunks').selectAll().where('chunk_id', '=', id))
+}
+
+/** The chunk with `id`, locked for the rest of the transaction (PostgreSQL), or undefined. */
+export function * lockChunk (db: Db, id: string): Work<Pick<ChunkRow, 'embedding_model'> | undefined> {
+  return yield * first(lockRows(db, db.selectFrom('chunks').select('embedding_model').where('chunk_id', '=', id)))
+}
+
+/** Overwrites the chunk with `id`. */
+export function * replaceChunk (db: Db, id: string, row: NewChunkRow): Work<void> {
+  yield * execute(db.updateTable('chunks').set(row).where('chunk_id', '=', id))
+}
+
+/** Deletes the chunk with `id`; returns its model, or undefined when there was none. */
+export function * deleteChunk (db: Db, id: string): Work<string | undefined> {
+  return (yield * first(db.deleteFrom('chunks').where('chunk_id', '=', id).returning('embedding_model')))?.embedding_model
+}
+
+/** Filters of the list, as query conditions. */
+export interface ListFilter extends ChunkFilter {
+  embedding_model?: string | undefined
+}
+
+function filtered (db: Db, filter: ListFilter) {
+  let query = db.selectFrom('chunks')
+  for (const field of ['parent_id', 'source', 'task', 'content_type', 'embedding_model'] as const) {
+    const value = filter[field]
+    if (value !== undefined) query = query.where(field, '=', value)
+  }
+  return query
+}
+
+/** The position after which a page starts. */
+export interface ListPosition {
+  parent_id: string
+  sequence: number
+  chunk_id: string
+}
+
+/** Up to `limit` chunks matching `filter` after `after`, by parent, sequence and id. */
+export function * listChunks (db: Db, filter: ListFilter, after: ListPosition | undefined, limit: number, withEmbedding: boolean): Work<ChunkRow[]> {
+  let query = filtered(db, filter)
+  if (after !== undefined) {
+    query = query.where((eb) => eb(eb.refTuple('parent_id', 'sequence', 'chunk_id'), '>', eb.tuple(after.parent_id, after.sequence, after.chunk_id)))
+  }
+  const columns = ['chunk_id', 'content', 'embedding_model', 'embedding_dim', 'parent_id', 'sequence', 'metadata'] as const
+  const rows = yield * all((withEmbedding ? query.select([...columns, 'embedding']) : query.select(columns))
+    .orderBy('parent_id').orderBy('sequence').orderBy('chunk_id').limit(limit))
+  return rows as ChunkRow[]
+}
+
+/** How many chunks match `filter`. */
+export function * countChunks (db: Db, filter: ListFilter): Work<number> {
+  const row = yield * first(filtered(db, filter).select((eb) => eb.fn.countAll<number | string>().as('n')))
+  return Number(row?.n ?? 0)
+}
+
+/** What the search index keeps of a chunk, and the revision it was written at. */
+export type IndexRow = Pick<ChunkRow, 'chunk_id' | 'embedding' | 'embedding_dim' | 'parent_id' | 'source' | 'task' | 'content_type' | 'revision'>
+
+/** A page of the model's chunks written after revision `since`, in (revision, id) order after `after`. */
+export function * chunksChangedSince (db: Db, model: string, since: number, after: { revision: number, chunk_id: string } | undefined, limit: number): Work<IndexRow[]> {
+  let query = db.selectFrom('chunks')
+    .select(['chunk_id', 'embedding', 'embedding_dim', 'parent_id', 'source', 'task', 'content_type', 'revision'])
+    .where('embedding_model', '=', model)
+    .where('revision', '>', since)
+  if (after !== undefined) {
+    query = query.where((eb) => eb(eb.refTuple('revision', 'chunk_id'), '>', eb.tuple(after.revision, after.chunk_id)))
+  }
+  const rows = yield * all(query.orderBy('revision').orderBy('chunk_id').limit(limit))
+  return rows.map((row) => ({ ...row, revision: Number(row.revision) }))
+}
+
+/** Ids of the chunks that left the model after revision `since`. */
+export function * tombstonesSince (db: Db, model: string, since: number): Work<string[]> {
+  const rows = yield * all(db.selectFrom('chunk_tombstones').select('chunk_id').where('embedding_model', '=', model).where('revision', '>', since))
+  return rows.map((row) => row.chunk_id)
+}
+
+/** The chunks with these ids (in no particular order). */
+export function * findChunks (db: Db, ids: string[]): Work<ChunkRow[]> {
+  const rows: ChunkRow[] = []
+  for (let start = 0; start < ids.length; start += 500) {
+    rows.push(...yield * all(db.selectFrom('chunks').selectAll().where('chunk_id', 'in', ids.slice(start, start + 500))))
+  }
+  return rows
+}

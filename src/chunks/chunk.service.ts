@@ -1,0 +1,193 @@
+/**
+ * Chunk store rules: all-or-nothing writes (a batch stores every record or
+ * none), one dimension per embedding model while it has chunks, exact storage,
+ * and lists paged by an opaque cursor. Every write bumps the version of each
+ * model it touches, which is how search indexes in every process notice it.
+ */
+import { recordAudit, type Actor } from '../audit/audit.js'
+import type { Db } from '../db/types.js'
+import type { Work, WorkRunner } from '../db/work.js'
+import { ConflictError, NotFoundError, RequestValidationError, type ValidationIssue } from '../errors.js'
+import * as repo from './chunk.repository.js'
+import type { ChunkInput, ChunkListInput } from './chunk.schemas.js'
+import { encodeEmbedding } from './embedding.js'
+
+/** Where record `index` of a request sits in its body (`undefined`: the body is the record). */
+type Locate = (index: number, ...path: string[]) => Array<string | number>
+
+const notFound = (id: string) => new NotFoundError(`Chunk '${id}' not found`)
+
+function toRow (record: ChunkInput, revision: number): repo.NewChunkRow {
+  const { metadata } = record
+  return {
+    chunk_id: record.chunk_id,
+    content: record.content,
+    embedding_model: record.embedding_model,
+    embedding_dim: record.embedding_dim,
+    embedding: encodeEmbedding(record.embedding),
+    parent_id: metadata.parent_id,
+    source: metadata.source,
+    task: metadata.task,
+    sequence: metadata.sequence,
+    total_chunks: metadata.total_chunks,
+    content_type: metadata.content_type,
+    metadata: JSON.stringify(metadata),
+    revision
+  }
+}
+
+/** Ids used twice, and a model given two dimensions, within one request. */
+function checkBatch (records: ChunkInput[], at: Locate): void {
+  const issues: ValidationIssue[] = []
+  const firstId = new Map<string, number>()
+  const firstDim = new Map<string, number>()
+  records.forEach((record, index) => {
+    const earlier = firstId.get(record.chunk_id)
+    if (earlier !== undefined) {
+      issues.push({ loc: at(index, 'chunk_id'), msg: `chunk_id '${record.chunk_id}' is also chunks[${earlier}]'s`, type: 'value_error.duplicate' })
+    } else {
+      firstId.set(record.chunk_id, index)
+    }
+    const dimIndex = firstDim.get(record.embedding_model)
+    if (dimIndex === undefined) {
+      firstDim.set(record.embedding_model, index)
+    } else if ((records[dimIndex] as ChunkInput).embedding_dim !== record.embedding_dim) {
+      issues.push({
+        loc: at(index, 'embedding_dim'),
+        msg: `embedding_model '${record.embedding_model}' has embedding_dim ${(records[dimIndex] as ChunkInput).embedding_dim} in chunks[${dimIndex}]`,
+        type: 'value_error.embedding.dimension'
+      })
+    }
+  })
+  if (issues.length > 0) throw new RequestValidationError(issues)
+}
+
+function dimensionIssue (loc: Array<string | number>, model: string, stored: number, sent: number): ValidationIssue {
+  return {
+    loc,
+    msg: `embedding_model '${model}' stores ${stored}-dimensional embeddings; this chunk has ${sent}`,
+    type: 'value_error.embedding.dimension',
+    ctx: { stored_dim: stored, embedding_dim: sent }
+  }
+}
+
+/** Cursor of the page after `row`: opaque to clients. */
+function encodeCursor (row: repo.ListPosition): string {
+  return Buffer.from(JSON.stringify([row.parent_id, row.sequence, row.chunk_id])).toString('base64url')
+}
+
+function decodeCursor (cursor: string): repo.ListPosition {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+    if (Array.isArray(value) && value.length === 3 && typeof value[0] === 'string' && Number.isInteger(value[1]) && typeof value[2] === 'string') {
+      return { parent_id: value[0], sequence: value[1] as number, chunk_id: value[2] }
+    }
+  } catch {}
+  throw new RequestValidationError([{ loc: ['query', 'cursor'], msg: 'invalid cursor: pass next_cursor from the previous page as it is', type: 'value_error.cursor' }])
+}
+
+/** Builds the chunk service over the database's work runner and a clock. */
+export function createChunkService ({ database, now }: { database: WorkRunner, now: () => Date }) {
+  /** Inserts `records` (all or none): 422 for rule violations, 409 naming every id that exists. */
+  function * insertAll (db: Db, records: ChunkInput[], at: Locate, actor: Actor, batch: boolean): Work<void> {
+    const models = [...new Set(records.map((r) => r.embedding_model))].sort()
+    const revisions = new Map<string, number>()
+    const issues: ValidationIssue[] = []
+    // Models in name order, so concurrent writers lock them in the same order.
+    for (const model of models) {
+      const group = records.map((record, index) => ({ record, index })).filter(({ record }) => record.embedding_model === model)
+      const dim = (group[0] as { record: ChunkInput }).record.embedding_dim
+      const state = yield * repo.addToModel(db, model, dim, group.length)
+      if (state.embedding_dim !== dim) issues.push(...group.map(({ index }) => dimensionIssue(at(index, 'embedding_dim'), model, state.embedding_dim, dim)))
+      revisions.set(model, state.version)
+    }
+    if (issues.length > 0) throw new RequestValidationError(issues)
+
+    const inserted = yield * repo.insertNewChunks(db, records.map((r) => toRow(r, revisions.get(r.embedding_model) as number)))
+    if (inserted.size < records.length) {
+      const conflicts = records.map((r, index) => ({ index, chunk_id: r.chunk_id })).filter((c) => !inserted.has(c.chunk_id))
+      if (!batch) throw new ConflictError(`Chunk '${records[0]?.chunk_id ?? ''}' already exists`)
+      throw new ConflictError(`Chunks already exist: ${conflicts.map((c) => `chunks[${c.index}] '${c.chunk_id}'`).join(', ')}`, { conflicts })
+    }
+    for (const model of models) yield * repo.clearTombstones(db, model, records.filter((r) => r.embedding_model === model).map((r) => r.chunk_id))
+    const ids = records.map((r) => r.chunk_id)
+    yield * recordAudit(db, actor, batch
+      ? { action: 'chunk.batch_create', target: 'chunks', changes: { inserted: ids.length, chunk_ids: ids.slice(0, 20), models }, at: now() }
+      : { action: 'chunk.create', target: `chunk:${ids[0] ?? ''}`, changes: { embedding_model: models[0], embedding_dim: records[0]?.embedding_dim }, at: now() })
+  }
+
+  return {
+    /** Stores one record; 409 when its id exists. */
+    async createChunk (record: ChunkInput, actor: Actor): Promise<void> {
+      await database.transact((db) => insertAll(db, [record], (_index, ...path) => ['body', ...path], actor, false))
+    },
+
+    /** Stores every record or none. */
+    async createChunks (records: ChunkInput[], actor: Actor): Promise<string[]> {
+      const at: Locate = (index, ...path) => ['body', 'chunks', index, ...path]
+      checkBatch(records, at)
+      await database.transact((db) => insertAll(db, records, at, actor, true))
+      return records.map((r) => r.chunk_id)
+    },
+
+    async getChunk (id: string): Promise<repo.ChunkRow> {
+      const row = await database.read((db) => repo.findChunk(db, id))
+      if (row === undefined) throw notFound(id)
+      return row
+    },
+
+    /** Replaces the chunk with `id` by `record` (whose chunk_id must be `id`). */
+    async replaceChunk (id: string, record: ChunkInput, actor: Actor): Promise<void> {
+      if (record.chunk_id !== id) {
+        throw new RequestValidationError([{ loc: ['body', 'chunk_id'], msg: `chunk_id '${record.chunk_id}' does not match the path's '${id}'`, type: 'value_error.chunk_id.mismatch' }])
+      }
+      await database.transact(function * (db) {
+        const existing = yield * repo.lockChunk(db, id)
+        if (existing === undefined) throw notFound(id)
+        const from = existing.embedding_model
+        const to = record.embedding_model
+        let revision = 0
+        for (const model of [...new Set([from, to])].sort()) {
+          if (model === to) {
+            const state = yield * repo.addToModel(db, to, record.embedding_dim, from === to ? 0 : 1)
+            if (state.embedding_dim !== record.embedding_dim) {
+              throw new RequestValidationError([dimensionIssue(['body', 'embedding_dim'], to, state.embedding_dim, record.embedding_dim)])
+            }
+            revision = state.version
+          } else {
+            yield * repo.addTombstone(db, from, id, yield * repo.removeFromModel(db, from))
+          }
+        }
+        yield * repo.replaceChunk(db, id, toRow(record, revision))
+        if (from !== to) yield * repo.clearTombstones(db, to, [id])
+        yield * recordAudit(db, actor, {
+          action: 'chunk.replace', target: `chunk:${id}`, changes: { embedding_model: to, embedding_dim: record.embedding_dim }, at: now()
+        })
+      })
+    },
+
+    async deleteChunk (id: string, actor: Actor): Promise<void> {
+      await database.transact(function * (db) {
+        const model = yield * repo.deleteChunk(db, id)
+        if (model === undefined) throw notFound(id)
+        yield * repo.addTombstone(db, model, id, yield * repo.removeFromModel(db, model))
+        yield * recordAudit(db, actor, { action: 'chunk.delete', target: `chunk:${id}`, changes: {}, at: now() })
+      })
+    },
+
+    /** A page of chunks matching the filters, the total that match, and the cursor of the next page. */
+    async listChunks (query: ChunkListInput): Promise<{ rows: repo.ChunkRow[], total: number, nextCursor: string | null }> {
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+      const limit = query.limit ?? 100
+      const { rows, total } = await database.read(function * (db) {
+        const rows = yield * repo.listChunks(db, query, after, limit + 1, query.include_embedding !== false)
+        return { rows, total: yield * repo.countChunks(db, query) }
+      })
+      const page = rows.slice(0, limit)
+      const last = page[page.length - 1]
+      return { rows: page, total, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null }
+    }
+  }
+}
+
+export type ChunkService = ReturnType<typeof createChunkService>
