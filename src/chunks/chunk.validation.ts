@@ -6,6 +6,7 @@
  */
 import { RequestValidationError, type ValidationIssue } from '../errors.js'
 import { toValidationIssues } from '../http/validation.js'
+import { MAX_DIM } from './chunk.schemas.js'
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2})(?::?(\d{2}))?)?)?$/
 
@@ -47,7 +48,7 @@ export function checkChunk (value: unknown, loc: Array<string | number>): Valida
   if (Array.isArray(embedding)) {
     const bad = embedding.findIndex((x) => typeof x === 'number' && !Number.isFinite(x))
     if (bad !== -1) issues.push({ loc: [...loc, 'embedding', bad], msg: 'value is not a finite number', type: 'value_error.number.not_finite' })
-    if (Number.isInteger(dim) && (dim as number) >= 1 && embedding.length !== dim) {
+    if (Number.isInteger(dim) && (dim as number) >= 1 && (dim as number) <= MAX_DIM && embedding.length !== dim) {
       issues.push({
         loc: [...loc, 'embedding'],
         msg: `embedding has ${embedding.length} numbers but embedding_dim is ${String(dim)}`,

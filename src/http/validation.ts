@@ -71,6 +71,10 @@ function describe (error: ErrorObject): Omit<ValidationIssue, 'loc'> {
       return { msg: `ensure this value has at least ${String(p.limit)} characters`, type: 'value_error.any_str.min_length', ctx: { limit_value: p.limit } }
     case 'maxLength':
       return { msg: `ensure this value has at most ${String(p.limit)} characters`, type: 'value_error.any_str.max_length', ctx: { limit_value: p.limit } }
+    case 'minItems':
+      return { msg: `ensure this value has at least ${String(p.limit)} items`, type: 'value_error.list.min_items', ctx: { limit_value: p.limit } }
+    case 'maxItems':
+      return { msg: `ensure this value has at most ${String(p.limit)} items`, type: 'value_error.list.max_items', ctx: { limit_value: p.limit } }
     case 'enum': {
       const allowed = (p.allowedValues as unknown[]).filter((v) => v !== null)
       return {

@@ -1,0 +1,348 @@
+import assert from 'node:assert/strict'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import { buildTestApp, dialects, sqlite, type TestApp } from '../../test/helpers.js'
+
+/** A valid record; `over` replaces top-level fields, `meta` metadata fields. */
+export function chunk (id: string, over: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    chunk_id: id,
+    content: `content of ${id}`,
+    embedding: [0.5, -0.25, 1],
+    embedding_model: 'mini',
+    embedding_dim: 3,
+    metadata: { parent_id: 'doc-1', source: 'portal', task: 'qa', sequence: 0, total_chunks: 3, content_type: 'text', ...meta },
+    ...over
+  }
+}
+
+const post = (t: TestApp, url: string, payload: unknown) => t.request({ method: 'POST', url, payload: payload as object })
+const ids = async (t: TestApp, query = '') => (await t.request({ method: 'GET', url: `/api/chunks?limit=1000${query}` })).body.chunks.map((c: any) => c.chunk_id)
+const locs = (body: any) => body.detail.map((d: any) => `${d.loc.join('.')}:${d.type}`)
+
+for (const dialect of dialects) {
+  describe(`[${dialect.name}] the chunk store`, () => {
+    let t: TestApp
+    beforeEach(async () => { t = await buildTestApp(dialect) })
+    afterEach(async () => { await t.close() })
+
+    describe('POST /api/chunks and GET /api/chunks/:chunk_id', () => {
+      it('returns a record exactly as sent: awkward floats, extra metadata keys, optional fields', async () => {
+        // Sent as text: -0.0 and the extremes must survive parsing, storage and writing.
+        const text = '{"chunk_id":"doc-1/§2 ✓","content":"Zweiter Absatz — \\"quoted\\" \\ud83d\\ude00\\n",' +
+          '"embedding":[0.1,1e-300,-0.0,5e-324,1.7976931348623157e308,-2.5,0.30000000000000004,123456789012345680000],' +
+          '"embedding_model":"text-embedding-3-small","embedding_dim":8,' +
+          '"metadata":{"parent_id":"doc-1","source":"portal","task":"qa","sequence":2,"total_chunks":5,"content_type":"text/markdown",' +
+          '"related_chunks":["doc-1/§1","doc-1/§3"],"chunk_length":42,"created_timestamp":"2026-11-22T10:17:43.818+02:00",' +
+          '"page":{"number":7,"ratio":0.1,"tags":["a",null,true]},"language":"de"},"ignored_top_level_field":1}'
+        const created = await t.request({ method: 'POST', url: '/api/chunks', headers: { 'content-type': 'application/json' }, payload: text })
+        assert.equal(created.status, 200, JSON.stringify(created.body))
+        assert.deepEqual(created.body, { chunk_id: 'doc-1/§2 ✓', message: "Chunk 'doc-1/§2 ✓' stored successfully" })
+
+        const got = await t.request({ method: 'GET', url: `/api/chunks/${encodeURIComponent('doc-1/§2 ✓')}` })
+        assert.equal(got.status, 200)
+        const sent = JSON.parse(text)
+        delete sent.ignored_top_level_field
+        // deepStrictEqual tells -0 from 0 (Object.is), so this is bit-exact for every number.
+        assert.deepEqual(got.body, sent)
+        assert.ok(Object.is(got.body.embedding[2], -0))
+        assert.deepEqual(Object.keys(got.body.metadata), Object.keys(sent.metadata))
+      })
+
+      it('keeps optional metadata fields sent as null, and accepts dates and date-times', async () => {
+        for (const [i, created] of ['2026-11-22', '2026-11-22T10:17:43Z', '2026-02-28T23:59:59.123456+05:30', null].entries()) {
+          const record = chunk(`c${i}`, {}, { created_timestamp: created, related_chunks: null, chunk_length: null })
+          assert.equal((await post(t, '/api/chunks', record)).status, 200, String(created))
+          assert.deepEqual((await t.request({ method: 'GET', url: `/api/chunks/c${i}` })).body, record)
+        }
+      })
+
+      it('answers 409 for an existing chunk_id and keeps the stored record', async () => {
+        await post(t, '/api/chunks', chunk('dup'))
+        const again = await post(t, '/api/chunks', chunk('dup', { content: 'other' }))
+        assert.equal(again.status, 409)
+        assert.deepEqual(again.body, { detail: "Chunk 'dup' already exists" })
+        assert.equal((await t.request({ method: 'GET', url: '/api/chunks/dup' })).body.content, 'content of dup')
+      })
+
+      it('answers 404 for an unknown chunk', async () => {
+        const res = await t.request({ method: 'GET', url: '/api/chunks/nope' })
+        assert.equal(res.status, 404)
+        assert.deepEqual(res.body, { detail: "Chunk 'nope' not found" })
+      })
+    })
+
+    describe('validation (422 naming the field, nothing stored)', () => {
+      const cases: Array<[string, Record<string, unknown>, string[]]> = [
+        ['chunk_id missing', { chunk_id: undefined }, ['body.chunk_id:value_error.missing']],
+        ['content missing', { content: undefined }, ['body.content:value_error.missing']],
+        ['embedding missing', { embedding: undefined }, ['body.embedding:value_error.missing']],
+        ['embedding_model missing', { embedding_model: undefined }, ['body.embedding_model:value_error.missing']],
+        ['embedding_dim missing', { embedding_dim: undefined }, ['body.embedding_dim:value_error.missing']],
+        ['metadata missing', { metadata: undefined }, ['body.metadata:value_error.missing']],
+        ['chunk_id empty', { chunk_id: '' }, ['body.chunk_id:value_error.any_str.min_length']],
+        ['chunk_id of 257 characters', { chunk_id: 'x'.repeat(257) }, ['body.chunk_id:value_error.any_str.max_length']],
+        ['content not a string', { content: 5 }, ['body.content:type_error.str']],
+        ['embedding not a list', { embedding: '0.1,0.2,0.3' }, ['body.embedding:type_error.list']],
+        ['embedding empty', { embedding: [], embedding_dim: 1 }, ['body.embedding:value_error.list.min_items', 'body.embedding:value_error.embedding.length']],
+        ['an embedding element not a number', { embedding: [1, '2', 3] }, ['body.embedding.1:type_error.float']],
+        ['an embedding element not finite', { embedding: [1, Infinity, 3] }, ['body.embedding.1:value_error.number.not_finite']],
+        ['embedding longer than embedding_dim', { embedding: [1, 2, 3, 4] }, ['body.embedding:value_error.embedding.length']],
+        ['embedding_dim not an integer', { embedding_dim: 3.5 }, ['body.embedding_dim:type_error.integer']],
+        ['embedding_dim a string', { embedding_dim: '3' }, ['body.embedding_dim:type_error.integer']],
+        ['embedding_dim 0', { embedding_dim: 0 }, ['body.embedding_dim:value_error.number.not_ge']],
+        ['embedding_dim over 16,384', { embedding_dim: 16_385 }, ['body.embedding_dim:value_error.number.not_le']],
+        ['metadata not an object', { metadata: ['doc-1'] }, ['body.metadata:type_error.dict']],
+        ['content with a NUL character', { content: 'a\u0000b' }, ['body.content:value_error.str.unstorable']],
+        ['chunk_id with an unpaired surrogate', { chunk_id: 'a\ud800' }, ['body.chunk_id:value_error.str.unstorable']]
+      ]
+      const metaCases: Array<[string, Record<string, unknown>, string[]]> = [
+        ...['parent_id', 'source', 'task', 'sequence', 'total_chunks', 'content_type'].map((field): [string, Record<string, unknown>, string[]] =>
+          [`metadata.${field} missing`, { [field]: undefined }, [`body.metadata.${field}:value_error.missing`]]),
+        ['metadata.sequence negative', { sequence: -1 }, ['body.metadata.sequence:value_error.number.not_ge']],
+        ['metadata.sequence not an integer', { sequence: 1.5 }, ['body.metadata.sequence:type_error.integer']],
+        ['metadata.total_chunks 0', { total_chunks: 0 }, ['body.metadata.total_chunks:value_error.number.not_ge']],
+        ['metadata.related_chunks not a list', { related_chunks: 'doc-1/2' }, ['body.metadata.related_chunks:type_error.list']],
+        ['metadata.related_chunks with a number', { related_chunks: ['a', 2] }, ['body.metadata.related_chunks.1:type_error.str']],
+        ['metadata.chunk_length negative', { chunk_length: -1 }, ['body.metadata.chunk_length:value_error.number.not_ge']],
+        ['metadata.created_timestamp not a date', { created_timestamp: 'yesterday' }, ['body.metadata.created_timestamp:value_error.datetime']],
+        ['metadata.created_timestamp a 13th month', { created_timestamp: '2026-13-01' }, ['body.metadata.created_timestamp:value_error.datetime']],
+        ['metadata.created_timestamp a 30th of February', { created_timestamp: '2026-02-30T10:00:00Z' }, ['body.metadata.created_timestamp:value_error.datetime']],
+        ['metadata.source a number', { source: 7 }, ['body.metadata.source:type_error.str']]
+      ]
+      for (const [name, over, expected] of [...cases, ...metaCases.map(([n, meta, e]): [string, Record<string, unknown>, string[]] => [n, { meta }, e])]) {
+        it(`refuses ${name}`, async () => {
+          const { meta, ...top } = over as { meta?: Record<string, unknown> }
+          const record = JSON.parse(JSON.stringify(chunk('bad', top, meta ?? {}), (_k, v) => v === undefined ? undefined : v))
+          const payload = name.includes('not finite') ? JSON.stringify(record).replace('null', '1e999') : JSON.stringify(record)
+          const res = await t.request({ method: 'POST', url: '/api/chunks', headers: { 'content-type': 'application/json' }, payload })
+          assert.equal(res.status, 422, JSON.stringify(res.body))
+          assert.deepEqual(locs(res.body), expected)
+          assert.deepEqual(await ids(t), [])
+        })
+      }
+
+      it('lists every problem of a record in one 422', async () => {
+        const res = await post(t, '/api/chunks', chunk('', { embedding: [1, 2], content: 3 }, { sequence: -2, created_timestamp: 'soon' }))
+        assert.equal(res.status, 422)
+        assert.deepEqual(locs(res.body).sort(), [
+          'body.chunk_id:value_error.any_str.min_length',
+          'body.content:type_error.str',
+          'body.embedding:value_error.embedding.length',
+          'body.metadata.created_timestamp:value_error.datetime',
+          'body.metadata.sequence:value_error.number.not_ge'
+        ])
+      })
+
+      it('refuses an embedding_dim other than the one its model stores, naming both', async () => {
+        await post(t, '/api/chunks', chunk('a'))
+        const res = await post(t, '/api/chunks', chunk('b', { embedding: [1, 2], embedding_dim: 2 }))
+        assert.equal(res.status, 422)
+        assert.deepEqual(res.body.detail, [{
+          loc: ['body', 'embedding_dim'],
+          msg: "embedding_model 'mini' stores 3-dimensional embeddings; this chunk has 2",
+          type: 'value_error.embedding.dimension',
+          ctx: { stored_dim: 3, embedding_dim: 2 }
+        }])
+        assert.deepEqual(await ids(t), ['a'])
+      })
+
+      it('answers 413 for a record body over 1 MiB', async () => {
+        const res = await post(t, '/api/chunks', chunk('big', { content: 'x'.repeat(1024 * 1024) }))
+        assert.equal(res.status, 413)
+        assert.deepEqual(res.body, { detail: 'Request body is too large' })
+      })
+    })
+
+    describe('POST /api/chunks/batch', () => {
+      it('stores every record and answers the count and ids', async () => {
+        const res = await post(t, '/api/chunks/batch', { chunks: [chunk('b1'), chunk('b2', {}, { sequence: 1 }), chunk('b3', { embedding_model: 'other', embedding: [1], embedding_dim: 1 })] })
+        assert.equal(res.status, 200, JSON.stringify(res.body))
+        assert.deepEqual(res.body, { inserted: 3, chunk_ids: ['b1', 'b2', 'b3'], message: '3 chunks stored successfully' })
+        // Listed by parent, then sequence: b3 (sequence 0) before b2 (sequence 1).
+        assert.deepEqual(await ids(t), ['b1', 'b3', 'b2'])
+      })
+
+      it('stores nothing when a record is invalid, naming every offending index', async () => {
+        await post(t, '/api/chunks', chunk('kept'))
+        const res = await post(t, '/api/chunks/batch', {
+          chunks: [chunk('ok1'), chunk('bad2', { embedding_dim: 4 }), chunk('ok3'), chunk('bad4', {}, { total_chunks: 0 })]
+        })
+        assert.equal(res.status, 422)
+        assert.deepEqual(locs(res.body), ['body.chunks.3.metadata.total_chunks:value_error.number.not_ge', 'body.chunks.1.embedding:value_error.embedding.length'])
+        assert.deepEqual(await ids(t), ['kept'])
+      })
+
+      it('stores nothing when ids exist, answering 409 with every conflicting index', async () => {
+        await post(t, '/api/chunks', chunk('x1'))
+        await post(t, '/api/chunks', chunk('x3'))
+        const res = await post(t, '/api/chunks/batch', { chunks: [chunk('new0'), chunk('x1'), chunk('new2'), chunk('x3')] })
+        assert.equal(res.status, 409)
+        assert.deepEqual(res.body, {
+          detail: "Chunks already exist: chunks[1] 'x1', chunks[3] 'x3'",
+          conflicts: [{ index: 1, chunk_id: 'x1' }, { index: 3, chunk_id: 'x3' }]
+        })
+        assert.deepEqual(await ids(t), ['x1', 'x3'])
+      })
+
+      it('refuses an id twice in one batch and two dimensions for one model', async () => {
+        const res = await post(t, '/api/chunks/batch', {
+          chunks: [chunk('d'), chunk('e'), chunk('d'), chunk('f', { embedding: [1, 2], embedding_dim: 2 })]
+        })
+        assert.equal(res.status, 422)
+        assert.deepEqual(locs(res.body), ['body.chunks.2.chunk_id:value_error.duplicate', 'body.chunks.3.embedding_dim:value_error.embedding.dimension'])
+        assert.deepEqual(await ids(t), [])
+      })
+
+      it('refuses an empty batch and one of 1,001 records', async () => {
+        assert.deepEqual(locs((await post(t, '/api/chunks/batch', { chunks: [] })).body), ['body.chunks:value_error.list.min_items'])
+        const many = Array.from({ length: 1001 }, (_, i) => chunk(`m${i}`))
+        const res = await post(t, '/api/chunks/batch', { chunks: many })
+        assert.equal(res.status, 422)
+        assert.deepEqual(locs(res.body), ['body.chunks:value_error.list.max_items'])
+      })
+
+      it('accepts 1,000 records in a body over 1 MiB', async () => {
+        const many = Array.from({ length: 1000 }, (_, i) => chunk(`m${String(i).padStart(4, '0')}`, { embedding: Array.from({ length: 64 }, (_, j) => Math.sin(i + j)), embedding_dim: 64 }, { sequence: i }))
+        assert.ok(JSON.stringify({ chunks: many }).length > 1024 * 1024)
+        const res = await post(t, '/api/chunks/batch', { chunks: many })
+        assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300))
+        assert.equal(res.body.inserted, 1000)
+        assert.equal((await t.request({ method: 'GET', url: '/api/chunks?limit=1' })).body.total, 1000)
+      })
+    })
+
+    describe('PUT and DELETE /api/chunks/:chunk_id', () => {
+      it('replaces a record, model and metadata included', async () => {
+        await post(t, '/api/chunks', chunk('r'))
+        const replacement = chunk('r', { content: 'new', embedding: [-0, 0.1], embedding_dim: 2, embedding_model: 'other' }, { note: 'added', sequence: 4 })
+        // As text, so the -0 is sent as such.
+        const text = JSON.stringify(replacement).replace('[0,0.1]', '[-0.0,0.1]')
+        const res = await t.request({ method: 'PUT', url: '/api/chunks/r', headers: { 'content-type': 'application/json' }, payload: text })
+        assert.equal(res.status, 200)
+        assert.deepEqual(res.body, { chunk_id: 'r', message: "Chunk 'r' replaced successfully" })
+        assert.deepEqual((await t.request({ method: 'GET', url: '/api/chunks/r' })).body, replacement)
+      })
+
+      it('answers 422 when the body names another chunk, 404 for an unknown one, and changes nothing', async () => {
+        await post(t, '/api/chunks', chunk('r'))
+        const mismatch = await t.request({ method: 'PUT', url: '/api/chunks/r', payload: chunk('s') })
+        assert.equal(mismatch.status, 422)
+        assert.deepEqual(mismatch.body.detail, [{ loc: ['body', 'chunk_id'], msg: "chunk_id 's' does not match the path's 'r'", type: 'value_error.chunk_id.mismatch' }])
+        const unknown = await t.request({ method: 'PUT', url: '/api/chunks/s', payload: chunk('s') })
+        assert.equal(unknown.status, 404)
+        assert.deepEqual(unknown.body, { detail: "Chunk 's' not found" })
+        const invalid = await t.request({ method: 'PUT', url: '/api/chunks/r', payload: chunk('r', { embedding_dim: 2 }) })
+        assert.equal(invalid.status, 422)
+        assert.deepEqual(await ids(t), ['r'])
+        assert.deepEqual((await t.request({ method: 'GET', url: '/api/chunks/r' })).body, chunk('r'))
+      })
+
+      it('deletes a record, then answers 404 for it', async () => {
+        await post(t, '/api/chunks', chunk('gone'))
+        const res = await t.request({ method: 'DELETE', url: '/api/chunks/gone' })
+        assert.equal(res.status, 200)
+        assert.deepEqual(res.body, { chunk_id: 'gone', message: "Chunk 'gone' deleted successfully" })
+        assert.equal((await t.request({ method: 'GET', url: '/api/chunks/gone' })).status, 404)
+        const again = await t.request({ method: 'DELETE', url: '/api/chunks/gone' })
+        assert.equal(again.status, 404)
+        assert.deepEqual(again.body, { detail: "Chunk 'gone' not found" })
+      })
+
+      it('lets a model take another dimension once its last chunk is gone', async () => {
+        await post(t, '/api/chunks', chunk('only'))
+        await t.request({ method: 'DELETE', url: '/api/chunks/only' })
+        assert.equal((await post(t, '/api/chunks', chunk('wider', { embedding: [1, 2, 3, 4], embedding_dim: 4 }))).status, 200)
+      })
+
+      it('writes an audit record for every chunk write', async () => {
+        await post(t, '/api/chunks', chunk('a1'))
+        await post(t, '/api/chunks/batch', { chunks: [chunk('a2'), chunk('a3')] })
+        await t.request({ method: 'PUT', url: '/api/chunks/a1', payload: chunk('a1', { content: 'v2' }) })
+        await t.request({ method: 'DELETE', url: '/api/chunks/a2' })
+        const audit = (await t.request({ method: 'GET', url: '/api/audit' })).body.records
+        assert.deepEqual(audit.map((r: any) => [r.action, r.target]), [
+          ['chunk.delete', 'chunk:a2'], ['chunk.replace', 'chunk:a1'], ['chunk.batch_create', 'chunks'], ['chunk.create', 'chunk:a1']
+        ])
+        assert.deepEqual(audit[1].changes, { embedding_model: 'mini', embedding_dim: 3 })
+        assert.deepEqual(audit[2].changes, { inserted: 2, chunk_ids: ['a2', 'a3'], models: ['mini'] })
+      })
+    })
+
+    describe('GET /api/chunks', () => {
+      beforeEach(async () => {
+        const records = [
+          chunk('z', {}, { parent_id: 'doc-b', sequence: 0, source: 'portal' }),
+          chunk('c10', {}, { parent_id: 'doc-a', sequence: 10, task: 'summary' }),
+          chunk('c2', {}, { parent_id: 'doc-a', sequence: 2, content_type: 'table' }),
+          chunk('c2b', {}, { parent_id: 'doc-a', sequence: 2 }),
+          chunk('y', { embedding_model: 'other', embedding: [1], embedding_dim: 1 }, { parent_id: 'doc-a', sequence: 1, source: 'wiki' })
+        ]
+        assert.equal((await post(t, '/api/chunks/batch', { chunks: records })).status, 200)
+      })
+
+      it('orders by parent_id, then sequence as a number, then chunk_id', async () => {
+        const res = await t.request({ method: 'GET', url: '/api/chunks' })
+        assert.equal(res.status, 200)
+        assert.deepEqual(res.body.chunks.map((c: any) => c.chunk_id), ['y', 'c2', 'c2b', 'c10', 'z'])
+        assert.equal(res.body.total, 5)
+        assert.equal(res.body.next_cursor, null)
+        assert.deepEqual(res.body.chunks[4], chunk('z', {}, { parent_id: 'doc-b', sequence: 0, source: 'portal' }))
+      })
+
+      it('filters by each field', async () => {
+        assert.deepEqual(await ids(t, '&parent_id=doc-a'), ['y', 'c2', 'c2b', 'c10'])
+        assert.deepEqual(await ids(t, '&source=wiki'), ['y'])
+        assert.deepEqual(await ids(t, '&task=summary'), ['c10'])
+        assert.deepEqual(await ids(t, '&content_type=table'), ['c2'])
+        assert.deepEqual(await ids(t, '&embedding_model=mini&parent_id=doc-a'), ['c2', 'c2b', 'c10'])
+        assert.deepEqual(await ids(t, '&source=nowhere'), [])
+      })
+
+      it('pages with an opaque cursor, the total matching the filter on every page', async () => {
+        const seen: string[] = []
+        let cursor: string | null = null
+        let pages = 0
+        do {
+          const url: string = `/api/chunks?limit=2&embedding_model=mini${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`
+          const res = await t.request({ method: 'GET', url })
+          assert.equal(res.status, 200)
+          assert.equal(res.body.total, 4)
+          seen.push(...res.body.chunks.map((c: any) => c.chunk_id))
+          cursor = res.body.next_cursor
+          pages++
+        } while (cursor !== null)
+        assert.deepEqual(seen, ['c2', 'c2b', 'c10', 'z'])
+        assert.equal(pages, 2)
+      })
+
+      it('leaves the vectors out with include_embedding=false', async () => {
+        const res = await t.request({ method: 'GET', url: '/api/chunks?include_embedding=false&limit=1' })
+        assert.deepEqual(Object.keys(res.body.chunks[0]), ['chunk_id', 'content', 'embedding_model', 'embedding_dim', 'metadata'])
+      })
+
+      it('answers 422 for a bad limit or cursor', async () => {
+        for (const query of ['limit=0', 'limit=1001', 'limit=x']) {
+          const res = await t.request({ method: 'GET', url: `/api/chunks?${query}` })
+          assert.equal(res.status, 422, query)
+          assert.deepEqual(res.body.detail[0].loc, ['query', 'limit'])
+        }
+        const res = await t.request({ method: 'GET', url: '/api/chunks?cursor=not-a-cursor' })
+        assert.equal(res.status, 422)
+        assert.deepEqual(res.body.detail[0].loc, ['query', 'cursor'])
+      })
+    })
+  })
+}
+
+describe('the chunk batch body limit', () => {
+  it('answers 413 for a batch body over 64 MiB', async () => {
+    const t = await buildTestApp(sqlite)
+    try {
+      const res = await t.request({ method: 'POST', url: '/api/chunks/batch', headers: { 'content-type': 'application/json' }, payload: `{"chunks":[${' '.repeat(64 * 1024 * 1024)}]}` })
+      assert.equal(res.status, 413)
+      assert.deepEqual(res.body, { detail: 'Request body is too large' })
+    } finally {
+      await t.close()
+    }
+  })
+})
