@@ -52,3 +52,16 @@ export async function rotateTimes (t: TestApp, poolId: number, n: number): Promi
   }
   return chosen
 }
+
+/** A valid record; `over` replaces top-level fields, `meta` metadata fields. */
+export function chunk (id: string, over: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    chunk_id: id,
+    content: `content of ${id}`,
+    embedding: [0.5, -0.25, 1],
+    embedding_model: 'mini',
+    embedding_dim: 3,
+    metadata: { parent_id: 'doc-1', source: 'portal', task: 'qa', sequence: 0, total_chunks: 3, content_type: 'text', ...meta },
+    ...over
+  }
+}

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { chunk } from './fixtures.js'
 import { createPostgresSchema, type TestDatabase } from './helpers.js'
 import { http, startServer, type ServerProcess } from './server-process.js'
 
@@ -86,5 +87,23 @@ describe('two server processes on one PostgreSQL database', { skip: enabled ? fa
     assert.equal(results.filter((r) => r.status === 404).length, 70)
     const status = (await http('GET', `${a.url}/api/pools/${pools[0]}`)).body
     assert.deepEqual({ used: status.members[0].quota.used, limit: status.members[0].quota.limit }, { used: 50, limit: 50 })
+  })
+
+  it("answers a chunk search from the other process's writes at the next query", async () => {
+    const [a, b] = servers as [ServerProcess, ServerProcess]
+    const stored = Array.from({ length: 50 }, (_, i) => chunk(`p${i}`, { embedding: [Math.cos(i), Math.sin(i), 0.5] }))
+    assert.equal((await http('POST', `${b.url}/api/chunks/batch`, { chunks: stored })).status, 200)
+    const query = { embedding: [0, 0, 1], embedding_model: 'mini', top_k: 3 }
+    // a loads its index from b's writes.
+    const first = (await http('POST', `${a.url}/api/chunks/search`, query)).body.results
+    assert.equal(first.length, 3)
+    // b adds the exact match and deletes a's current second best.
+    await http('POST', `${b.url}/api/chunks`, chunk('pole', { embedding: [0, 0, 7] }))
+    await http('DELETE', `${b.url}/api/chunks/${first[1].chunk_id}`)
+    const second = (await http('POST', `${a.url}/api/chunks/search`, query)).body.results
+    assert.equal(second[0].chunk_id, 'pole')
+    assert.ok(Math.abs(second[0].score - 1) < 1e-12)
+    assert.ok(!second.some((r: any) => r.chunk_id === first[1].chunk_id), JSON.stringify(second))
+    assert.equal(second[1].chunk_id, first[0].chunk_id)
   })
 })

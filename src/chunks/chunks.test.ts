@@ -1,19 +1,7 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
+import { chunk } from '../../test/fixtures.js'
 import { buildTestApp, dialects, sqlite, type TestApp } from '../../test/helpers.js'
-
-/** A valid record; `over` replaces top-level fields, `meta` metadata fields. */
-export function chunk (id: string, over: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    chunk_id: id,
-    content: `content of ${id}`,
-    embedding: [0.5, -0.25, 1],
-    embedding_model: 'mini',
-    embedding_dim: 3,
-    metadata: { parent_id: 'doc-1', source: 'portal', task: 'qa', sequence: 0, total_chunks: 3, content_type: 'text', ...meta },
-    ...over
-  }
-}
 
 const post = (t: TestApp, url: string, payload: unknown) => t.request({ method: 'POST', url, payload: payload as object })
 const ids = async (t: TestApp, query = '') => (await t.request({ method: 'GET', url: `/api/chunks?limit=1000${query}` })).body.chunks.map((c: any) => c.chunk_id)
