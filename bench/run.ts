@@ -13,6 +13,7 @@ import autocannon from 'autocannon'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { http, startServer } from '../test/server-process.js'
+import { measureChunks } from './chunks.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = 10
@@ -231,6 +232,7 @@ async function measurePools (dir: string): Promise<void> {
 /** `BENCH_ONLY=pools,auth,chunks` runs those parts only; all by default. */
 const SECTIONS: Record<string, (dir: string) => Promise<void>> = {
   pools: measurePools,
+  chunks: measureChunks,
   auth: async (dir) => { await measureAuthCost(dir); await measureAuthCpu() }
 }
 const only = (process.env.BENCH_ONLY ?? Object.keys(SECTIONS).join(',')).split(',').map((s) => s.trim())

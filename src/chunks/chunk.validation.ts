@@ -46,7 +46,11 @@ export function checkChunk (value: unknown, loc: Array<string | number>): Valida
 
   const { embedding, embedding_dim: dim } = value
   if (Array.isArray(embedding)) {
-    const bad = embedding.findIndex((x) => typeof x === 'number' && !Number.isFinite(x))
+    let bad = -1
+    for (let i = 0; i < embedding.length && bad === -1; i++) {
+      const x: unknown = embedding[i]
+      if (typeof x === 'number' && !Number.isFinite(x)) bad = i
+    }
     if (bad !== -1) issues.push({ loc: [...loc, 'embedding', bad], msg: 'value is not a finite number', type: 'value_error.number.not_finite' })
     if (Number.isInteger(dim) && (dim as number) >= 1 && (dim as number) <= MAX_DIM && embedding.length !== dim) {
       issues.push({
