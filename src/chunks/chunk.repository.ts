@@ -88,9 +88,19 @@ export function * findChunk (db: Db, id: string): Work<ChunkRow | undefined> {
   return yield * first(db.selectFrom('chunks').selectAll().where('chunk_id', '=', id))
 }
 
-/** The chunk with `id`, locked for the rest of the transaction (PostgreSQL), or undefined. */
-export function * lockChunk (db: Db, id: string): Work<Pick<ChunkRow, 'embedding_model'> | undefined> {
-  return yield * first(lockRows(db, db.selectFrom('chunks').select('embedding_model').where('chunk_id', '=', id)))
+/** The model of the chunk with `id`, or undefined when there is no such chunk. */
+export function * findChunkModel (db: Db, id: string): Work<string | undefined> {
+  return (yield * first(db.selectFrom('chunks').select('embedding_model').where('chunk_id', '=', id)))?.embedding_model
+}
+
+/** The model of the chunk with `id`, the row locked for the rest of the transaction (PostgreSQL). */
+export function * lockChunkModel (db: Db, id: string): Work<string | undefined> {
+  return (yield * first(lockRows(db, db.selectFrom('chunks').select('embedding_model').where('chunk_id', '=', id))))?.embedding_model
+}
+
+/** Locks the model's row for the rest of the transaction (PostgreSQL). */
+export function * lockModel (db: Db, model: string): Work<void> {
+  yield * all(lockRows(db, db.selectFrom('chunk_models').select('embedding_model').where('embedding_model', '=', model)))
 }
 
 /** Overwrites the chunk with `id`. */
@@ -98,9 +108,9 @@ export function * replaceChunk (db: Db, id: string, row: NewChunkRow): Work<void
   yield * execute(db.updateTable('chunks').set(row).where('chunk_id', '=', id))
 }
 
-/** Deletes the chunk with `id`; returns its model, or undefined when there was none. */
-export function * deleteChunk (db: Db, id: string): Work<string | undefined> {
-  return (yield * first(db.deleteFrom('chunks').where('chunk_id', '=', id).returning('embedding_model')))?.embedding_model
+/** Deletes the chunk with `id` if it belongs to `model`; false when there was no such chunk. */
+export function * deleteChunk (db: Db, id: string, model: string): Work<boolean> {
+  return (yield * first(db.deleteFrom('chunks').where('chunk_id', '=', id).where('embedding_model', '=', model).returning('chunk_id'))) !== undefined
 }
 
 /** Filters of the list, as query conditions. */

@@ -17,6 +17,12 @@ type Locate = (index: number, ...path: string[]) => Array<string | number>
 
 const notFound = (id: string) => new NotFoundError(`Chunk '${id}' not found`)
 
+/**
+ * Thrown (rolling the transaction back) when a chunk moved to another model
+ * between reading its model and locking it; the write is then run again.
+ */
+class ChunkMoved extends Error {}
+
 function toRow (record: ChunkInput, revision: number): repo.NewChunkRow {
   const { metadata } = record
   return {
@@ -88,6 +94,21 @@ function decodeCursor (cursor: string): repo.ListPosition {
 
 /** Builds the chunk service over the database's work runner and a clock. */
 export function createChunkService ({ database, now }: { database: WorkRunner, now: () => Date }) {
+  /**
+   * Runs a write that locks a chunk's model(s) before the chunk, as every chunk
+   * write does (models in name order, then chunks), so writers never deadlock.
+   * The model is read before it is locked; if the chunk moved meanwhile, again.
+   */
+  async function transactLocked (work: (db: Db) => Work<void>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await database.transact(work)
+      } catch (error) {
+        if (!(error instanceof ChunkMoved) || attempt === 5) throw error
+      }
+    }
+  }
+
   /** Inserts `records` (all or none): 422 for rule violations, 409 naming every id that exists. */
   function * insertAll (db: Db, records: ChunkInput[], at: Locate, actor: Actor, batch: boolean): Work<void> {
     const models = [...new Set(records.map((r) => r.embedding_model))].sort()
@@ -103,7 +124,9 @@ export function createChunkService ({ database, now }: { database: WorkRunner, n
     }
     if (issues.length > 0) throw new RequestValidationError(issues)
 
-    const inserted = yield * repo.insertNewChunks(db, records.map((r) => toRow(r, revisions.get(r.embedding_model) as number)))
+    // Ids in one order in every transaction, so concurrent batches never wait on each other in a cycle.
+    const rows = records.map((r) => toRow(r, revisions.get(r.embedding_model) as number)).sort((a, b) => a.chunk_id < b.chunk_id ? -1 : a.chunk_id > b.chunk_id ? 1 : 0)
+    const inserted = yield * repo.insertNewChunks(db, rows)
     if (inserted.size < records.length) {
       const conflicts = records.map((r, index) => ({ index, chunk_id: r.chunk_id })).filter((c) => !inserted.has(c.chunk_id))
       if (!batch) throw new ConflictError(`Chunk '${records[0]?.chunk_id ?? ''}' already exists`)
@@ -141,10 +164,9 @@ export function createChunkService ({ database, now }: { database: WorkRunner, n
       if (record.chunk_id !== id) {
         throw new RequestValidationError([{ loc: ['body', 'chunk_id'], msg: `chunk_id '${record.chunk_id}' does not match the path's '${id}'`, type: 'value_error.chunk_id.mismatch' }])
       }
-      await database.transact(function * (db) {
-        const existing = yield * repo.lockChunk(db, id)
-        if (existing === undefined) throw notFound(id)
-        const from = existing.embedding_model
+      await transactLocked(function * (db) {
+        const from = yield * repo.findChunkModel(db, id)
+        if (from === undefined) throw notFound(id)
         const to = record.embedding_model
         let revision = 0
         for (const model of [...new Set([from, to])].sort()) {
@@ -155,11 +177,17 @@ export function createChunkService ({ database, now }: { database: WorkRunner, n
             }
             revision = state.version
           } else {
-            yield * repo.addTombstone(db, from, id, yield * repo.removeFromModel(db, from))
+            yield * repo.lockModel(db, from)
           }
         }
+        const locked = yield * repo.lockChunkModel(db, id)
+        if (locked === undefined) throw notFound(id)
+        if (locked !== from) throw new ChunkMoved()
+        if (from !== to) {
+          yield * repo.addTombstone(db, from, id, yield * repo.removeFromModel(db, from))
+          yield * repo.clearTombstones(db, to, [id])
+        }
         yield * repo.replaceChunk(db, id, toRow(record, revision))
-        if (from !== to) yield * repo.clearTombstones(db, to, [id])
         yield * recordAudit(db, actor, {
           action: 'chunk.replace', target: `chunk:${id}`, changes: { embedding_model: to, embedding_dim: record.embedding_dim }, at: now()
         })
@@ -167,9 +195,14 @@ export function createChunkService ({ database, now }: { database: WorkRunner, n
     },
 
     async deleteChunk (id: string, actor: Actor): Promise<void> {
-      await database.transact(function * (db) {
-        const model = yield * repo.deleteChunk(db, id)
+      await transactLocked(function * (db) {
+        const model = yield * repo.findChunkModel(db, id)
         if (model === undefined) throw notFound(id)
+        yield * repo.lockModel(db, model)
+        if (!(yield * repo.deleteChunk(db, id, model))) {
+          if ((yield * repo.findChunkModel(db, id)) === undefined) throw notFound(id)
+          throw new ChunkMoved()
+        }
         yield * repo.addTombstone(db, model, id, yield * repo.removeFromModel(db, model))
         yield * recordAudit(db, actor, { action: 'chunk.delete', target: `chunk:${id}`, changes: {}, at: now() })
       })

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { chunk } from '../../test/fixtures.js'
 import { buildTestApp, dialects, sqlite, type TestApp } from '../../test/helpers.js'
+import { findModel } from './chunk.repository.js'
 
 const post = (t: TestApp, url: string, payload: unknown) => t.request({ method: 'POST', url, payload: payload as object })
 const ids = async (t: TestApp, query = '') => (await t.request({ method: 'GET', url: `/api/chunks?limit=1000${query}` })).body.chunks.map((c: any) => c.chunk_id)
@@ -253,6 +254,40 @@ for (const dialect of dialects) {
         ])
         assert.deepEqual(audit[1].changes, { embedding_model: 'mini', embedding_dim: 3 })
         assert.deepEqual(audit[2].changes, { inserted: 2, chunk_ids: ['a2', 'a3'], models: ['mini'] })
+      })
+    })
+
+    describe('concurrent writes', () => {
+      it('never deadlock or lose count: overlapping batches, moves between models and deletes at once', async () => {
+        const base = Array.from({ length: 40 }, (_, i) => chunk(`k${String(i).padStart(2, '0')}`))
+        assert.equal((await post(t, '/api/chunks/batch', { chunks: base })).status, 200)
+        const requests: Array<Promise<{ status: number }>> = []
+        const reinserts: Array<Promise<{ status: number }>> = []
+        for (let i = 0; i < 40; i++) {
+          const id = `k${String(i).padStart(2, '0')}`
+          if (i % 4 === 0) {
+            // A delete racing a batch that stores the same id again: either order is fine, a deadlock is not.
+            requests.push(t.request({ method: 'DELETE', url: `/api/chunks/${id}` }))
+            reinserts.push(post(t, '/api/chunks/batch', { chunks: [chunk(id)] }))
+          }
+          if (i % 4 === 1) requests.push(t.request({ method: 'PUT', url: `/api/chunks/${id}`, payload: chunk(id, { embedding_model: i % 8 === 1 ? 'other' : 'mini' }) }))
+          if (i % 4 === 2) {
+            // Two batches with the same new ids in opposite orders: one stores them, the other gets 409.
+            const fresh = [chunk(`n${i}a`, { embedding_model: 'other' }), chunk(`n${i}b`)]
+            requests.push(post(t, '/api/chunks/batch', { chunks: fresh }), post(t, '/api/chunks/batch', { chunks: [...fresh].reverse() }))
+          }
+        }
+        const results = await Promise.all(requests)
+        const reinserted = await Promise.all(reinserts)
+        assert.ok([...results, ...reinserted].every((r) => r.status === 200 || r.status === 409), JSON.stringify(results.map((r) => r.status)))
+        assert.equal(results.filter((r) => r.status === 409).length, 10)
+        for (const model of ['mini', 'other']) {
+          const listed = (await t.request({ method: 'GET', url: `/api/chunks?embedding_model=${model}&limit=1` })).body.total
+          const state = await t.database.read((db) => findModel(db, model))
+          assert.equal(state?.chunk_count, listed, model)
+        }
+        const stored = reinserted.filter((r) => r.status === 200).length
+        assert.equal((await t.request({ method: 'GET', url: '/api/chunks?limit=1' })).body.total, 30 + 20 + stored)
       })
     })
 
