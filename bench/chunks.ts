@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path'
 import { request } from 'node:http'
+import { seededRandom } from '../test/fixtures.js'
 import { startServer } from '../test/server-process.js'
 
 const DIM = 384
@@ -14,18 +15,6 @@ const BATCH = 1000
 const QUERIES = 200
 const TOP_K = 10
 const SIZES = [10_000, 100_000]
-
-/** A seeded generator, so every run stores and asks the same. */
-function random (seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** POSTs a JSON text and resolves with status and body text. */
 function post (url: string, body: string | Buffer): Promise<{ status: number, text: string }> {
@@ -63,7 +52,7 @@ function naiveSearch (vectors: number[][], query: number[], k: number): number[]
 
 /** Runs the chunk benchmark on a fresh SQLite file in `dir` and prints its table. */
 export async function measureChunks (dir: string): Promise<void> {
-  const next = random(384)
+  const next = seededRandom(384)
   const vectors: number[][] = []
   const service = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'chunks.db')}`, LOG_LEVEL: 'warn', ADMIN_RATE_LIMIT: '1000000' })
   const rows: string[] = []

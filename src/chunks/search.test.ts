@@ -4,19 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { buildTestApp, dialects, type TestApp, type TestDialect } from '../../test/helpers.js'
-import { chunk } from '../../test/fixtures.js'
-
-/** A seeded generator, so a failure can be replayed. */
-function random (seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { chunk, seededRandom } from '../../test/fixtures.js'
 
 interface Stored { chunk_id: string, embedding: number[], embedding_model: string, metadata: Record<string, unknown> }
 
@@ -60,7 +48,7 @@ for (const dialect of dialects) {
     afterEach(async () => { await t.close() })
 
     it('answers exactly what a brute-force search answers, with and without filters', async () => {
-      const next = random(2026)
+      const next = seededRandom(2026)
       const stored = randomChunks(next, 1200, 24)
       await store(t, stored)
       for (let q = 0; q < 15; q++) {
@@ -161,7 +149,7 @@ for (const dialect of dialects) {
     it("answers from the other instance's writes at its next search, never from a stale index", async () => {
       const { a, b, close } = await twoAppsOn(dialect)
       try {
-        const next = random(5)
+        const next = seededRandom(5)
         const stored = randomChunks(next, 300, 8, 'x')
         await store(b, stored)
         const query = Array.from({ length: 8 }, () => next() * 2 - 1)

@@ -3,18 +3,7 @@ import { describe, it } from 'node:test'
 import { cosineToUnit, decodeEmbedding, encodeEmbedding, unitVector } from './embedding.js'
 import { instantiateScan, scoreErrorBound, strideFor } from './simd-dot.js'
 import { VectorIndex, type IndexedChunk } from './vector-index.js'
-
-/** A seeded generator, so a failure can be replayed. */
-function random (seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { seededRandom } from '../../test/fixtures.js'
 
 const vector = (next: () => number, dim: number) => Array.from({ length: dim }, () => next() * 2 - 1)
 
@@ -35,7 +24,7 @@ function bruteForce (chunks: IndexedChunk[], query: number[], k: number): string
 describe('the SIMD scan', () => {
   for (const dim of [1, 3, 16, 17, 100, 384, 1536]) {
     it(`scores ${dim}-dimensional unit vectors within the stated error bound`, () => {
-      const next = random(dim)
+      const next = seededRandom(dim)
       const stride = strideFor(dim)
       const rows = 200
       const memory = new WebAssembly.Memory({ initial: Math.ceil((rows * stride * 4 + stride * 4 + rows * 4) / 65536) })
@@ -89,7 +78,7 @@ describe('VectorIndex', () => {
   }))
 
   it('keeps the exact top k among its candidates, with and without filters', () => {
-    const next = random(42)
+    const next = seededRandom(42)
     const dim = 48
     const chunks = make(next, 3000, dim)
     const index = new VectorIndex(dim)
@@ -121,7 +110,7 @@ describe('VectorIndex', () => {
   })
 
   it('replaces and removes chunks, moving the last row into a removed one', () => {
-    const next = random(7)
+    const next = seededRandom(7)
     const chunks = make(next, 50, 8)
     const index = new VectorIndex(8)
     for (const c of chunks) index.upsert(c)
@@ -138,7 +127,7 @@ describe('VectorIndex', () => {
   })
 
   it('grows past its first capacity', () => {
-    const next = random(9)
+    const next = seededRandom(9)
     const index = new VectorIndex(3)
     const chunks = make(next, 5000, 3)
     for (const c of chunks) index.upsert(c)
