@@ -143,8 +143,14 @@ describe('HTTP contract', () => {
   })
 
   it('refuses prototype-poisoning JSON with 422', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/pools', headers: { 'content-type': 'application/json' }, payload: '{"name":"x","category":"y","__proto__":{"admin":true}}' })
-    assert.equal(res.status, 422)
-    assert.equal(res.body.detail[0].type, 'value_error.jsondecode')
+    for (const payload of [
+      '{"name":"x","category":"y","__proto__":{"admin":true}}',
+      '{"name":"x","category":"y","\\u005f_proto__":{"admin":true}}',
+      '{"name":"x","category":"y","constructor":{"prototype":{"admin":true}}}'
+    ]) {
+      const res = await t.request({ method: 'POST', url: '/api/pools', headers: { 'content-type': 'application/json' }, payload })
+      assert.equal(res.status, 422, payload)
+      assert.equal(res.body.detail[0].type, 'value_error.jsondecode')
+    }
   })
 })

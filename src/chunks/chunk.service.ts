@@ -12,7 +12,7 @@ import * as repo from './chunk.repository.js'
 import type { ChunkInput, ChunkListInput } from './chunk.schemas.js'
 import { encodeEmbedding } from './embedding.js'
 
-/** Where record `index` of a request sits in its body (`undefined`: the body is the record). */
+/** Where a field of record `index` sits in the request (for 422 locations). */
 type Locate = (index: number, ...path: string[]) => Array<string | number>
 
 const notFound = (id: string) => new NotFoundError(`Chunk '${id}' not found`)
