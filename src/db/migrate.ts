@@ -7,6 +7,7 @@ import { initialMigration } from './migrations/001-initial.js'
 import { healthMigration } from './migrations/002-health.js'
 import { auditMigration } from './migrations/003-audit.js'
 import { chunksMigration } from './migrations/004-chunks.js'
+import { proxyMigration } from './migrations/005-proxy.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
@@ -14,7 +15,8 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '001-initial': initialMigration(dialect),
     '002-health': healthMigration,
     '003-audit': auditMigration(dialect),
-    '004-chunks': chunksMigration(dialect)
+    '004-chunks': chunksMigration(dialect),
+    '005-proxy': proxyMigration
   }
 }
 

@@ -18,6 +18,8 @@ export interface ProviderTable {
   /** Start of the fixed window `quota_used` counts in (ISO), or null before the first use. */
   quota_window_start: string | null
   quota_used: Generated<number>
+  /** Proxy timeout for this provider; null means the default (10,000 ms). */
+  timeout_ms: number | null
 }
 
 export interface PoolTable {
@@ -39,6 +41,12 @@ export interface PoolTable {
   max_cooldown_seconds: Generated<number>
   /** 'soonest' | 'fail' */
   all_down: Generated<string>
+  /** Proxy: providers tried per request. */
+  max_attempts: Generated<number>
+  /** Proxy: retry methods that are not idempotent (0/1). */
+  retry_non_idempotent: Generated<number>
+  /** Proxy: forward the client's Authorization and Cookie headers (0/1). */
+  forward_client_auth: Generated<number>
 }
 
 export interface PoolMemberTable {

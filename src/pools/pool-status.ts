@@ -38,7 +38,10 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], hi
       failure_threshold: pool.failure_threshold,
       cooldown_seconds: pool.cooldown_seconds,
       max_cooldown_seconds: pool.max_cooldown_seconds,
-      all_down: pool.all_down
+      all_down: pool.all_down,
+      max_attempts: pool.max_attempts,
+      retry_non_idempotent: pool.retry_non_idempotent === 1,
+      forward_client_auth: pool.forward_client_auth === 1
     },
     members: members.map((m) => ({
       member_id: m.id,

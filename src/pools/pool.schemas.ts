@@ -20,7 +20,10 @@ const policyFields = {
   failure_threshold: Type.Optional(Nullable(FailureThreshold)),
   cooldown_seconds: Type.Optional(Nullable(CooldownSeconds)),
   max_cooldown_seconds: Type.Optional(Nullable(MaxCooldownSeconds)),
-  all_down: Type.Optional(Nullable(AllDown))
+  all_down: Type.Optional(Nullable(AllDown)),
+  max_attempts: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 10, description: 'proxy: providers tried per request (default 3)' }))),
+  retry_non_idempotent: Type.Optional(Nullable(Type.Boolean({ description: 'proxy: retry POST and PATCH without an Idempotency-Key too (default false)' }))),
+  forward_client_auth: Type.Optional(Nullable(Type.Boolean({ description: "proxy: forward the client's Authorization and Cookie headers (default false)" })))
 }
 
 export const PoolParams = Type.Object({ pool_id: Id })
@@ -95,7 +98,10 @@ export const PoolStatus = Type.Object({
     failure_threshold: Type.Integer(),
     cooldown_seconds: Type.Integer(),
     max_cooldown_seconds: Type.Integer(),
-    all_down: Type.String()
+    all_down: Type.String(),
+    max_attempts: Type.Integer(),
+    retry_non_idempotent: Type.Boolean(),
+    forward_client_auth: Type.Boolean()
   }),
   members: Type.Array(MemberStatus),
   recent_rotations: Type.Array(HistoryRecord)

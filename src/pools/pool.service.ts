@@ -54,7 +54,10 @@ export function createPoolService ({ database, now }: { database: WorkRunner, no
           failure_threshold: input.failure_threshold ?? DEFAULT_POLICY.failure_threshold,
           cooldown_seconds: cooldown,
           max_cooldown_seconds: maxCooldown,
-          all_down: input.all_down ?? DEFAULT_POLICY.all_down
+          all_down: input.all_down ?? DEFAULT_POLICY.all_down,
+          max_attempts: input.max_attempts ?? 3,
+          retry_non_idempotent: input.retry_non_idempotent === true ? 1 : 0,
+          forward_client_auth: input.forward_client_auth === true ? 1 : 0
         }))) as repo.PoolRow
       } catch (error) {
         if (isUniqueViolation(error)) throw new ConflictError(`pool name '${input.name}' already exists`)
@@ -87,6 +90,9 @@ export function createPoolService ({ database, now }: { database: WorkRunner, no
       if (input.cooldown_seconds != null) changes.cooldown_seconds = input.cooldown_seconds
       if (input.max_cooldown_seconds != null) changes.max_cooldown_seconds = input.max_cooldown_seconds
       if (input.all_down != null) changes.all_down = input.all_down
+      if (input.max_attempts != null) changes.max_attempts = input.max_attempts
+      if (input.retry_non_idempotent != null) changes.retry_non_idempotent = input.retry_non_idempotent ? 1 : 0
+      if (input.forward_client_auth != null) changes.forward_client_auth = input.forward_client_auth ? 1 : 0
       return await database.transact(function * (db) {
         const before = yield * repo.findPool(db, id)
         if (before === undefined) throw poolNotFound(id)

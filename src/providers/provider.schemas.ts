@@ -9,6 +9,7 @@ const Name = Type.String({ minLength: 1, maxLength: 200 })
 const Category = Type.String({ maxLength: 100 })
 const BaseUrl = Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$', description: 'http:// or https:// URL' })
 const Description = Type.String({ maxLength: 2000 })
+const TimeoutMs = Type.Integer({ minimum: 100, maximum: 600_000, description: 'proxy: how long an attempt may wait for the answer to start (default 10,000)' })
 
 export const RateLimit = Type.Object({
   requests: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
@@ -22,7 +23,8 @@ export const CreateProviderBody = Type.Object({
   category: Type.Optional(Nullable(Category)),
   base_url: Type.Optional(Nullable(BaseUrl)),
   description: Type.Optional(Nullable(Description)),
-  rate_limit: Type.Optional(Nullable(RateLimit))
+  rate_limit: Type.Optional(Nullable(RateLimit)),
+  timeout_ms: Type.Optional(Nullable(TimeoutMs))
 })
 export type CreateProviderInput = Static<typeof CreateProviderBody>
 
@@ -31,7 +33,8 @@ export const UpdateProviderBody = Type.Object({
   category: Type.Optional(Nullable(Category)),
   base_url: Type.Optional(Nullable(BaseUrl)),
   description: Type.Optional(Nullable(Description)),
-  rate_limit: Type.Optional(Nullable(RateLimit))
+  rate_limit: Type.Optional(Nullable(RateLimit)),
+  timeout_ms: Type.Optional(Nullable(TimeoutMs))
 })
 export type UpdateProviderInput = Static<typeof UpdateProviderBody>
 
@@ -42,6 +45,7 @@ export const Provider = Type.Object({
   base_url: Nullable(Type.String()),
   description: Nullable(Type.String()),
   rate_limit: Nullable(RateLimit),
+  timeout_ms: Nullable(Type.Integer()),
   created_at: Timestamp,
   updated_at: Timestamp
 })

@@ -22,6 +22,7 @@ function toRecord (row: repo.ProviderRow): ProviderRecord {
     rate_limit: row.rate_limit_requests !== null && row.rate_limit_per !== null
       ? { requests: row.rate_limit_requests, per: row.rate_limit_per as QuotaPeriod }
       : null,
+    timeout_ms: row.timeout_ms,
     created_at: row.created_at,
     updated_at: row.updated_at
   }
@@ -53,6 +54,7 @@ export function createProviderService ({ database, now }: { database: WorkRunner
           description: input.description ?? null,
           rate_limit_requests: input.rate_limit?.requests ?? null,
           rate_limit_per: input.rate_limit?.per ?? null,
+          timeout_ms: input.timeout_ms ?? null,
           created_at: at.toISOString(),
           updated_at: at.toISOString()
         }))))
@@ -77,6 +79,7 @@ export function createProviderService ({ database, now }: { database: WorkRunner
       if (input.category != null) changes.category = input.category
       if (input.base_url != null) changes.base_url = input.base_url
       if (input.description != null) changes.description = input.description
+      if (input.timeout_ms != null) changes.timeout_ms = input.timeout_ms
       if (input.rate_limit != null) {
         changes.rate_limit_requests = input.rate_limit.requests
         changes.rate_limit_per = input.rate_limit.per

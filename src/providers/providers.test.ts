@@ -23,6 +23,7 @@ for (const dialect of dialects) {
         base_url: 'https://api.example.gov/v1',
         description: 'portal',
         rate_limit: null,
+        timeout_ms: null,
         created_at: '',
         updated_at: '',
         message: "Provider 'transparency' created successfully"

@@ -160,12 +160,15 @@ for (const dialect of dialects) {
 
     describe('pool policy', () => {
       it('is set on create and update, and a cap below the first cooldown is refused', async () => {
-        const id = await createPool(t, 'pol', { failure_threshold: 5, cooldown_seconds: 60, max_cooldown_seconds: 600, all_down: 'fail' })
+        const id = await createPool(t, 'pol', { failure_threshold: 5, cooldown_seconds: 60, max_cooldown_seconds: 600, all_down: 'fail', max_attempts: 2, retry_non_idempotent: true })
         let status = (await t.request({ method: 'GET', url: `/api/pools/${id}` })).body
-        assert.deepEqual(status.policy, { failure_threshold: 5, cooldown_seconds: 60, max_cooldown_seconds: 600, all_down: 'fail' })
-        await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: { failure_threshold: 2, all_down: 'soonest' } })
+        const proxy = { max_attempts: 2, retry_non_idempotent: true, forward_client_auth: false }
+        assert.deepEqual(status.policy, { failure_threshold: 5, cooldown_seconds: 60, max_cooldown_seconds: 600, all_down: 'fail', ...proxy })
+        await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: { failure_threshold: 2, all_down: 'soonest', forward_client_auth: true, max_attempts: 4 } })
         status = (await t.request({ method: 'GET', url: `/api/pools/${id}` })).body
-        assert.deepEqual(status.policy, { failure_threshold: 2, cooldown_seconds: 60, max_cooldown_seconds: 600, all_down: 'soonest' })
+        assert.deepEqual(status.policy, { failure_threshold: 2, cooldown_seconds: 60, max_cooldown_seconds: 600, all_down: 'soonest', ...proxy, forward_client_auth: true, max_attempts: 4 })
+        const badAttempts = await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: { max_attempts: 11 } })
+        assert.deepEqual(badAttempts.body.detail.map((d: any) => d.loc.join('.')), ['body.max_attempts'])
         const bad = await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: { max_cooldown_seconds: 10 } })
         assert.equal(bad.status, 422)
         assert.deepEqual(bad.body.detail[0].loc, ['body', 'max_cooldown_seconds'])
