@@ -5,7 +5,7 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Config } from './config.js'
 import { createDb, type DbHandle } from './db/create-db.js'
 import { healthzRoutes } from './healthz.routes.js'
@@ -24,6 +24,8 @@ import { v1Routes } from './v1/v1.routes.js'
 import { chunkRoutes } from './chunks/chunk.routes.js'
 import { createChunkSearch } from './chunks/chunk-search.js'
 import { createChunkService } from './chunks/chunk.service.js'
+import { proxyRoutes } from './proxy/proxy.routes.js'
+import { createProxyService } from './proxy/proxy.service.js'
 import rateLimit from '@fastify/rate-limit'
 import { auditRoutes } from './audit/audit.routes.js'
 import { auth } from './auth/auth.plugin.js'
@@ -58,7 +60,13 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
       const sent = request.headers['x-request-id']
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
     },
-    routerOptions: { ignoreTrailingSlash: false }
+    routerOptions: { ignoreTrailingSlash: false },
+    // Errors Fastify answers before routing (a path that is not valid percent-encoding)
+    // get the same {"detail"} body as everything else.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      const badUrl = (error as { code?: string }).code === 'FST_ERR_BAD_URL'
+      reply.code(400).send({ detail: badUrl ? 'Malformed request: the path is not valid percent-encoding' : 'Malformed request' })
+    }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)
@@ -111,10 +119,13 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(providerRoutes, { providers: createProviderService(services) })
   await app.register(poolRoutes, { pools: createPoolService(services) })
   await app.register(memberRoutes, { members: createMemberService(services) })
-  await app.register(rotationRoutes, {
-    rotation: createRotationService({ ...services, random: deps.random, events: metrics.events })
-  })
-  await app.register(healthRoutes, { health: createHealthService({ ...services, events: metrics.events }) })
+  const rotation = createRotationService({ ...services, random: deps.random, events: metrics.events })
+  const health = createHealthService({ ...services, events: metrics.events })
+  await app.register(rotationRoutes, { rotation })
+  await app.register(healthRoutes, { health })
+  const proxy = createProxyService({ rotation, health })
+  app.addHook('onClose', async () => { await proxy.close() })
+  await app.register(proxyRoutes, { proxy })
   await app.register(chunkRoutes, { chunks: createChunkService(services), search: createChunkSearch(services) })
   await app.register(metricsRoutes, { registry: metrics.registry })
   await app.register(auditRoutes, { database })

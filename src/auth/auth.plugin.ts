@@ -42,6 +42,8 @@ const ADMIN_READS = new Set(['/api/audit'])
 /** The scope a route requires: open health check, read for GETs and docs, client for the data plane, admin for the rest. */
 export function requiredScope (method: string, url: string): RouteScope {
   if (url === '/healthz') return 'open'
+  // The proxy is the data plane whatever the method.
+  if (url === '/api/pools/:pool_id/proxy/*') return 'client'
   if (ADMIN_READS.has(url)) return 'admin'
   if (method === 'GET' || method === 'HEAD') return 'read'
   if (CLIENT_ROUTES.has(`${method} ${url}`)) return 'client'

@@ -15,6 +15,8 @@ export type MemberWithName = MemberRow & {
   rate_limit_per: string | null
   quota_window_start: string | null
   quota_used: number
+  base_url: string | null
+  timeout_ms: number | null
 }
 
 function selectMembersWithNames (db: Db) {
@@ -26,7 +28,9 @@ function selectMembersWithNames (db: Db) {
       'providers.rate_limit_requests',
       'providers.rate_limit_per',
       'providers.quota_window_start',
-      'providers.quota_used'
+      'providers.quota_used',
+      'providers.base_url',
+      'providers.timeout_ms'
     ])
 }
 

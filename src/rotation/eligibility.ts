@@ -41,9 +41,9 @@ export function assess<M extends EligibilityInput> (member: M, now: Date): Asses
  * cooldown ends first is offered alone, marked degraded.
  */
 export function candidatesFor<M extends EligibilityInput> (
-  assessments: ReadonlyArray<Assessment<M>>, allDown: string, excludeProviderId?: number
+  assessments: ReadonlyArray<Assessment<M>>, allDown: string, excludeProviderIds: ReadonlySet<number> = new Set()
 ): { candidates: M[], degraded: boolean } {
-  const considered = assessments.filter((a) => a.member.provider_id !== excludeProviderId)
+  const considered = assessments.filter((a) => !excludeProviderIds.has(a.member.provider_id))
   const eligible = considered.filter((a) => a.eligible).map((a) => a.member)
   if (eligible.length > 0 || allDown !== 'soonest') return { candidates: eligible, degraded: false }
   const cooling = considered

@@ -111,6 +111,6 @@ describe('eligibility', () => {
     ].map((m) => assess(m, now))
     assert.deepEqual(candidatesFor(members, 'soonest'), { candidates: [members[1]?.member], degraded: true })
     assert.deepEqual(candidatesFor(members, 'fail'), { candidates: [], degraded: false })
-    assert.deepEqual(candidatesFor(members, 'soonest', 2).candidates.map((m) => m.id), [1])
+    assert.deepEqual(candidatesFor(members, 'soonest', new Set([2])).candidates.map((m) => m.id), [1])
   })
 })

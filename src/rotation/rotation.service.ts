@@ -28,6 +28,12 @@ export interface Rotation {
   readonly degraded: boolean
 }
 
+/** What the proxy gets for one attempt: a provider to call, or why there is none. */
+export type ProxyChoice =
+  | { readonly kind: 'chosen', readonly pool: RotationPoolRow, readonly member: MemberWithName, readonly degraded: boolean }
+  | { readonly kind: 'none', readonly pool: RotationPoolRow, readonly retryAfterS: number | null }
+  | { readonly kind: 'unknown_pool' }
+
 export interface Failover extends Rotation {
   readonly failedProviderName: string | null
 }
@@ -44,16 +50,16 @@ const noneAvailable = (poolId: number) => new NotFoundError(`No available provid
 /** Builds the rotation service. */
 export function createRotationService ({ database, now, random = Math.random, events = NO_EVENTS }: Deps) {
   /**
-   * Chooses by the pool's strategy among the eligible members (all but
-   * `excludeProviderId`), takes one from the provider's quota and records the use.
+   * Chooses by the pool's strategy among the eligible members (all but those of
+   * `excludeProviderIds`), takes one from the provider's quota and records the use.
    */
   function * rotateWithin (
-    db: Db, pool: RotationPoolRow, members: MemberWithName[], at: Date, excludeProviderId?: number
+    db: Db, pool: RotationPoolRow, members: MemberWithName[], at: Date, excludeProviderIds?: ReadonlySet<number>
   ): Work<{ member: MemberWithName, degraded: boolean } | undefined> {
     const state = pruneRotationState(parseRotationState(pool.rotation_state), members.map((m) => m.id))
     let assessments = members.map((m) => assess(m, at))
     while (true) {
-      const { candidates, degraded } = candidatesFor(assessments, pool.all_down, excludeProviderId)
+      const { candidates, degraded } = candidatesFor(assessments, pool.all_down, excludeProviderIds)
       const ranked = candidates.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count }))
       const choice = chooseMember(pool.rotation_strategy as Strategy, ranked, state, random)
       if (choice === undefined) return undefined
@@ -119,7 +125,7 @@ export function createRotationService ({ database, now, random = Math.random, ev
           yield * updateMemberHealth(db, failed.id, { ...state, last_error: `failover: ${reason}`, successes: 0, failures: 1 })
           if (cooldownStarted !== null) cooldowns.push(cooldownStarted)
         }
-        const chosen = pool.enabled === 1 ? yield * rotateWithin(db, pool, members, at, failedProviderId) : undefined
+        const chosen = pool.enabled === 1 ? yield * rotateWithin(db, pool, members, at, new Set([failedProviderId])) : undefined
         yield * insertHistory(db, {
           pool_id: poolId,
           from_provider_id: failedProviderId,
@@ -148,6 +154,46 @@ export function createRotationService ({ database, now, random = Math.random, ev
       }
       events.rotated(poolId, outcome.providerName)
       return outcome
+    },
+
+    /**
+     * For one proxy attempt: chooses by the pool's strategy among the eligible members
+     * that have a base URL and are not in `exclude`, records the use, and, when the
+     * serving provider changes, a history record with `reason`. With none eligible,
+     * `retryAfterS` tells when the soonest cooldown or quota window ends.
+     */
+    async chooseForProxy (poolId: number, exclude: ReadonlySet<number>, reason: string): Promise<ProxyChoice> {
+      const choice = await database.transact(function * (db): Work<ProxyChoice> {
+        const pool = yield * findPoolForRotation(db, poolId)
+        if (pool === undefined) return { kind: 'unknown_pool' }
+        if (pool.enabled === 0) return { kind: 'none', pool, retryAfterS: null }
+        const members = yield * listMembers(db, poolId)
+        const at = now()
+        const skipped = new Set([...exclude, ...members.filter((m) => m.base_url === null).map((m) => m.provider_id)])
+        const chosen = yield * rotateWithin(db, pool, members, at, skipped)
+        if (chosen === undefined) {
+          const ends = members
+            .filter((m) => !skipped.has(m.provider_id))
+            .map((m) => assess(m, at).until)
+            .filter((until): until is string => until !== null)
+            .map((until) => Date.parse(until) - at.getTime())
+          return { kind: 'none', pool, retryAfterS: ends.length === 0 ? null : Math.max(1, Math.ceil(Math.min(...ends) / 1000)) }
+        }
+        if (pool.current_provider_id !== chosen.member.provider_id) {
+          yield * insertHistory(db, {
+            pool_id: poolId,
+            from_provider_id: pool.current_provider_id,
+            to_provider_id: chosen.member.provider_id,
+            reason,
+            success: 1,
+            notes: chosen.degraded ? 'degraded: every eligible member was cooling down' : null,
+            timestamp: at.toISOString()
+          })
+        }
+        return { kind: 'chosen', pool, member: chosen.member, degraded: chosen.degraded }
+      })
+      if (choice.kind === 'chosen') events.rotated(poolId, choice.member.provider_name)
+      return choice
     },
 
     /** The newest `limit` history records; empty (not 404) for an unknown pool. */

@@ -1,0 +1,60 @@
+/**
+ * `/api/pools/{pool_id}/proxy/*` for every method: the request goes to a member
+ * of the pool and the answer streams back with `x-sourcepool-provider` and
+ * `x-sourcepool-attempts`. Bodies of any type are taken as bytes (up to 10 MiB,
+ * kept so each attempt can send them again).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { DomainError } from '../errors.js'
+import { Id } from '../http/schemas.js'
+import { UnsafePathError } from './forward.js'
+import type { ProxyService } from './proxy.service.js'
+
+/** Largest request body the proxy forwards. */
+export const PROXY_BODY_LIMIT = 10 * 1024 * 1024
+
+/** A header value Node will send: printable ASCII as it is, anything else percent-encoded. */
+const headerSafe = (text: string) => /^[\x20-\x7e]*$/.test(text) ? text : encodeURIComponent(text)
+
+export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService }> = async (app, { proxy }) => {
+  // This plugin's own parsers: any content type, as bytes.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT }, (_request, body, done) => { done(null, body) })
+
+  app.all('/api/pools/:pool_id/proxy/*', {
+    schema: {
+      tags: ['proxy'],
+      summary: 'Forward a request to a provider of the pool, failing over within the request',
+      params: Type.Object({ pool_id: Id, '*': Type.String() })
+    },
+    bodyLimit: PROXY_BODY_LIMIT,
+    config: { failure: 'Failed to proxy the request' }
+  }, async (request, reply) => {
+    const poolId = request.params.pool_id
+    let answer
+    try {
+      answer = await proxy.forward(poolId, {
+        method: request.method,
+        url: request.raw.url ?? request.url,
+        headers: request.headers,
+        body: Buffer.isBuffer(request.body) ? request.body : undefined,
+        ip: request.ip,
+        protocol: request.protocol
+      })
+    } catch (error) {
+      if (error instanceof UnsafePathError) throw new DomainError(400, error.message)
+      throw error
+    }
+    if (answer.kind === 'unavailable') {
+      if (answer.retryAfterS !== null) reply.header('retry-after', String(answer.retryAfterS))
+      return reply.code(503).send({ detail: `No available providers in pool ${poolId}` })
+    }
+    if (answer.kind === 'failed') {
+      return reply.code(502).send({ detail: `All providers failed for pool ${poolId}`, attempts: answer.attempts })
+    }
+    return reply.code(answer.status)
+      .headers({ ...answer.headers, 'x-sourcepool-provider': headerSafe(answer.provider ?? ''), 'x-sourcepool-attempts': String(answer.attempts) })
+      .send(answer.body)
+  })
+}

@@ -1,0 +1,277 @@
+import assert from 'node:assert/strict'
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import { addMember, createPool, createProvider } from '../../test/fixtures.js'
+import { buildTestApp, dialects, type TestApp } from '../../test/helpers.js'
+
+/** What an upstream saw of one request. */
+interface Seen { method: string, url: string, headers: IncomingMessage['headers'], body: string }
+
+/** A real HTTP server on loopback that answers as `behave` says and records what it saw. */
+interface Upstream { url: string, seen: Seen[], close: () => Promise<void> }
+
+async function upstream (behave: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<Upstream> {
+  const seen: Seen[] = []
+  const server: Server = createServer((req, res) => {
+    const parts: Buffer[] = []
+    req.on('data', (part: Buffer) => parts.push(part))
+    req.on('end', () => {
+      const body = Buffer.concat(parts).toString()
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body })
+      behave(req, res, body)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  }
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) => (_req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers })
+  res.end(JSON.stringify(body))
+}
+
+/** A URL nothing listens on. */
+async function refusingUrl (): Promise<string> {
+  const closed = await upstream(() => {})
+  await closed.close()
+  return closed.url
+}
+
+/** A GET whose path is sent byte for byte as given. */
+function rawGet (port: number, path: string): Promise<{ status: number, body: string }> {
+  return new Promise((resolve, reject) => {
+    httpRequest({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
+      const parts: Buffer[] = []
+      res.on('data', (part: Buffer) => parts.push(part))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString() }))
+    }).on('error', reject).end()
+  })
+}
+
+for (const dialect of dialects) {
+  describe(`[${dialect.name}] /api/pools/:pool_id/proxy/*`, () => {
+    let t: TestApp
+    const upstreams: Upstream[] = []
+    const start = async (behave: Parameters<typeof upstream>[0]) => {
+      const u = await upstream(behave)
+      upstreams.push(u)
+      return u
+    }
+    /** A pool with one member per base URL (in order), round robin. */
+    const pool = async (name: string, baseUrls: Array<string | null>, poolExtra: Record<string, unknown> = {}, providerExtra: Record<string, unknown> = {}) => {
+      const poolId = await createPool(t, name, poolExtra)
+      const providers: number[] = []
+      for (const [i, baseUrl] of baseUrls.entries()) {
+        const id = await createProvider(t, `${name}-${i}`, { ...(baseUrl === null ? {} : { base_url: baseUrl }), ...providerExtra })
+        await addMember(t, poolId, id)
+        providers.push(id)
+      }
+      return { poolId, providers }
+    }
+    beforeEach(async () => { t = await buildTestApp(dialect) })
+    afterEach(async () => {
+      await t.close()
+      for (const u of upstreams.splice(0)) await u.close()
+    })
+
+    it('forwards method, path, query, body and headers, and returns the answer as is', async () => {
+      const up = await start(json(201, { ok: true }, { 'x-upstream': 'yes', etag: '"v1"' }))
+      const { poolId } = await pool('fwd', [`${up.url}/base/`])
+      const res = await t.app.inject({
+        method: 'PUT',
+        url: `/api/pools/${poolId}/proxy/contratos/7?codigoOrgao=26000&x=%2F`,
+        headers: { 'content-type': 'text/plain', 'x-client': 'c1', authorization: 'Bearer client', cookie: 'a=b', connection: 'keep-alive, x-drop', 'x-drop': '1', 'x-forwarded-for': '10.0.0.1' },
+        payload: 'raw body'
+      })
+      assert.equal(res.statusCode, 201)
+      assert.deepEqual(JSON.parse(res.body), { ok: true })
+      assert.equal(res.headers['x-upstream'], 'yes')
+      assert.equal(res.headers.etag, '"v1"')
+      assert.equal(res.headers['x-sourcepool-provider'], 'fwd-0')
+      assert.equal(res.headers['x-sourcepool-attempts'], '1')
+      const [seen] = up.seen
+      assert.equal(seen?.method, 'PUT')
+      assert.equal(seen?.url, '/base/contratos/7?codigoOrgao=26000&x=%2F')
+      assert.equal(seen?.body, 'raw body')
+      assert.equal(seen?.headers['content-type'], 'text/plain')
+      assert.equal(seen?.headers['x-client'], 'c1')
+      assert.equal(seen?.headers.authorization, undefined)
+      assert.equal(seen?.headers.cookie, undefined)
+      assert.equal(seen?.headers['x-drop'], undefined)
+      assert.equal(seen?.headers['x-forwarded-for'], '10.0.0.1, 127.0.0.1')
+      assert.equal(seen?.headers['x-forwarded-proto'], 'http')
+      assert.equal(seen?.headers.host, up.url.slice('http://'.length))
+    })
+
+    it("forwards the client's Authorization and Cookie only when the pool says so", async () => {
+      const up = await start(json(200, {}))
+      const { poolId } = await pool('creds', [up.url], { forward_client_auth: true })
+      await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy/x`, headers: { authorization: 'Bearer client', cookie: 'a=b' } })
+      assert.equal(up.seen[0]?.headers.authorization, 'Bearer client')
+      assert.equal(up.seen[0]?.headers.cookie, 'a=b')
+    })
+
+    it('fails over within the request, never re-picking a member, and answers from the one that works', async () => {
+      const failing = await start(json(503, { down: true }))
+      const working = await start(json(200, { from: 'working' }))
+      const { poolId, providers } = await pool('order', [failing.url, await refusingUrl(), working.url])
+      const res = await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy/orgaos` })
+      assert.equal(res.statusCode, 200)
+      assert.deepEqual(JSON.parse(res.body), { from: 'working' })
+      assert.equal(res.headers['x-sourcepool-attempts'], '3')
+      assert.equal(res.headers['x-sourcepool-provider'], 'order-2')
+      assert.equal(failing.seen.length, 1)
+      assert.equal(working.seen.length, 1)
+      // History: how the serving provider changed, and why.
+      const history = (await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })).body.history.reverse()
+      assert.deepEqual(history.map((h: any) => [h.from_provider, h.to_provider, h.reason]), [
+        [null, 'order-0', 'proxy'],
+        ['order-0', 'order-1', 'proxy:http_503'],
+        ['order-1', 'order-2', 'proxy:connect_error']
+      ])
+      const status = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body
+      const byProvider = new Map(status.members.map((m: any) => [m.provider_id, m]))
+      assert.deepEqual(providers.map((id) => [(byProvider.get(id) as any).failure_count, (byProvider.get(id) as any).success_count]), [[1, 0], [1, 0], [0, 1]])
+    })
+
+    it('answers 502 listing every attempt when all fail, trying at most max_attempts providers', async () => {
+      const a = await start(json(500, {}))
+      const b = await start((_req, res) => { res.writeHead(429, { 'retry-after': '120' }); res.end() })
+      const c = await start(json(200, {}))
+      const { poolId, providers } = await pool('all-fail', [a.url, b.url, c.url], { max_attempts: 2 })
+      const res = await t.request({ method: 'GET', url: `/api/pools/${poolId}/proxy/despesas` })
+      assert.equal(res.status, 502)
+      assert.equal(res.body.detail, `All providers failed for pool ${poolId}`)
+      assert.deepEqual(res.body.attempts.map((x: any) => ({ ...x, latency_ms: typeof x.latency_ms })), [
+        { provider_id: providers[0], provider_name: 'all-fail-0', status_code: 500, latency_ms: 'number' },
+        { provider_id: providers[1], provider_name: 'all-fail-1', status_code: 429, latency_ms: 'number' }
+      ])
+      assert.equal(c.seen.length, 0)
+      // The 429 with Retry-After cooled its member down at once.
+      const member = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.members.find((m: any) => m.provider_id === providers[1])
+      assert.deepEqual([member.health, member.cooldown_reason], ['cooling_down', 'rate_limited'])
+    })
+
+    it('gives up on a provider that does not answer within its timeout', async () => {
+      const hanging = await start(() => {})
+      const working = await start(json(200, { ok: 1 }))
+      const { poolId } = await pool('slow', [hanging.url, working.url], {}, { timeout_ms: 200 })
+      const res = await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy/x` })
+      assert.equal(res.statusCode, 200)
+      assert.equal(res.headers['x-sourcepool-attempts'], '2')
+      const history = (await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })).body.history
+      assert.equal(history[0].reason, 'proxy:timeout')
+      const alone = await pool('slow-alone', [hanging.url], {}, { timeout_ms: 200 })
+      const failed = await t.request({ method: 'GET', url: `/api/pools/${alone.poolId}/proxy/x` })
+      assert.equal(failed.status, 502)
+      assert.equal(failed.body.attempts[0].error, 'timeout')
+      assert.ok(failed.body.attempts[0].latency_ms >= 190, String(failed.body.attempts[0].latency_ms))
+    })
+
+    it('retries a POST only with an Idempotency-Key or when the pool allows it, sending the body each time', async () => {
+      const failing = await start(json(502, {}))
+      const working = await start(json(200, { stored: true }))
+      const plain = await pool('post', [failing.url, working.url])
+      const once = await t.request({ method: 'POST', url: `/api/pools/${plain.poolId}/proxy/items`, payload: { n: 1 } })
+      assert.equal(once.status, 502)
+      assert.equal(once.body.attempts.length, 1)
+      assert.equal(working.seen.length, 0)
+
+      const keyed = await pool('post-key', [failing.url, working.url])
+      const retried = await t.request({ method: 'POST', url: `/api/pools/${keyed.poolId}/proxy/items`, payload: { n: 2 }, headers: { 'idempotency-key': 'k-1' } })
+      assert.equal(retried.status, 200)
+      assert.equal(working.seen.at(-1)?.body, '{"n":2}')
+      assert.equal(failing.seen.at(-1)?.body, '{"n":2}')
+
+      const allowed = await pool('post-allowed', [failing.url, working.url], { retry_non_idempotent: true })
+      assert.equal((await t.request({ method: 'POST', url: `/api/pools/${allowed.poolId}/proxy/items`, payload: { n: 3 } })).status, 200)
+      const patched = await pool('patch', [failing.url, working.url])
+      assert.equal((await t.request({ method: 'PATCH', url: `/api/pools/${patched.poolId}/proxy/items`, payload: { n: 4 } })).status, 502)
+      const deleted = await pool('delete', [failing.url, working.url])
+      assert.equal((await t.request({ method: 'DELETE', url: `/api/pools/${deleted.poolId}/proxy/items/4` })).status, 200)
+    })
+
+    it('answers 503 with Retry-After when nothing is eligible, and 404 for an unknown pool', async () => {
+      const limited = await start((_req, res) => { res.writeHead(429, { 'retry-after': '90' }); res.end() })
+      const { poolId } = await pool('none', [limited.url, null], { all_down: 'fail' })
+      assert.equal((await t.request({ method: 'GET', url: `/api/pools/${poolId}/proxy/x` })).status, 502)
+      const res = await t.request({ method: 'GET', url: `/api/pools/${poolId}/proxy/x` })
+      assert.equal(res.status, 503)
+      assert.deepEqual(res.body, { detail: `No available providers in pool ${poolId}` })
+      const retryAfter = Number(res.headers['retry-after'])
+      assert.ok(retryAfter > 80 && retryAfter <= 90, String(retryAfter))
+      // A member without a base URL is never chosen, and gives no Retry-After.
+      const noUrl = await pool('no-url', [null])
+      const bare = await t.request({ method: 'GET', url: `/api/pools/${noUrl.poolId}/proxy/x` })
+      assert.equal(bare.status, 503)
+      assert.equal(bare.headers['retry-after'], undefined)
+      const unknown = await t.request({ method: 'GET', url: '/api/pools/999/proxy/x' })
+      assert.equal(unknown.status, 404)
+      assert.deepEqual(unknown.body, { detail: 'Pool 999 not found' })
+    })
+
+    it("never leaves the provider's origin", async () => {
+      const up = await start(json(200, {}))
+      const { poolId } = await pool('origin', [`${up.url}/api`])
+      const same = await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy//evil.example/x` })
+      assert.equal(same.statusCode, 200)
+      assert.equal(up.seen[0]?.url, '/api//evil.example/x')
+      assert.equal(up.seen[0]?.headers.host, up.url.slice('http://'.length))
+      // Over a real socket, so the paths arrive exactly as written (no client normalises them).
+      await t.app.listen({ port: 0, host: '127.0.0.1' })
+      const { port } = t.app.server.address() as AddressInfo
+      for (const path of ['/..%2f..%2fadmin', '/%2e%2e/admin', '/a/../../admin', '/a/%5c..%5cadmin', '/./x', '/%zz']) {
+        const res = await rawGet(port, `/api/pools/${poolId}/proxy${path}`)
+        assert.equal(res.status, 400, path)
+        assert.match(JSON.parse(res.body).detail, /[Pp]ath/, `${path}: ${res.body}`)
+      }
+      assert.equal(up.seen.length, 1)
+    })
+
+    it('refuses a body over 10 MiB with 413', async () => {
+      const up = await start(json(200, {}))
+      const { poolId } = await pool('big', [up.url])
+      const res = await t.request({ method: 'POST', url: `/api/pools/${poolId}/proxy/x`, headers: { 'content-type': 'application/octet-stream' }, payload: Buffer.alloc(10 * 1024 * 1024 + 1) })
+      assert.equal(res.status, 413)
+      assert.equal(up.seen.length, 0)
+    })
+
+    it('streams the answer: the first bytes reach the client before the provider has finished', async () => {
+      let finished = false
+      let release: () => void = () => {}
+      const up = await start((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' })
+        res.write('first part;')
+        new Promise<void>((resolve) => { release = resolve }).then(() => { res.end('last part'); finished = true }, () => {})
+      })
+      const { poolId } = await pool('stream', [up.url])
+      await t.app.listen({ port: 0, host: '127.0.0.1' })
+      const { port } = t.app.server.address() as AddressInfo
+      const chunks: string[] = []
+      await new Promise<void>((resolve, reject) => {
+        httpRequest(`http://127.0.0.1:${port}/api/pools/${poolId}/proxy/big`, (res) => {
+          res.setEncoding('utf8')
+          res.on('data', (chunk: string) => {
+            if (chunks.length === 0) {
+              assert.equal(finished, false, 'the first bytes came only after the provider finished')
+              release()
+            }
+            chunks.push(chunk)
+          })
+          res.on('end', resolve)
+          res.on('error', reject)
+        }).on('error', reject).end()
+      })
+      assert.equal(chunks.join(''), 'first part;last part')
+    })
+  })
+}
