@@ -26,6 +26,8 @@ import { createChunkSearch } from './chunks/chunk-search.js'
 import { createChunkService } from './chunks/chunk.service.js'
 import { proxyRoutes } from './proxy/proxy.routes.js'
 import { createProxyService } from './proxy/proxy.service.js'
+import { refusalRoutes } from './proxy/refusal.routes.js'
+import { createRefusalService } from './proxy/refusal.service.js'
 import rateLimit from '@fastify/rate-limit'
 import { auditRoutes } from './audit/audit.routes.js'
 import { auth } from './auth/auth.plugin.js'
@@ -126,6 +128,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   const proxy = createProxyService({ rotation, health })
   app.addHook('onClose', async () => { await proxy.close() })
   await app.register(proxyRoutes, { proxy })
+  await app.register(refusalRoutes, { refusals: createRefusalService(services) })
   await app.register(chunkRoutes, { chunks: createChunkService(services), search: createChunkSearch(services) })
   await app.register(metricsRoutes, { registry: metrics.registry })
   await app.register(auditRoutes, { database })

@@ -20,6 +20,17 @@ export interface ProviderTable {
   quota_used: Generated<number>
   /** Proxy timeout for this provider; null means the default (10,000 ms). */
   timeout_ms: number | null
+  /** JSON object of headers the proxy adds (credentials); never returned by the API. */
+  auth_headers: string | null
+}
+
+export interface ProviderRefusalTable {
+  provider_id: number
+  /** The first path segment the provider answered 403 for, e.g. `/despesas`. */
+  resource: string
+  first_seen: string
+  last_seen: string
+  expires_at: string
 }
 
 export interface PoolTable {
@@ -47,6 +58,8 @@ export interface PoolTable {
   retry_non_idempotent: Generated<number>
   /** Proxy: forward the client's Authorization and Cookie headers (0/1). */
   forward_client_auth: Generated<number>
+  /** Proxy: how long a provider's refusal (403) of a resource is remembered. */
+  forbidden_ttl_seconds: Generated<number>
 }
 
 export interface PoolMemberTable {
@@ -135,6 +148,7 @@ export interface Database {
   chunks: ChunkTable
   chunk_models: ChunkModelTable
   chunk_tombstones: ChunkTombstoneTable
+  provider_refusals: ProviderRefusalTable
 }
 
 /** The query handle every repository function takes first; a transaction is one too. */

@@ -17,6 +17,7 @@ export type MemberWithName = MemberRow & {
   quota_used: number
   base_url: string | null
   timeout_ms: number | null
+  auth_headers: string | null
 }
 
 function selectMembersWithNames (db: Db) {
@@ -30,7 +31,8 @@ function selectMembersWithNames (db: Db) {
       'providers.quota_window_start',
       'providers.quota_used',
       'providers.base_url',
-      'providers.timeout_ms'
+      'providers.timeout_ms',
+      'providers.auth_headers'
     ])
 }
 

@@ -41,7 +41,8 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], hi
       all_down: pool.all_down,
       max_attempts: pool.max_attempts,
       retry_non_idempotent: pool.retry_non_idempotent === 1,
-      forward_client_auth: pool.forward_client_auth === 1
+      forward_client_auth: pool.forward_client_auth === 1,
+      forbidden_ttl_seconds: pool.forbidden_ttl_seconds
     },
     members: members.map((m) => ({
       member_id: m.id,

@@ -12,7 +12,7 @@ export type PoolRow = Selectable<PoolTable>
 export type PoolWithCurrent = PoolRow & { current_provider_name: string | null }
 /** What a rotation needs of its pool. */
 export type RotationPoolRow = Pick<PoolRow, 'id' | 'enabled' | 'rotation_strategy' | 'rotation_state' | 'current_provider_id' |
-'failure_threshold' | 'cooldown_seconds' | 'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth'>
+'failure_threshold' | 'cooldown_seconds' | 'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' | 'forbidden_ttl_seconds'>
 
 /** Inserts a pool and returns its row. */
 export function * insertPool (db: Db, row: Insertable<PoolTable>): Work<PoolRow> {
@@ -51,7 +51,7 @@ export function * findPoolForRotation (db: Db, id: number): Work<RotationPoolRow
 const selectPoolForRotation = prepared((db, p: { id: number }) =>
   lockRows(db, db.selectFrom('pools')
     .select(['id', 'enabled', 'rotation_strategy', 'rotation_state', 'current_provider_id',
-      'failure_threshold', 'cooldown_seconds', 'max_cooldown_seconds', 'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth'])
+      'failure_threshold', 'cooldown_seconds', 'max_cooldown_seconds', 'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds'])
     .where('id', '=', p.id)))
 
 /** Applies `changes`; returns the new row, or undefined when there is no such pool. */

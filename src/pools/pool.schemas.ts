@@ -23,7 +23,8 @@ const policyFields = {
   all_down: Type.Optional(Nullable(AllDown)),
   max_attempts: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 10, description: 'proxy: providers tried per request (default 3)' }))),
   retry_non_idempotent: Type.Optional(Nullable(Type.Boolean({ description: 'proxy: retry POST and PATCH without an Idempotency-Key too (default false)' }))),
-  forward_client_auth: Type.Optional(Nullable(Type.Boolean({ description: "proxy: forward the client's Authorization and Cookie headers (default false)" })))
+  forward_client_auth: Type.Optional(Nullable(Type.Boolean({ description: "proxy: forward the client's Authorization and Cookie headers (default false)" }))),
+  forbidden_ttl_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_592_000, description: "proxy: how long a provider's 403 for a resource keeps it from that resource (default 3,600)" })))
 }
 
 export const PoolParams = Type.Object({ pool_id: Id })
@@ -101,7 +102,8 @@ export const PoolStatus = Type.Object({
     all_down: Type.String(),
     max_attempts: Type.Integer(),
     retry_non_idempotent: Type.Boolean(),
-    forward_client_auth: Type.Boolean()
+    forward_client_auth: Type.Boolean(),
+    forbidden_ttl_seconds: Type.Integer()
   }),
   members: Type.Array(MemberStatus),
   recent_rotations: Type.Array(HistoryRecord)

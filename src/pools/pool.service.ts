@@ -57,7 +57,8 @@ export function createPoolService ({ database, now }: { database: WorkRunner, no
           all_down: input.all_down ?? DEFAULT_POLICY.all_down,
           max_attempts: input.max_attempts ?? 3,
           retry_non_idempotent: input.retry_non_idempotent === true ? 1 : 0,
-          forward_client_auth: input.forward_client_auth === true ? 1 : 0
+          forward_client_auth: input.forward_client_auth === true ? 1 : 0,
+          forbidden_ttl_seconds: input.forbidden_ttl_seconds ?? 3600
         }))) as repo.PoolRow
       } catch (error) {
         if (isUniqueViolation(error)) throw new ConflictError(`pool name '${input.name}' already exists`)
@@ -93,6 +94,7 @@ export function createPoolService ({ database, now }: { database: WorkRunner, no
       if (input.max_attempts != null) changes.max_attempts = input.max_attempts
       if (input.retry_non_idempotent != null) changes.retry_non_idempotent = input.retry_non_idempotent ? 1 : 0
       if (input.forward_client_auth != null) changes.forward_client_auth = input.forward_client_auth ? 1 : 0
+      if (input.forbidden_ttl_seconds != null) changes.forbidden_ttl_seconds = input.forbidden_ttl_seconds
       return await database.transact(function * (db) {
         const before = yield * repo.findPool(db, id)
         if (before === undefined) throw poolNotFound(id)

@@ -116,7 +116,7 @@ for (const dialect of dialects) {
           'category', 'created_at', 'current_provider', 'description', 'enabled', 'last_rotation', 'members', 'name',
           'policy', 'pool_id', 'pool_name', 'recent_rotations', 'rotation_strategy', 'total_rotations', 'updated_at'
         ])
-        assert.deepEqual(body.policy, { failure_threshold: 3, cooldown_seconds: 30, max_cooldown_seconds: 300, all_down: 'soonest', max_attempts: 3, retry_non_idempotent: false, forward_client_auth: false })
+        assert.deepEqual(body.policy, { failure_threshold: 3, cooldown_seconds: 30, max_cooldown_seconds: 300, all_down: 'soonest', max_attempts: 3, retry_non_idempotent: false, forward_client_auth: false, forbidden_ttl_seconds: 3600 })
         assert.equal(body.pool_id, id)
         assert.equal(body.name, 'status')
         assert.equal(body.pool_name, 'status')

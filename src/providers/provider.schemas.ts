@@ -16,6 +16,18 @@ export const RateLimit = Type.Object({
   per: Type.Unsafe<QuotaPeriod>({ type: 'string', enum: [...QUOTA_PERIODS] })
 }, { description: 'quota: at most `requests` hand-outs per fixed, clock-aligned window' })
 
+/** Header names the proxy never lets a provider's credentials set. */
+export const RESERVED_HEADERS = ['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']
+
+/** Credentials the proxy adds to every request to the provider: header name → value. Write-only. */
+const AuthHeaders = Type.Unsafe<Record<string, string>>({
+  type: 'object',
+  maxProperties: 20,
+  propertyNames: { pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$" },
+  additionalProperties: { type: 'string', minLength: 1, maxLength: 4096, pattern: '^[\\x20-\\x7e]*$' },
+  description: 'headers the proxy adds to every request to this provider (for example an API key); answered with the values masked'
+})
+
 export const ProviderParams = Type.Object({ provider_id: Id })
 
 export const CreateProviderBody = Type.Object({
@@ -24,7 +36,8 @@ export const CreateProviderBody = Type.Object({
   base_url: Type.Optional(Nullable(BaseUrl)),
   description: Type.Optional(Nullable(Description)),
   rate_limit: Type.Optional(Nullable(RateLimit)),
-  timeout_ms: Type.Optional(Nullable(TimeoutMs))
+  timeout_ms: Type.Optional(Nullable(TimeoutMs)),
+  auth_headers: Type.Optional(Nullable(AuthHeaders))
 })
 export type CreateProviderInput = Static<typeof CreateProviderBody>
 
@@ -34,7 +47,8 @@ export const UpdateProviderBody = Type.Object({
   base_url: Type.Optional(Nullable(BaseUrl)),
   description: Type.Optional(Nullable(Description)),
   rate_limit: Type.Optional(Nullable(RateLimit)),
-  timeout_ms: Type.Optional(Nullable(TimeoutMs))
+  timeout_ms: Type.Optional(Nullable(TimeoutMs)),
+  auth_headers: Type.Optional(Nullable(AuthHeaders))
 })
 export type UpdateProviderInput = Static<typeof UpdateProviderBody>
 
@@ -46,6 +60,7 @@ export const Provider = Type.Object({
   description: Nullable(Type.String()),
   rate_limit: Nullable(RateLimit),
   timeout_ms: Nullable(Type.Integer()),
+  auth_headers: Nullable(Type.Record(Type.String(), Type.Literal('***'), { description: 'the names of the credential headers; values are never returned' })),
   created_at: Timestamp,
   updated_at: Timestamp
 })

@@ -6,11 +6,28 @@ import type { Updateable } from 'kysely'
 import { isUniqueViolation } from '../db/errors.js'
 import type { ProviderTable } from '../db/types.js'
 import type { WorkRunner } from '../db/work.js'
-import { ConflictError, NotFoundError } from '../errors.js'
+import { ConflictError, NotFoundError, RequestValidationError } from '../errors.js'
 import type { QuotaPeriod } from '../rotation/quota.js'
 import { audited, type Actor } from '../audit/audit.js'
 import * as repo from './provider.repository.js'
-import type { CreateProviderInput, ProviderRecord, UpdateProviderInput } from './provider.schemas.js'
+import { RESERVED_HEADERS, type CreateProviderInput, type ProviderRecord, type UpdateProviderInput } from './provider.schemas.js'
+
+/** The stored form of credential headers (names lower-cased), or null for none; 422 for a reserved name. */
+function storedAuthHeaders (headers: Record<string, string>): string | null {
+  const entries = Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value] as const)
+  const reserved = entries.filter(([name]) => RESERVED_HEADERS.includes(name))
+  if (reserved.length > 0) {
+    throw new RequestValidationError(reserved.map(([name]) => ({
+      loc: ['body', 'auth_headers', name], msg: `the proxy sets ${name} itself`, type: 'value_error.header.reserved'
+    })))
+  }
+  return entries.length === 0 ? null : JSON.stringify(Object.fromEntries(entries))
+}
+
+/** Credential header names with their values masked. */
+function maskedAuthHeaders (stored: string | null): Record<string, '***'> | null {
+  return stored === null ? null : Object.fromEntries(Object.keys(JSON.parse(stored) as object).map((name) => [name, '***' as const]))
+}
 
 function toRecord (row: repo.ProviderRow): ProviderRecord {
   return {
@@ -23,6 +40,7 @@ function toRecord (row: repo.ProviderRow): ProviderRecord {
       ? { requests: row.rate_limit_requests, per: row.rate_limit_per as QuotaPeriod }
       : null,
     timeout_ms: row.timeout_ms,
+    auth_headers: maskedAuthHeaders(row.auth_headers),
     created_at: row.created_at,
     updated_at: row.updated_at
   }
@@ -55,6 +73,7 @@ export function createProviderService ({ database, now }: { database: WorkRunner
           rate_limit_requests: input.rate_limit?.requests ?? null,
           rate_limit_per: input.rate_limit?.per ?? null,
           timeout_ms: input.timeout_ms ?? null,
+          auth_headers: input.auth_headers == null ? null : storedAuthHeaders(input.auth_headers),
           created_at: at.toISOString(),
           updated_at: at.toISOString()
         }))))
@@ -80,6 +99,8 @@ export function createProviderService ({ database, now }: { database: WorkRunner
       if (input.base_url != null) changes.base_url = input.base_url
       if (input.description != null) changes.description = input.description
       if (input.timeout_ms != null) changes.timeout_ms = input.timeout_ms
+      // An object replaces every credential header; {} removes them.
+      if (input.auth_headers != null) changes.auth_headers = storedAuthHeaders(input.auth_headers)
       if (input.rate_limit != null) {
         changes.rate_limit_requests = input.rate_limit.requests
         changes.rate_limit_per = input.rate_limit.per

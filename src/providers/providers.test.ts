@@ -24,6 +24,7 @@ for (const dialect of dialects) {
         description: 'portal',
         rate_limit: null,
         timeout_ms: null,
+        auth_headers: null,
         created_at: '',
         updated_at: '',
         message: "Provider 'transparency' created successfully"

@@ -51,7 +51,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService }> = a
       return reply.code(503).send({ detail: `No available providers in pool ${poolId}` })
     }
     if (answer.kind === 'failed') {
-      return reply.code(502).send({ detail: `All providers failed for pool ${poolId}`, attempts: answer.attempts })
+      return reply.code(502).send({ detail: `All providers failed for pool ${poolId}`, attempts: answer.attempts, refusals: answer.refusals })
     }
     return reply.code(answer.status)
       .headers({ ...answer.headers, 'x-sourcepool-provider': headerSafe(answer.provider ?? ''), 'x-sourcepool-attempts': String(answer.attempts) })

@@ -10,9 +10,9 @@ import type { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
 import { NotFoundError } from '../errors.js'
 import type { HealthService } from '../rotation/health.service.js'
-import type { RotationService } from '../rotation/rotation.service.js'
+import type { ProxyRefusal, RotationService } from '../rotation/rotation.service.js'
 import {
-  classifyError, classifyStatus, downstreamHeaders, mayRetry, proxiedPath, upstreamHeaders, upstreamUrl, type AttemptResult
+  classifyError, classifyStatus, downstreamHeaders, mayRetry, proxiedPath, resourceOf, upstreamHeaders, upstreamUrl, type AttemptResult
 } from './forward.js'
 
 /** Default time an attempt may wait for the answer to start. */
@@ -41,10 +41,10 @@ export interface FailedAttempt {
 export type ProxyAnswer =
   | { kind: 'answer', status: number, headers: Record<string, string | string[]>, body: Readable, provider: string | null, attempts: number }
   | { kind: 'unavailable', retryAfterS: number | null }
-  | { kind: 'failed', attempts: FailedAttempt[] }
+  | { kind: 'failed', attempts: FailedAttempt[], refusals: ProxyRefusal[] }
 
 interface Deps {
-  rotation: Pick<RotationService, 'chooseForProxy'>
+  rotation: Pick<RotationService, 'chooseForProxy' | 'recordRefusal'>
   health: Pick<HealthService, 'report'>
 }
 
@@ -78,16 +78,20 @@ export function createProxyService ({ rotation, health }: Deps) {
       const path = proxiedPath(incoming.url)
       // Refuse an unsafe path before any provider is tried (the base is a stand-in).
       upstreamUrl('http://base.invalid', path)
+      const resource = resourceOf(path)
       const tried = new Set<number>()
+      let refusals: ProxyRefusal[] = []
       const attempts: FailedAttempt[] = []
       let reason = 'proxy'
       let maxAttempts = 1
       do {
-        const choice = await rotation.chooseForProxy(poolId, tried, reason)
+        const choice = await rotation.chooseForProxy(poolId, resource, tried, reason)
         if (choice.kind === 'unknown_pool') throw new NotFoundError(`Pool ${poolId} not found`)
         maxAttempts = choice.pool.max_attempts
         if (choice.kind === 'none') {
-          if (attempts.length === 0) return { kind: 'unavailable', retryAfterS: choice.retryAfterS }
+          refusals = choice.refusals
+          // Members that refuse this resource answer for it at once: 502 naming the refusals.
+          if (attempts.length === 0 && refusals.length === 0) return { kind: 'unavailable', retryAfterS: choice.retryAfterS }
           break
         }
         const { member } = choice
@@ -102,7 +106,10 @@ export function createProxyService ({ rotation, health }: Deps) {
           const response = await request(upstreamUrl(member.base_url as string, path), {
             method: incoming.method as 'GET',
             headers: upstreamHeaders(incoming.headers, {
-              clientIp: incoming.ip, protocol: incoming.protocol, forwardClientAuth: choice.pool.forward_client_auth === 1
+              clientIp: incoming.ip,
+              protocol: incoming.protocol,
+              forwardClientAuth: choice.pool.forward_client_auth === 1,
+              providerHeaders: member.auth_headers === null ? undefined : JSON.parse(member.auth_headers) as Record<string, string>
             }),
             body: incoming.body,
             dispatcher: agent,
@@ -115,6 +122,7 @@ export function createProxyService ({ rotation, health }: Deps) {
           const latencyMs = Math.round(performance.now() - started)
           result = classifyStatus(response.statusCode, response.headers['retry-after'])
           await report(poolId, member.provider_id, result, latencyMs, response.statusCode)
+          if (result.kind === 'forbidden') await rotation.recordRefusal(member.provider_id, resource, choice.pool.forbidden_ttl_seconds)
           if (result.kind === 'success') {
             return {
               kind: 'answer',
@@ -139,7 +147,7 @@ export function createProxyService ({ rotation, health }: Deps) {
         // may have had an effect, so only a request that may be repeated moves on.
         if (result.kind === 'failure' && !mayRetry(incoming.method, incoming.headers, choice.pool.retry_non_idempotent === 1)) break
       } while (attempts.length < maxAttempts)
-      return { kind: 'failed', attempts }
+      return { kind: 'failed', attempts, refusals }
     }
   }
 }

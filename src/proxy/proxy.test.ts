@@ -245,6 +245,31 @@ for (const dialect of dialects) {
       assert.equal(up.seen.length, 0)
     })
 
+    it('adds the provider credentials to every forwarded request, and never returns their values', async () => {
+      const up = await start(json(200, {}))
+      const id = await createProvider(t, 'keyed', { base_url: up.url, auth_headers: { 'X-Api-Key': 'secret-value-123', 'chave-api-dados': 'k2' } })
+      const poolId = await createPool(t, 'keyed-pool')
+      await addMember(t, poolId, id)
+      await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy/orgaos`, headers: { 'x-api-key': 'from-the-client' } })
+      assert.equal(up.seen[0]?.headers['x-api-key'], 'secret-value-123')
+      assert.equal(up.seen[0]?.headers['chave-api-dados'], 'k2')
+      const shown = (await t.request({ method: 'GET', url: `/api/providers/${id}` })).body
+      assert.deepEqual(shown.auth_headers, { 'x-api-key': '***', 'chave-api-dados': '***' })
+      for (const res of [
+        await t.request({ method: 'GET', url: '/api/providers' }),
+        await t.request({ method: 'PUT', url: `/api/providers/${id}`, payload: { description: 'd' } }),
+        await t.request({ method: 'GET', url: '/api/audit' })
+      ]) assert.doesNotMatch(JSON.stringify(res.body), /secret-value-123/)
+      // {} removes them; a reserved name is refused.
+      await t.request({ method: 'PUT', url: `/api/providers/${id}`, payload: { auth_headers: {} } })
+      assert.equal((await t.request({ method: 'GET', url: `/api/providers/${id}` })).body.auth_headers, null)
+      const reserved = await t.request({ method: 'PUT', url: `/api/providers/${id}`, payload: { auth_headers: { Host: 'evil.example' } } })
+      assert.equal(reserved.status, 422)
+      assert.deepEqual(reserved.body.detail[0].loc, ['body', 'auth_headers', 'host'])
+      const badName = await t.request({ method: 'PUT', url: `/api/providers/${id}`, payload: { auth_headers: { 'bad name': 'x' } } })
+      assert.equal(badName.status, 422)
+    })
+
     it('streams the answer: the first bytes reach the client before the provider has finished', async () => {
       let finished = false
       let release: () => void = () => {}
@@ -272,6 +297,112 @@ for (const dialect of dialects) {
         }).on('error', reject).end()
       })
       assert.equal(chunks.join(''), 'first part;last part')
+    })
+  })
+}
+
+/** The portal of the spec: some resources work, others answer 403. */
+const PORTAL_BLOCKED = new Set(['/despesas', '/fornecedores', '/emendas-parlamentares', '/beneficios', '/salarios'])
+
+for (const dialect of dialects) {
+  describe(`[${dialect.name}] per-resource refusals`, () => {
+    let t: TestApp
+    let clock = Date.parse('2026-11-22T10:00:00.000Z')
+    const upstreams: Upstream[] = []
+    beforeEach(async () => {
+      clock = Date.parse('2026-11-22T10:00:00.000Z')
+      t = await buildTestApp(dialect, { now: () => new Date(clock) })
+    })
+    afterEach(async () => {
+      await t.close()
+      for (const u of upstreams.splice(0)) await u.close()
+    })
+
+    /** A pool of the blocking portal and a mirror that serves everything (round robin, portal first). */
+    async function portalAndMirror (poolExtra: Record<string, unknown> = {}) {
+      const portal = await upstream((req, res) => {
+        const resource = `/${(req.url ?? '/').split(/[/?]/)[1] ?? ''}`
+        json(PORTAL_BLOCKED.has(resource) ? 403 : 200, { from: 'portal' })(req, res)
+      })
+      const mirror = await upstream(json(200, { from: 'mirror' }))
+      upstreams.push(portal, mirror)
+      const poolId = await createPool(t, 'transparency', { forbidden_ttl_seconds: 600, ...poolExtra })
+      const portalId = await createProvider(t, 'portal', { base_url: portal.url })
+      const mirrorId = await createProvider(t, 'mirror', { base_url: mirror.url })
+      await addMember(t, poolId, portalId)
+      await addMember(t, poolId, mirrorId)
+      return { poolId, portal, mirror, portalId, mirrorId }
+    }
+    const get = async (poolId: number, path: string) => t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy${path}` })
+
+    it('skips a provider for the resource it refused, and only for that one, not as a health failure', async () => {
+      const { poolId, portal, mirror, portalId } = await portalAndMirror()
+      const first = await get(poolId, '/despesas?ano=2024')
+      assert.equal(first.statusCode, 200)
+      assert.deepEqual(JSON.parse(first.body), { from: 'mirror' })
+      assert.equal(first.headers['x-sourcepool-attempts'], '2')
+      assert.equal((await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })).body.history[0].reason, 'proxy:forbidden')
+      // Later /despesas requests go straight to the mirror; the portal is never asked again.
+      for (let i = 0; i < 4; i++) assert.deepEqual(JSON.parse((await get(poolId, '/despesas/7')).body), { from: 'mirror' })
+      assert.equal(portal.seen.filter((s) => s.url.startsWith('/despesas')).length, 1)
+      // Its other resources keep flowing through it.
+      const served = []
+      for (let i = 0; i < 4; i++) served.push(JSON.parse((await get(poolId, '/contratos?codigoOrgao=26000')).body).from)
+      assert.ok(served.includes('portal'), served.join())
+      assert.ok(mirror.seen.length > 0)
+      const member = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.members.find((m: any) => m.provider_id === portalId)
+      assert.deepEqual([member.health, member.failure_count, member.consecutive_failures], ['healthy', 0, 0])
+    })
+
+    it('answers 502 naming the refusals when no one else serves the resource', async () => {
+      const { poolId, portalId, mirrorId } = await portalAndMirror()
+      await t.request({ method: 'PUT', url: `/api/pools/${poolId}/members/${mirrorId}`, payload: { enabled: false } })
+      const refused = await t.request({ method: 'GET', url: `/api/pools/${poolId}/proxy/salarios` })
+      assert.equal(refused.status, 502)
+      assert.equal(refused.body.attempts[0].status_code, 403)
+      const again = await t.request({ method: 'GET', url: `/api/pools/${poolId}/proxy/salarios` })
+      assert.equal(again.status, 502)
+      assert.deepEqual(again.body, {
+        detail: `All providers failed for pool ${poolId}`,
+        attempts: [],
+        refusals: [{ provider_id: portalId, provider_name: 'portal', resource: '/salarios', expires_at: '2026-11-22T10:10:00.000Z' }]
+      })
+    })
+
+    it('lists refusals, lets them expire (pool forbidden_ttl_seconds) and clears one on request', async () => {
+      const { poolId, portal, portalId } = await portalAndMirror()
+      await get(poolId, '/despesas')
+      clock += 60_000
+      await get(poolId, '/beneficios')
+      const listed = await t.request({ method: 'GET', url: `/api/providers/${portalId}/refusals` })
+      assert.deepEqual(listed.body, {
+        provider_id: portalId,
+        refusals: [
+          { resource: '/beneficios', first_seen: '2026-11-22T10:01:00.000Z', last_seen: '2026-11-22T10:01:00.000Z', expires_at: '2026-11-22T10:11:00.000Z' },
+          { resource: '/despesas', first_seen: '2026-11-22T10:00:00.000Z', last_seen: '2026-11-22T10:00:00.000Z', expires_at: '2026-11-22T10:10:00.000Z' }
+        ],
+        total: 2
+      })
+      const explained = await t.request({ method: 'GET', url: `/api/pools/${poolId}/next?resource=/despesas` })
+      const portalMember = explained.body.members.find((m: any) => m.provider_id === portalId)
+      assert.deepEqual([explained.body.resource, portalMember.refuses_resource, portalMember.eligible, portalMember.reason], ['/despesas', true, false, 'refuses_resource'])
+      assert.equal((await t.request({ method: 'GET', url: `/api/pools/${poolId}/next` })).body.members.find((m: any) => m.provider_id === portalId).refuses_resource, false)
+
+      // Past the TTL, /despesas goes to the portal again.
+      clock += 9 * 60_000 + 1
+      assert.deepEqual((await t.request({ method: 'GET', url: `/api/providers/${portalId}/refusals` })).body.refusals.map((r: any) => r.resource), ['/beneficios'])
+      const asked = portal.seen.length
+      await get(poolId, '/despesas')
+      await get(poolId, '/despesas')
+      assert.equal(portal.seen.length, asked + 1)
+
+      // Cleared by hand: /beneficios is tried on the portal at once.
+      const cleared = await t.request({ method: 'DELETE', url: `/api/providers/${portalId}/refusals/beneficios` })
+      assert.deepEqual(cleared.body, { message: "Refusal of '/beneficios' cleared", provider_id: portalId, resource: '/beneficios' })
+      assert.equal((await t.request({ method: 'DELETE', url: `/api/providers/${portalId}/refusals/beneficios` })).status, 404)
+      assert.equal((await t.request({ method: 'GET', url: '/api/providers/999/refusals' })).status, 404)
+      const audit = (await t.request({ method: 'GET', url: '/api/audit?action=provider.refusal.clear' })).body.records
+      assert.deepEqual(audit.map((r: any) => [r.target, r.changes]), [[`provider:${portalId}`, { resource: '/beneficios' }]])
     })
   })
 }

@@ -5,7 +5,7 @@
 import { healthAt, type Health } from './health.js'
 import { quotaAt, type QuotaState, type QuotaView } from './quota.js'
 
-export type Ineligibility = 'disabled' | 'cooling_down' | 'quota_exhausted'
+export type Ineligibility = 'disabled' | 'cooling_down' | 'quota_exhausted' | 'refuses_resource'
 
 export interface EligibilityInput extends QuotaState {
   readonly id: number

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../http/schemas.js'
 import { PoolParams } from '../pools/pool.schemas.js'
-import { Explanation, MemberHealth, ReportBody } from './health.schemas.js'
+import { ExplainQuery, Explanation, MemberHealth, ReportBody } from './health.schemas.js'
 import type { HealthService } from './health.service.js'
 
 const tags = ['health']
@@ -27,8 +27,9 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ health: HealthService }> 
       tags,
       summary: 'Which provider the next rotation would choose, and why every member is or is not eligible',
       params: PoolParams,
+      querystring: ExplainQuery,
       response: { 200: Explanation, ...errorResponses }
     },
     config: { failure: 'Failed to explain rotation' }
-  }, async (request) => await health.explain(request.params.pool_id))
+  }, async (request) => await health.explain(request.params.pool_id, request.query.resource))
 }

@@ -37,8 +37,13 @@ export const MemberHealth = Type.Object({
 })
 export type MemberHealthValue = Static<typeof MemberHealth>
 
+export const ExplainQuery = Type.Object({
+  resource: Type.Optional(Type.String({ maxLength: 1000, description: 'a resource (first path segment, e.g. /despesas): members that refuse it are not eligible' }))
+})
+
 export const Explanation = Type.Object({
   pool_id: Type.Integer(),
+  resource: Nullable(Type.String()),
   pool_enabled: Type.Boolean(),
   rotation_strategy: Type.String(),
   provider_id: Nullable(Type.Integer({ description: 'the provider the next rotation would choose; null when none, or when the strategy is random' })),
@@ -51,8 +56,9 @@ export const Explanation = Type.Object({
     provider_id: Type.Integer(),
     provider_name: Nullable(Type.String()),
     eligible: Type.Boolean(),
-    reason: Nullable(Type.String({ description: 'disabled, cooling_down or quota_exhausted' })),
+    reason: Nullable(Type.String({ description: 'disabled, cooling_down, quota_exhausted or refuses_resource' })),
     until: Nullable(Timestamp),
+    refuses_resource: Type.Boolean({ description: 'the provider answered 403 for the resource asked about, and that refusal is in force' }),
     health: HealthFields.health,
     quota: Quota
   }))

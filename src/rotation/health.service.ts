@@ -8,6 +8,8 @@ import { NotFoundError } from '../errors.js'
 import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { findMemberWithName, listMembers, updateMemberHealth } from '../pools/member.repository.js'
 import { findPool, findPoolForRotation } from '../pools/pool.repository.js'
+import { normaliseResource } from '../proxy/refusal.service.js'
+import { activeRefusalsOf } from '../proxy/refusal.repository.js'
 import { assess, candidatesFor } from './eligibility.js'
 import { applyOutcome, healthAt, successRate } from './health.js'
 import type { ExplanationValue, MemberHealthValue, ReportInput } from './health.schemas.js'
@@ -53,15 +55,25 @@ export function createHealthService ({ database, now, events = NO_EVENTS }: { da
       return record
     },
 
-    /** What the next rotation would choose and why, for every member; changes nothing. */
-    async explain (poolId: number): Promise<ExplanationValue> {
+    /**
+     * What the next rotation (or, with `resource`, the next proxy request for it) would
+     * choose and why, for every member; changes nothing.
+     */
+    async explain (poolId: number, resource?: string): Promise<ExplanationValue> {
+      const asked = resource === undefined || resource === '' ? null : normaliseResource(resource)
       return await database.read(function * (db): Work<ExplanationValue> {
         const pool = yield * findPool(db, poolId)
         if (pool === undefined) throw poolNotFound(poolId)
         const members = yield * listMembers(db, poolId)
         const at = now()
-        const assessments = members.map((m) => assess(m, at))
-        const { candidates, degraded } = pool.enabled === 1 ? candidatesFor(assessments, pool.all_down) : { candidates: [], degraded: false }
+        const refusals = asked === null ? [] : yield * activeRefusalsOf(db, members.map((m) => m.provider_id), asked, at.toISOString())
+        const refusedUntil = new Map(refusals.map((r) => [r.provider_id, r.expires_at]))
+        const assessments = members.map((m) => {
+          const assessment = assess(m, at)
+          const until = refusedUntil.get(m.provider_id)
+          return assessment.eligible && until !== undefined ? { ...assessment, eligible: false, reason: 'refuses_resource' as const, until } : assessment
+        })
+        const { candidates, degraded } = pool.enabled === 1 ? candidatesFor(assessments, pool.all_down, new Set(refusedUntil.keys())) : { candidates: [], degraded: false }
         const strategy = pool.rotation_strategy as Strategy
         const state = pruneRotationState(parseRotationState(pool.rotation_state), members.map((m) => m.id))
         const choice = strategy === 'random'
@@ -75,6 +87,7 @@ export function createHealthService ({ database, now, events = NO_EVENTS }: { da
         else explanation = `The ${strategy} strategy picks '${chosen.provider_name ?? chosen.provider_id}'${degraded ? ', the member whose cooldown ends first, because every eligible member is cooling down' : ''}.`
         return {
           pool_id: pool.id,
+          resource: asked,
           pool_enabled: pool.enabled === 1,
           rotation_strategy: strategy,
           provider_id: chosen?.provider_id ?? null,
@@ -89,6 +102,7 @@ export function createHealthService ({ database, now, events = NO_EVENTS }: { da
             eligible: a.eligible,
             reason: a.reason,
             until: a.until,
+            refuses_resource: refusedUntil.has(a.member.provider_id),
             health: a.health,
             quota: a.quota === null ? null : { used: a.quota.used, limit: a.quota.limit, resets_at: a.quota.resets_at }
           }))

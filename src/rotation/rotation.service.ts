@@ -13,6 +13,7 @@ import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { listMembers, markMemberUsed, updateMemberHealth, type MemberWithName } from '../pools/member.repository.js'
 import { findPoolForRotation, recordPoolRotation, type RotationPoolRow } from '../pools/pool.repository.js'
 import { consumeQuota } from '../providers/provider.repository.js'
+import { activeRefusalsOf, recordRefusal } from '../proxy/refusal.repository.js'
 import { assess, candidatesFor } from './eligibility.js'
 import { applyOutcome } from './health.js'
 import { insertHistory, listHistory } from './history.repository.js'
@@ -31,8 +32,16 @@ export interface Rotation {
 /** What the proxy gets for one attempt: a provider to call, or why there is none. */
 export type ProxyChoice =
   | { readonly kind: 'chosen', readonly pool: RotationPoolRow, readonly member: MemberWithName, readonly degraded: boolean }
-  | { readonly kind: 'none', readonly pool: RotationPoolRow, readonly retryAfterS: number | null }
+  | { readonly kind: 'none', readonly pool: RotationPoolRow, readonly retryAfterS: number | null, readonly refusals: ProxyRefusal[] }
   | { readonly kind: 'unknown_pool' }
+
+/** A provider's refusal of a resource that kept it out of a proxy choice. */
+export interface ProxyRefusal {
+  readonly provider_id: number
+  readonly provider_name: string | null
+  readonly resource: string
+  readonly expires_at: string
+}
 
 export interface Failover extends Rotation {
   readonly failedProviderName: string | null
@@ -158,18 +167,24 @@ export function createRotationService ({ database, now, random = Math.random, ev
 
     /**
      * For one proxy attempt: chooses by the pool's strategy among the eligible members
-     * that have a base URL and are not in `exclude`, records the use, and, when the
-     * serving provider changes, a history record with `reason`. With none eligible,
-     * `retryAfterS` tells when the soonest cooldown or quota window ends.
+     * that have a base URL, do not refuse `resource` and are not in `exclude`, records
+     * the use, and, when the serving provider changes, a history record with `reason`.
+     * With none eligible, `retryAfterS` tells when the soonest cooldown or quota window
+     * ends, and `refusals` which members were left out because they refuse the resource.
      */
-    async chooseForProxy (poolId: number, exclude: ReadonlySet<number>, reason: string): Promise<ProxyChoice> {
+    async chooseForProxy (poolId: number, resource: string, exclude: ReadonlySet<number>, reason: string): Promise<ProxyChoice> {
       const choice = await database.transact(function * (db): Work<ProxyChoice> {
         const pool = yield * findPoolForRotation(db, poolId)
         if (pool === undefined) return { kind: 'unknown_pool' }
-        if (pool.enabled === 0) return { kind: 'none', pool, retryAfterS: null }
+        if (pool.enabled === 0) return { kind: 'none', pool, retryAfterS: null, refusals: [] }
         const members = yield * listMembers(db, poolId)
         const at = now()
-        const skipped = new Set([...exclude, ...members.filter((m) => m.base_url === null).map((m) => m.provider_id)])
+        const refused = yield * activeRefusalsOf(db, members.map((m) => m.provider_id), resource, at.toISOString())
+        const skipped = new Set([
+          ...exclude,
+          ...members.filter((m) => m.base_url === null).map((m) => m.provider_id),
+          ...refused.map((r) => r.provider_id)
+        ])
         const chosen = yield * rotateWithin(db, pool, members, at, skipped)
         if (chosen === undefined) {
           const ends = members
@@ -177,7 +192,13 @@ export function createRotationService ({ database, now, random = Math.random, ev
             .map((m) => assess(m, at).until)
             .filter((until): until is string => until !== null)
             .map((until) => Date.parse(until) - at.getTime())
-          return { kind: 'none', pool, retryAfterS: ends.length === 0 ? null : Math.max(1, Math.ceil(Math.min(...ends) / 1000)) }
+          const refusals = refused.filter((r) => !exclude.has(r.provider_id)).map((r) => ({
+            provider_id: r.provider_id,
+            provider_name: members.find((m) => m.provider_id === r.provider_id)?.provider_name ?? null,
+            resource: r.resource,
+            expires_at: r.expires_at
+          }))
+          return { kind: 'none', pool, retryAfterS: ends.length === 0 ? null : Math.max(1, Math.ceil(Math.min(...ends) / 1000)), refusals }
         }
         if (pool.current_provider_id !== chosen.member.provider_id) {
           yield * insertHistory(db, {
@@ -194,6 +215,12 @@ export function createRotationService ({ database, now, random = Math.random, ev
       })
       if (choice.kind === 'chosen') events.rotated(poolId, choice.member.provider_name)
       return choice
+    },
+
+    /** Remembers that the provider refuses `resource`, for the pool's `forbidden_ttl_seconds`. */
+    async recordRefusal (providerId: number, resource: string, ttlSeconds: number): Promise<void> {
+      const at = now()
+      await database.transact((db) => recordRefusal(db, providerId, resource, at.toISOString(), new Date(at.getTime() + ttlSeconds * 1000).toISOString()))
     },
 
     /** The newest `limit` history records; empty (not 404) for an unknown pool. */
