@@ -4,20 +4,19 @@
  * endpoint by default; BENCH_SECONDS overrides) and prints requests/s, p50/p99
  * latency and each endpoint's ratio to the bare route.
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { http, startServer } from '../test/server-process.js'
 import { measureChunks } from './chunks.js'
+import { measureProxy } from './proxy.js'
+import { startScript } from './processes.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = 10
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 interface Row { name: string, rps: number, p50: number, p99: number, errors: number }
 
@@ -38,16 +37,7 @@ async function load (name: string, url: string, method: 'GET' | 'POST' = 'GET', 
 }
 
 async function startBare (): Promise<{ url: string, stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
-  const url = await new Promise<string>((resolve) => {
-    let out = ''
-    child.stdout.on('data', (chunk) => {
-      out += String(chunk)
-      const match = /Server listening at (\S+)/.exec(out)
-      if (match?.[1] !== undefined) resolve(match[1])
-    })
-  })
-  return { url, stop: () => child.kill('SIGTERM') }
+  return await startScript('bench/bare-server.ts')
 }
 
 /**
@@ -235,6 +225,7 @@ async function measurePools (dir: string): Promise<void> {
 const SECTIONS: Record<string, (dir: string) => Promise<void>> = {
   pools: measurePools,
   chunks: measureChunks,
+  proxy: measureProxy,
   auth: async (dir) => { await measureAuthCost(dir); await measureAuthCpu() }
 }
 const only = (process.env.BENCH_ONLY ?? Object.keys(SECTIONS).join(',')).split(',').map((s) => s.trim())
