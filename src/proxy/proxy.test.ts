@@ -156,6 +156,8 @@ for (const dialect of dialects) {
         { provider_id: providers[1], provider_name: 'all-fail-1', status_code: 429, latency_ms: 'number' }
       ])
       assert.equal(c.seen.length, 0)
+      const history = (await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })).body.history
+      assert.deepEqual(history.map((h: any) => h.reason), ['proxy:http_500', 'proxy'])
       // The 429 with Retry-After cooled its member down at once.
       const member = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.members.find((m: any) => m.provider_id === providers[1])
       assert.deepEqual([member.health, member.cooldown_reason], ['cooling_down', 'rate_limited'])
@@ -170,6 +172,8 @@ for (const dialect of dialects) {
       assert.equal(res.headers['x-sourcepool-attempts'], '2')
       const history = (await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })).body.history
       assert.equal(history[0].reason, 'proxy:timeout')
+      const slowMember = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.members[0]
+      assert.deepEqual([slowMember.failure_count, slowMember.consecutive_failures, slowMember.success_count], [1, 1, 0])
       const alone = await pool('slow-alone', [hanging.url], {}, { timeout_ms: 200 })
       const failed = await t.request({ method: 'GET', url: `/api/pools/${alone.poolId}/proxy/x` })
       assert.equal(failed.status, 502)
