@@ -8,23 +8,14 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
-import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { http, startServer } from '../test/server-process.js'
+import { freePort, http, startServer } from '../test/server-process.js'
 import { startScript } from './processes.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = 10
 const SEQUENTIAL = 2000
-
-async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 /** NGINX with one worker in front of `upstream`, or undefined when nginx is not installed. */
 async function startNginx (dir: string, upstream: string): Promise<{ url: string, stop: () => void } | undefined> {

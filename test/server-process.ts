@@ -26,7 +26,7 @@ export function runMain (env: Record<string, string>): Promise<{ code: number | 
 }
 
 /** A port that was free a moment ago (the OS picks it). */
-async function freePort (): Promise<number> {
+export async function freePort (): Promise<number> {
   const server = createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
