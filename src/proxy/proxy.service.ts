@@ -90,8 +90,9 @@ export function createProxyService ({ rotation, health }: Deps) {
         maxAttempts = choice.pool.max_attempts
         if (choice.kind === 'none') {
           refusals = choice.refusals
-          // Members that refuse this resource answer for it at once: 502 naming the refusals.
-          if (attempts.length === 0 && refusals.length === 0) return { kind: 'unavailable', retryAfterS: choice.retryAfterS }
+          // Nothing tried yet: 503, with Retry-After when a member comes back; but when the
+          // members left out refuse this resource and no one comes back, 502 naming them.
+          if (attempts.length === 0 && (refusals.length === 0 || choice.retryAfterS !== null)) return { kind: 'unavailable', retryAfterS: choice.retryAfterS }
           break
         }
         const { member } = choice

@@ -371,6 +371,13 @@ for (const dialect of dialects) {
         attempts: [],
         refusals: [{ provider_id: portalId, provider_name: 'portal', resource: '/salarios', expires_at: '2026-11-22T10:10:00.000Z' }]
       })
+      // When the other member is only cooling down, it will serve the resource again: 503 with Retry-After.
+      await t.request({ method: 'PUT', url: `/api/pools/${poolId}`, payload: { all_down: 'fail' } })
+      await t.request({ method: 'PUT', url: `/api/pools/${poolId}/members/${mirrorId}`, payload: { enabled: true } })
+      await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: mirrorId, success: false, status_code: 429, retry_after_s: 60 } })
+      const later = await t.request({ method: 'GET', url: `/api/pools/${poolId}/proxy/salarios` })
+      assert.equal(later.status, 503)
+      assert.equal(later.headers['retry-after'], '60')
     })
 
     it('lists refusals, lets them expire (pool forbidden_ttl_seconds) and clears one on request', async () => {
