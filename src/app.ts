@@ -75,9 +75,20 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }))
   registerJsonParser(app, config.bodyLimit)
+  // Once closing, every answer closes its connection: a keep-alive connection that was
+  // busy when close began would otherwise stay open (idle) and hold the shutdown up.
+  let closing = false
+  app.addHook('preClose', (done) => {
+    closing = true
+    done()
+  })
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()
+  })
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close')
+    done(null, payload)
   })
   if (deps.database === undefined) app.addHook('onClose', async () => { await database.close() })
 
