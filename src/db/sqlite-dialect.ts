@@ -3,7 +3,8 @@
  * health checks) and the synchronous work runner that every request uses, with a
  * bounded prepared-statement cache. A unit of work runs start to finish inside one
  * `BEGIN IMMEDIATE` transaction without yielding to the event loop, so requests
- * are serialised without a mutex and a writer never fails on a lock upgrade.
+ * are serialised without a mutex and a writer never fails on a lock upgrade; the
+ * writes of one event-loop turn share that transaction's commit (group commit).
  */
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
@@ -81,9 +82,43 @@ export function createSqliteRunner (database: SqliteDatabase): { db: Db } & Work
   const prepare = statementCache(database)
   const readers = new WeakMap<Statement, Reader>()
   const inTransaction = database.transaction((work: Work<unknown>) => drive(work, prepare, readers))
+
+  // Group commit: the writes that arrive in one turn of the event loop run one after
+  // the other inside one BEGIN IMMEDIATE … COMMIT, each in its own savepoint (a write
+  // that throws is rolled back alone), and are answered once that commit is done. Each
+  // stays atomic and serialised; the commit, most of a small write's cost, is shared.
+  interface Pending { work: (db: Db) => Work<unknown>, resolve: (value: unknown) => void, reject: (error: unknown) => void }
+  let queue: Pending[] = []
+  const group = database.transaction((items: Pending[]) => items.map((item) => {
+    try {
+      // Nested in the group's transaction, this runs in a savepoint.
+      return { ok: true as const, value: inTransaction(item.work(db)) }
+    } catch (error) {
+      return { ok: false as const, error }
+    }
+  }))
+  const flush = () => {
+    const items = queue
+    queue = []
+    let outcomes
+    try {
+      outcomes = group.immediate(items)
+    } catch (error) {
+      for (const item of items) item.reject(error)
+      return
+    }
+    items.forEach((item, i) => {
+      const outcome = outcomes[i] as { ok: true, value: unknown } | { ok: false, error: unknown }
+      if (outcome.ok) item.resolve(outcome.value)
+      else item.reject(outcome.error)
+    })
+  }
   return {
     db,
-    transact: async <T>(work: (db: Db) => Work<T>) => inTransaction.immediate(work(db)) as T,
+    transact: async <T>(work: (db: Db) => Work<T>) => await new Promise<T>((resolve, reject) => {
+      if (queue.length === 0) setImmediate(flush)
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
+    }),
     read: async <T>(work: (db: Db) => Work<T>) => inTransaction.deferred(work(db)) as T
   }
 }

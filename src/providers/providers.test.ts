@@ -32,6 +32,16 @@ for (const dialect of dialects) {
       assert.match(res.body.created_at, ISO_UTC)
     })
 
+    it('stores every concurrent create but the duplicate, which alone is refused (writes sharing a commit stay apart)', async () => {
+      const names = ['c0', 'c1', 'c2', 'c1', 'c3', 'c4', 'c5', 'c6']
+      const results = await Promise.all(names.map((name) => t.request({ method: 'POST', url: '/api/providers', payload: { name } })))
+      assert.deepEqual(results.map((r) => r.status).sort(), [200, 200, 200, 200, 200, 200, 200, 409])
+      const listed = (await t.request({ method: 'GET', url: '/api/providers' })).body.providers.map((p: any) => p.name).sort()
+      assert.deepEqual(listed, ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6'])
+      const audit = (await t.request({ method: 'GET', url: '/api/audit?action=provider.create' })).body.records
+      assert.equal(audit.length, 7)
+    })
+
     it('POST /api/providers answers 409 for a duplicate name and 422 for bad fields', async () => {
       await createProvider(t, 'same')
       const dup = await t.request({ method: 'POST', url: '/api/providers', payload: { name: 'same' } })
