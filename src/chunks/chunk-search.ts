@@ -13,7 +13,7 @@ import { RequestValidationError } from '../errors.js'
 import * as repo from './chunk.repository.js'
 import type { ChunkSearchInput } from './chunk.schemas.js'
 import { cosineToUnit, decodeEmbedding, unitVector } from './embedding.js'
-import { VectorIndex, type ChunkFilter } from './vector-index.js'
+import { FILTER_FIELDS, VectorIndex, type ChunkFilter } from './vector-index.js'
 
 /** Rows read per query while loading an index. */
 const LOAD_PAGE = 2000
@@ -27,8 +27,6 @@ export interface SearchResult {
 export function compareIds (a: string, b: string): number {
   return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b))
 }
-
-const FILTER_FIELDS = ['parent_id', 'source', 'task', 'content_type'] as const
 
 /** Builds the search over the database's work runner. */
 export function createChunkSearch ({ database }: { database: WorkRunner }) {

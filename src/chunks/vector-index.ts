@@ -25,7 +25,8 @@ export interface IndexedChunk {
   content_type: string
 }
 
-const FILTER_FIELDS = ['parent_id', 'source', 'task', 'content_type'] as const
+/** The metadata fields a search filters on, as the index keeps them. */
+export const FILTER_FIELDS = ['parent_id', 'source', 'task', 'content_type'] as const
 const PAGE = 65536
 const MAX_PAGES = 65536
 

@@ -23,12 +23,10 @@ export function proxiedPath (rawUrl: string): string {
 }
 
 /**
- * The upstream URL for `path` (path and query) under `baseUrl`. Dot segments,
- * raw or percent-encoded, and backslashes are refused, and the result must keep
- * the base URL's origin, so `//evil.example/x` or `/..%2f..` cannot leave it.
+ * Refuses a path (and query) that could climb out of a base URL's path: dot
+ * segments, raw or percent-encoded, backslashes, and broken percent-encoding.
  */
-export function upstreamUrl (baseUrl: string, path: string): URL {
-  const base = new URL(baseUrl)
+export function assertSafePath (path: string): void {
   const queryAt = path.indexOf('?')
   const pathname = queryAt === -1 ? path : path.slice(0, queryAt)
   for (const segment of pathname.split('/')) {
@@ -42,6 +40,14 @@ export function upstreamUrl (baseUrl: string, path: string): URL {
       throw new UnsafePathError('Path may not contain dot segments or backslashes')
     }
   }
+}
+
+/**
+ * The upstream URL for a safe `path` (see assertSafePath) under `baseUrl`; it must
+ * keep the base URL's origin, so `//evil.example/x` stays a path on the provider.
+ */
+export function upstreamUrl (baseUrl: string, path: string): URL {
+  const base = new URL(baseUrl)
   const target = new URL(`${base.origin}${base.pathname.replace(/\/$/, '')}${path}`)
   if (target.origin !== base.origin) throw new UnsafePathError('Path would leave the provider\'s origin')
   return target

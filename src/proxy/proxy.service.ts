@@ -12,7 +12,7 @@ import { NotFoundError } from '../errors.js'
 import type { HealthService } from '../rotation/health.service.js'
 import type { ProxyRefusal, RotationService } from '../rotation/rotation.service.js'
 import {
-  classifyError, classifyStatus, downstreamHeaders, mayRetry, proxiedPath, resourceOf, upstreamHeaders, upstreamUrl, type AttemptResult
+  assertSafePath, classifyError, classifyStatus, downstreamHeaders, mayRetry, proxiedPath, resourceOf, upstreamHeaders, upstreamUrl, type AttemptResult
 } from './forward.js'
 
 /** Default time an attempt may wait for the answer to start. */
@@ -76,8 +76,8 @@ export function createProxyService ({ rotation, health }: Deps) {
 
     async forward (poolId: number, incoming: ProxyRequest): Promise<ProxyAnswer> {
       const path = proxiedPath(incoming.url)
-      // Refuse an unsafe path before any provider is tried (the base is a stand-in).
-      upstreamUrl('http://base.invalid', path)
+      // Refuse an unsafe path before any provider is tried.
+      assertSafePath(path)
       const resource = resourceOf(path)
       const tried = new Set<number>()
       let refusals: ProxyRefusal[] = []
@@ -97,6 +97,7 @@ export function createProxyService ({ rotation, health }: Deps) {
         }
         const { member } = choice
         tried.add(member.provider_id)
+        const target = upstreamUrl(member.base_url as string, path)
         const timeoutMs = member.timeout_ms ?? DEFAULT_TIMEOUT_MS
         const controller = new AbortController()
         let timedOut = false
@@ -104,7 +105,7 @@ export function createProxyService ({ rotation, health }: Deps) {
         const started = performance.now()
         let result: AttemptResult
         try {
-          const response = await request(upstreamUrl(member.base_url as string, path), {
+          const response = await request(target, {
             method: incoming.method as 'GET',
             headers: upstreamHeaders(incoming.headers, {
               clientIp: incoming.ip,
