@@ -111,12 +111,18 @@ export function createChunkService ({ database, now }: { database: WorkRunner, n
 
   /** Inserts `records` (all or none): 422 for rule violations, 409 naming every id that exists. */
   function * insertAll (db: Db, records: ChunkInput[], at: Locate, actor: Actor, batch: boolean): Work<void> {
-    const models = [...new Set(records.map((r) => r.embedding_model))].sort()
+    const groups = new Map<string, Array<{ record: ChunkInput, index: number }>>()
+    records.forEach((record, index) => {
+      const group = groups.get(record.embedding_model)
+      if (group === undefined) groups.set(record.embedding_model, [{ record, index }])
+      else group.push({ record, index })
+    })
+    const models = [...groups.keys()].sort()
     const revisions = new Map<string, number>()
     const issues: ValidationIssue[] = []
     // Models in name order, so concurrent writers lock them in the same order.
     for (const model of models) {
-      const group = records.map((record, index) => ({ record, index })).filter(({ record }) => record.embedding_model === model)
+      const group = groups.get(model) as Array<{ record: ChunkInput, index: number }>
       const dim = (group[0] as { record: ChunkInput }).record.embedding_dim
       const state = yield * repo.addToModel(db, model, dim, group.length)
       if (state.embedding_dim !== dim) issues.push(...group.map(({ index }) => dimensionIssue(at(index, 'embedding_dim'), model, state.embedding_dim, dim)))
@@ -132,7 +138,7 @@ export function createChunkService ({ database, now }: { database: WorkRunner, n
       if (!batch) throw new ConflictError(`Chunk '${records[0]?.chunk_id ?? ''}' already exists`)
       throw new ConflictError(`Chunks already exist: ${conflicts.map((c) => `chunks[${c.index}] '${c.chunk_id}'`).join(', ')}`, { conflicts })
     }
-    for (const model of models) yield * repo.clearTombstones(db, model, records.filter((r) => r.embedding_model === model).map((r) => r.chunk_id))
+    for (const [model, group] of groups) yield * repo.clearTombstones(db, model, group.map(({ record }) => record.chunk_id))
     const ids = records.map((r) => r.chunk_id)
     yield * recordAudit(db, actor, batch
       ? { action: 'chunk.batch_create', target: 'chunks', changes: { inserted: ids.length, chunk_ids: ids.slice(0, 20), models }, at: now() }
