@@ -16,10 +16,24 @@ export interface Config {
   readonly bodyLimit: number
   /** Bearer tokens; empty means the service is open (loopback only unless allowed). */
   readonly authTokens: readonly Token[]
-  /** Admin requests per minute per token (or per address when anonymous). */
-  readonly adminRateLimit: number
+  /** Admin requests per minute per token (or per address when anonymous); null: not limited. */
+  readonly adminRateLimit: number | null
+  /** Failed authentications per minute per address before 429; null: not limited. */
+  readonly authFailureLimit: number | null
+  /** `/openapi.json` and `/docs` without a token (false: they need `read`). */
+  readonly publicDocs: boolean
   /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
   readonly shutdownTimeoutMs: number
+  /** How long a whole request (headers and body) may take to arrive. */
+  readonly requestTimeoutMs: number
+  /** How long the request headers may take to arrive. */
+  readonly headersTimeoutMs: number
+  /** How long an idle keep-alive connection is kept open. */
+  readonly keepAliveTimeoutMs: number
+  /** Refusals (403s learned by the proxy) kept per provider; the soonest to expire go first. */
+  readonly maxRefusalsPerProvider: number
+  /** Audit records older than this many days are deleted in the background; null keeps them all. */
+  readonly auditMaxAgeDays: number | null
 }
 
 /** Thrown for a bad setting; its message names the variable and what is allowed. */
@@ -56,19 +70,46 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`HOST: refusing to serve ${host} without authentication; set AUTH_TOKENS (or AUTH_TOKENS_FILE), or ALLOW_UNAUTHENTICATED=true`)
   }
 
-  const adminRateLimit = readInteger(env, 'ADMIN_RATE_LIMIT', 100, 1, 1_000_000)
+  const adminRateLimit = readOptionalInteger(env, 'ADMIN_RATE_LIMIT', null, 1, 1_000_000)
+  const authFailureLimit = readOptionalInteger(env, 'AUTH_FAILURE_LIMIT', 30, 1, 1_000_000)
+  const publicDocs = readBoolean(env, 'PUBLIC_DOCS', true)
   const shutdownTimeoutMs = readInteger(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000)
+  const requestTimeoutMs = readInteger(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000)
+  const headersTimeoutMs = readInteger(env, 'HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 3_600_000)
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`HEADERS_TIMEOUT_MS: ${headersTimeoutMs} is longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs}); the headers are part of the request`)
+  }
+  const keepAliveTimeoutMs = readInteger(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000)
+  const maxRefusalsPerProvider = readInteger(env, 'MAX_REFUSALS_PER_PROVIDER', 1000, 1, 1_000_000)
+  const auditMaxAgeDays = readOptionalInteger(env, 'AUDIT_MAX_AGE_DAYS', null, 1, 36_500)
 
-  return Object.freeze({ host, port, logLevel, databaseUrl, bodyLimit: 1024 * 1024, authTokens, adminRateLimit, shutdownTimeoutMs })
+  return Object.freeze({
+    host,
+    port,
+    logLevel,
+    databaseUrl,
+    bodyLimit: 1024 * 1024,
+    authTokens,
+    adminRateLimit,
+    authFailureLimit,
+    publicDocs,
+    shutdownTimeoutMs,
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs,
+    maxRefusalsPerProvider,
+    auditMaxAgeDays
+  })
 }
 
 function isLoopback (host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
 }
 
-function readBoolean (env: NodeJS.ProcessEnv, name: string): boolean {
+function readBoolean (env: NodeJS.ProcessEnv, name: string, fallback = false): boolean {
   const text = env[name]?.trim().toLowerCase() ?? ''
-  if (text === '' || text === 'false' || text === '0') return false
+  if (text === '') return fallback
+  if (text === 'false' || text === '0') return false
   if (text === 'true' || text === '1') return true
   throw new ConfigError(`${name}: '${text}' is not true or false`)
 }
@@ -78,6 +119,16 @@ function readInteger (env: NodeJS.ProcessEnv, name: string, fallback: number, mi
   if (text === '') return fallback
   const value = Number(text)
   if (!/^\d+$/.test(text) || value < min || value > max) throw new ConfigError(`${name}: '${text}' is not a whole number from ${min} to ${max}`)
+  return value
+}
+
+/** Like readInteger, but `off` (or `0`) turns the setting off (null). */
+function readOptionalInteger (env: NodeJS.ProcessEnv, name: string, fallback: number | null, min: number, max: number): number | null {
+  const text = env[name]?.trim().toLowerCase() ?? ''
+  if (text === 'off' || text === '0') return null
+  if (text === '') return fallback
+  const value = Number(text)
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new ConfigError(`${name}: '${text}' is not a whole number from ${min} to ${max}, or off`)
   return value
 }
 

@@ -4,6 +4,7 @@
  * one inside the transaction of the change, so both land or neither does.
  */
 import { prepared } from '../db/prepared.js'
+import { MASK, maskUrl, SECRET_NAME } from '../http/redact.js'
 import type { Db } from '../db/types.js'
 import { all, execute, type Work } from '../db/work.js'
 import type { AuditTable } from '../db/types.js'
@@ -18,30 +19,6 @@ export interface Actor {
 /** For changes made outside a request (tests, scripts). */
 export const SYSTEM_ACTOR: Actor = { name: 'system', requestId: 'none' }
 
-const SECRET_KEY = /pass(word)?|secret|token|api[-_]?key|apikey|auth|signature|credential/i
-
-/** Masks a URL's password and secret-looking query parameters. */
-function maskUrl (value: string): string {
-  try {
-    const url = new URL(value)
-    let masked = false
-    if (url.password !== '') {
-      url.password = '***'
-      masked = true
-    }
-    for (const key of [...url.searchParams.keys()]) {
-      if (SECRET_KEY.test(key)) {
-        url.searchParams.set(key, '***')
-        masked = true
-      }
-    }
-    // Leave a URL without secrets exactly as it was sent.
-    return masked ? url.toString() : value
-  } catch {
-    return value
-  }
-}
-
 /** A copy of `changes` with secrets masked: secret-looking keys, and credentials inside URLs. */
 export function maskSecrets (changes: unknown): unknown {
   if (Array.isArray(changes)) return changes.map(maskSecrets)
@@ -49,7 +26,7 @@ export function maskSecrets (changes: unknown): unknown {
     return typeof changes === 'string' && /^https?:\/\//.test(changes) ? maskUrl(changes) : changes
   }
   return Object.fromEntries(Object.entries(changes).map(([key, value]) =>
-    [key, SECRET_KEY.test(key) && value !== null ? '***' : maskSecrets(value)]))
+    [key, SECRET_NAME.test(key) && value !== null ? MASK : maskSecrets(value)]))
 }
 
 const insertAuditRow = prepared((db, p: { timestamp: string, actor: string, action: string, target: string, changes: string, requestId: string }) =>

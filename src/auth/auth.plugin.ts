@@ -18,6 +18,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated token's name, or `anonymous`. */
     actor: string
+    /**
+     * What the caller may do: its token's scope; `admin` for everyone when no tokens are
+     * configured (the service is open); null on an open route of a service with tokens.
+     */
+    callerScope: Scope | null
   }
   interface FastifyInstance {
     /** `METHOD /path` → the scope that route requires. */
@@ -65,6 +70,7 @@ function requireScope (tokens: readonly Token[], scope: Scope) {
       return
     }
     request.actor = token.name
+    request.callerScope = token.scope
     if (SCOPE_RANK[token.scope] < SCOPE_RANK[scope]) {
       deny(reply, 403)
       return
@@ -77,6 +83,7 @@ async function authPlugin (app: FastifyInstance, { tokens }: { tokens: readonly 
   const scopes = new Map<string, RouteScope>()
   app.decorate('routeScopes', scopes)
   app.decorateRequest('actor', 'anonymous')
+  app.decorateRequest('callerScope', tokens.length === 0 ? 'admin' : null)
 
   // The check is attached to each route as it is registered, with its scope baked
   // in, so no request pays for looking its route's options up. Unmatched paths (404)
