@@ -49,6 +49,16 @@ export interface AppDeps {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
 
+/** How often background housekeeping (purging expired rows) runs. */
+const HOUSEKEEPING_INTERVAL_MS = 60_000
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Runs every background housekeeping job once, now (the timer does it every minute). */
+    runHousekeeping(): Promise<void>
+  }
+}
+
 /** Builds the service; the caller listens (main.ts) or injects (tests). */
 export async function buildApp (config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const database = deps.database ?? await createDb(config.databaseUrl)
@@ -115,6 +125,23 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   const services = { database, now }
+  // Background jobs that keep caller-grown tables bounded (expired rows purged).
+  const housekeeping: Array<() => Promise<void>> = []
+  app.decorate('runHousekeeping', async () => {
+    for (const job of housekeeping) {
+      try {
+        await job()
+      } catch (error) {
+        app.log.warn({ err: error }, 'housekeeping job failed')
+      }
+    }
+  })
+  const housekeepingTimer = setInterval(() => { void app.runHousekeeping() }, HOUSEKEEPING_INTERVAL_MS)
+  housekeepingTimer.unref()
+  app.addHook('onClose', (_instance, done) => {
+    clearInterval(housekeepingTimer)
+    done()
+  })
   const metrics = createMetrics(async () => {
     const counts: Record<string, number> = {}
     const at = now()
