@@ -104,15 +104,18 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
 
   // First, so it sees (and decides the scope of) every route registered after it.
   await app.register(auth, { tokens: config.authTokens })
-  await app.register(rateLimit, {
-    global: true,
-    max: config.adminRateLimit,
-    timeWindow: 60_000,
-    hook: 'preHandler',
-    keyGenerator: (request) => request.actor !== 'anonymous' ? `token:${request.actor}` : `ip:${request.ip}`,
-    // Only admin routes are limited (the auth plugin sets `rateLimit: false` on the others).
-    errorResponseBuilder: (_request, context) => Object.assign(new Error(`Rate limit exceeded: at most ${context.max} admin requests per minute; retry in ${context.after}`), { statusCode: 429 })
-  })
+  // Off unless ADMIN_RATE_LIMIT is set: scripted provisioning is what operators do first.
+  if (config.adminRateLimit !== null) {
+    await app.register(rateLimit, {
+      global: true,
+      max: config.adminRateLimit,
+      timeWindow: 60_000,
+      hook: 'preHandler',
+      keyGenerator: (request) => request.actor !== 'anonymous' ? `token:${request.actor}` : `ip:${request.ip}`,
+      // Only admin routes are limited (the auth plugin sets `rateLimit: false` on the others).
+      errorResponseBuilder: (_request, context) => Object.assign(new Error(`Rate limit exceeded: at most ${context.max} admin requests per minute; retry in ${context.after}`), { statusCode: 429 })
+    })
+  }
 
   await app.register(swagger, {
     openapi: {
