@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Config } from './config.js'
 import { createDb, type DbHandle } from './db/create-db.js'
 import { healthzRoutes } from './healthz.routes.js'
+import { connectionOptions, guardConnections, requestLogFields } from './http/connections.js'
 import { handleError } from './http/error-handler.js'
 import { registerJsonParser } from './http/json-parser.js'
 import { validatorCompiler } from './http/validation.js'
@@ -64,9 +65,11 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   const database = deps.database ?? await createDb(config.databaseUrl)
   const now = deps.now ?? (() => new Date())
 
+  const logger = deps.logger ?? { level: config.logLevel }
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel },
+    logger: logger === false || logger === true ? logger : { ...logger, serializers: { req: requestLogFields } },
     bodyLimit: config.bodyLimit,
+    ...connectionOptions(config),
     requestIdHeader: false,
     genReqId: (request) => {
       const sent = request.headers['x-request-id']
@@ -85,20 +88,10 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }))
   registerJsonParser(app, config.bodyLimit)
-  // Once closing, every answer closes its connection: a keep-alive connection that was
-  // busy when close began would otherwise stay open (idle) and hold the shutdown up.
-  let closing = false
-  app.addHook('preClose', (done) => {
-    closing = true
-    done()
-  })
+  guardConnections(app)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()
-  })
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close')
-    done(null, payload)
   })
   if (deps.database === undefined) app.addHook('onClose', async () => { await database.close() })
 

@@ -48,9 +48,10 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
     return reply.code(error.status).send({ detail: error.message, ...error.extra })
   }
   if (error.statusCode === 429) return reply.code(429).send({ detail: error.message })
-  const clientMessage = CLIENT_ERRORS[error.code]
-  if (clientMessage !== undefined && error.statusCode !== undefined) {
-    return reply.code(error.statusCode).send({ detail: clientMessage })
+  // Fastify's own refusals of a request (4xx, FST_ codes) are the client's to fix, never a 500;
+  // their messages describe the request and hold nothing internal.
+  if (error.code?.startsWith('FST_') === true && error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return reply.code(error.statusCode).send({ detail: CLIENT_ERRORS[error.code] ?? error.message })
   }
   request.log.error({ err: error }, 'request failed unexpectedly')
   return reply.code(500).send({ detail: `${failure}: ${sentenceFor(error, request.id)}` })
