@@ -96,7 +96,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   if (deps.database === undefined) app.addHook('onClose', async () => { await database.close() })
 
   // First, so it sees (and decides the scope of) every route registered after it.
-  await app.register(auth, { tokens: config.authTokens })
+  await app.register(auth, { tokens: config.authTokens, publicDocs: config.publicDocs, failureLimit: config.authFailureLimit, now: () => now().getTime() })
   // Off unless ADMIN_RATE_LIMIT is set: scripted provisioning is what operators do first.
   if (config.adminRateLimit !== null) {
     await app.register(rateLimit, {

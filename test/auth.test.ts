@@ -9,8 +9,8 @@ const AUTH_TOKENS = `grafana:read:${SECRETS.read},app:client:${SECRETS.client},o
 const EXPECTED: Record<string, 'open' | 'read' | 'client' | 'admin'> = {
   'GET /healthz': 'open',
   'HEAD /healthz': 'open',
-  'GET /openapi.json': 'read',
-  'HEAD /openapi.json': 'read',
+  'GET /openapi.json': 'open',
+  'HEAD /openapi.json': 'open',
   'GET /metrics': 'read',
   'HEAD /metrics': 'read',
   'GET /api/audit': 'admin',
@@ -61,20 +61,21 @@ const EXPECTED: Record<string, 'open' | 'read' | 'client' | 'admin'> = {
   'HEAD /api/v1/ws/chat': 'read'
 }
 
-/** Swagger UI's own routes: documentation, so `read`. */
+/** Swagger UI's own routes: documentation, public by default. */
 const isDocs = (key: string) => / \/docs(\/|$)/.test(key)
 /** The proxy answers every method, all of them the data plane. */
 const isProxy = (key: string) => key.endsWith(' /api/pools/:pool_id/proxy/*')
 
 describe('authentication and scopes', () => {
   let t: TestApp
-  before(async () => { t = await buildTestApp(sqlite, {}, { AUTH_TOKENS }) })
+  // The walk below fails authentication on purpose ~120 times from one address.
+  before(async () => { t = await buildTestApp(sqlite, {}, { AUTH_TOKENS, AUTH_FAILURE_LIMIT: 'off' }) })
   after(async () => { await t.close() })
 
   it('decides a scope for every registered route, as the table says', () => {
     const actual = [...t.app.routeScopes.entries()]
     for (const [key, scope] of actual) {
-      const expected = isDocs(key) ? 'read' : isProxy(key) ? 'client' : EXPECTED[key]
+      const expected = isDocs(key) ? 'open' : isProxy(key) ? 'client' : EXPECTED[key]
       assert.ok(expected !== undefined, `route ${key} has no scope decision in this test's table`)
       assert.equal(scope, expected, key)
     }
@@ -125,8 +126,27 @@ describe('authentication and scopes', () => {
     assert.deepEqual((await t.request({ method: 'POST', url: '/api/v1/debug/config' })).body, { detail: 'Not Found' })
   })
 
+  it('takes the Bearer scheme in any case (RFC 9110), and nothing but Bearer', async () => {
+    for (const scheme of ['bearer', 'BEARER', 'Bearer', 'bEaReR']) {
+      const res = await t.request({ method: 'GET', url: '/api/pools', headers: { authorization: `${scheme} ${SECRETS.read}` } })
+      assert.equal(res.status, 200, scheme)
+    }
+    for (const header of [`Bearer${SECRETS.read}`, `Bearers ${SECRETS.read}`, SECRETS.read, 'Bearer ']) {
+      assert.equal((await t.request({ method: 'GET', url: '/api/pools', headers: { authorization: header } })).status, 401, header)
+    }
+  })
+
+  it('serves /openapi.json and /docs without a token, so a browser can open the API docs', async () => {
+    const doc = await t.request({ method: 'GET', url: '/openapi.json' })
+    assert.equal(doc.status, 200)
+    assert.equal(doc.body.openapi.startsWith('3.'), true)
+    const ui = await t.app.inject({ method: 'GET', url: '/docs/' })
+    assert.equal(ui.statusCode, 200)
+    assert.match(ui.headers['content-type'] as string, /text\/html/)
+  })
+
   it('documents the bearer scheme in /openapi.json', async () => {
-    const doc = (await t.request({ method: 'GET', url: '/openapi.json', headers: { authorization: `Bearer ${SECRETS.read}` } })).body
+    const doc = (await t.request({ method: 'GET', url: '/openapi.json' })).body
     assert.equal(doc.components.securitySchemes.bearerAuth.scheme, 'bearer')
     assert.deepEqual(doc.security, [{ bearerAuth: [] }])
   })
@@ -135,6 +155,81 @@ describe('authentication and scopes', () => {
     for (const url of ['/api/audit', '/openapi.json', '/metrics', '/api/v1/status/endpoints']) {
       const res = await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${SECRETS.admin}` } })
       for (const secret of Object.values(SECRETS)) assert.ok(!res.body.includes(secret), `${url} leaks a secret`)
+    }
+  })
+})
+
+describe('PUBLIC_DOCS=false', () => {
+  let t: TestApp
+  before(async () => { t = await buildTestApp(sqlite, {}, { AUTH_TOKENS, PUBLIC_DOCS: 'false' }) })
+  after(async () => { await t.close() })
+
+  it('puts /openapi.json and /docs behind the read scope', async () => {
+    for (const url of ['/openapi.json', '/docs/', '/docs/json']) {
+      assert.equal((await t.request({ method: 'GET', url })).status, 401, url)
+      assert.equal((await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${SECRETS.read}` } })).statusCode, 200, url)
+    }
+    assert.equal(t.app.routeScopes.get('GET /openapi.json'), 'read')
+  })
+})
+
+describe('failed authentication limit', () => {
+  let t: TestApp
+  let clock = Date.parse('2026-11-23T10:00:00.000Z')
+  before(async () => { t = await buildTestApp(sqlite, { now: () => new Date(clock) }, { AUTH_TOKENS, AUTH_FAILURE_LIMIT: '5' }) })
+  after(async () => { await t.close() })
+  const from = (remoteAddress: string, secret?: string) => ({
+    method: 'GET' as const, url: '/api/pools', remoteAddress, headers: secret === undefined ? {} : { authorization: `Bearer ${secret}` }
+  })
+
+  it('answers 429 with Retry-After to an address past AUTH_FAILURE_LIMIT failures a minute, even with a good token, until the minute ends', async () => {
+    for (let i = 0; i < 5; i++) assert.equal((await t.request(from('10.0.0.7', `guess-${i}-0123456789abcdef`))).status, 401)
+    const limited = await t.request(from('10.0.0.7', SECRETS.read))
+    assert.equal(limited.status, 429)
+    assert.deepEqual(limited.body, { detail: 'Too many failed authentications from this address; retry in 60 s' })
+    assert.equal(limited.headers['retry-after'], '60')
+    // Other addresses are not affected, and valid requests never count.
+    assert.equal((await t.request(from('10.0.0.8', SECRETS.read))).status, 200)
+    for (let i = 0; i < 10; i++) assert.equal((await t.request(from('10.0.0.9', SECRETS.read))).status, 200)
+    clock += 45_000
+    assert.equal((await t.request(from('10.0.0.7', SECRETS.read))).headers['retry-after'], '15')
+    clock += 15_000
+    assert.equal((await t.request(from('10.0.0.7', SECRETS.read))).status, 200)
+  })
+
+  it('leaves open routes alone', async () => {
+    for (let i = 0; i < 6; i++) await t.request(from('10.0.0.10', 'wrong-0123456789abcdef'))
+    assert.equal((await t.request({ method: 'GET', url: '/healthz', remoteAddress: '10.0.0.10' })).status, 200)
+  })
+})
+
+describe('secrets in logs', () => {
+  it('masks a token sent in the query string in every log line', async () => {
+    const lines: string[] = []
+    const t = await buildTestApp(sqlite, { logger: { level: 'info', stream: { write: (line: string) => { lines.push(line) } } } }, { AUTH_TOKENS })
+    try {
+      for (const query of [`token=${SECRETS.admin}`, `access_token=${SECRETS.admin}&x=1`, `api_key=${SECRETS.admin}`]) {
+        const res = await t.request({ method: 'GET', url: `/api/pools?${query}` })
+        assert.equal(res.status, 401, query)
+      }
+      assert.ok(lines.length >= 3)
+      assert.ok(lines.some((line) => line.includes('/api/pools?access_token=***&x=1')), lines.join('\n'))
+      for (const line of lines) assert.ok(!line.includes(SECRETS.admin), line)
+    } finally {
+      await t.close()
+    }
+  })
+})
+
+describe('admin rate limit off by default', () => {
+  it('lets a script create 300 providers without a 429', async () => {
+    const t = await buildTestApp(sqlite)
+    try {
+      const statuses = new Set<number>()
+      for (let i = 0; i < 300; i++) statuses.add((await t.request({ method: 'POST', url: '/api/providers', payload: { name: `p${i}` } })).status)
+      assert.deepEqual([...statuses], [200])
+    } finally {
+      await t.close()
     }
   })
 })

@@ -25,11 +25,37 @@ describe('loadConfig', () => {
       databaseUrl: 'postgres://u@db:5432/x',
       bodyLimit: 1048576,
       authTokens: [],
-      adminRateLimit: 100,
-      shutdownTimeoutMs: 10000
+      adminRateLimit: null,
+      authFailureLimit: 30,
+      publicDocs: true,
+      shutdownTimeoutMs: 10000,
+      requestTimeoutMs: 30000,
+      headersTimeoutMs: 10000,
+      keepAliveTimeoutMs: 72000,
+      maxRefusalsPerProvider: 1000,
+      auditMaxAgeDays: null
     })
     assert.equal(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).databaseUrl, 'sqlite::memory:')
     assert.equal(loadConfig({ ADMIN_RATE_LIMIT: '5', SHUTDOWN_TIMEOUT_MS: '250' }).adminRateLimit, 5)
+  })
+
+  it('reads the limits: timeouts, auth failures, docs, refusals, audit age; `off` turns a limit off', () => {
+    const config = loadConfig({
+      REQUEST_TIMEOUT_MS: '5000',
+      HEADERS_TIMEOUT_MS: '2000',
+      KEEP_ALIVE_TIMEOUT_MS: '1000',
+      AUTH_FAILURE_LIMIT: 'off',
+      PUBLIC_DOCS: 'false',
+      MAX_REFUSALS_PER_PROVIDER: '50',
+      AUDIT_MAX_AGE_DAYS: '90'
+    })
+    assert.deepEqual(
+      [config.requestTimeoutMs, config.headersTimeoutMs, config.keepAliveTimeoutMs, config.authFailureLimit, config.publicDocs, config.maxRefusalsPerProvider, config.auditMaxAgeDays],
+      [5000, 2000, 1000, null, false, 50, 90])
+    // The headers timeout follows a short request timeout down.
+    assert.equal(loadConfig({ REQUEST_TIMEOUT_MS: '3000' }).headersTimeoutMs, 3000)
+    assert.equal(loadConfig({ ADMIN_RATE_LIMIT: 'off' }).adminRateLimit, null)
+    assert.equal(loadConfig({ AUTH_FAILURE_LIMIT: '0' }).authFailureLimit, null)
   })
 
   it('refuses a non-loopback HOST without tokens unless ALLOW_UNAUTHENTICATED=true', () => {
@@ -51,6 +77,7 @@ describe('loadConfig', () => {
       [{ AUTH_TOKENS: 'ops:root:aaaaaaaaaaaaaaaa1' }, /^AUTH_TOKENS: entry 1 \('ops'\): the scope must be one of read, client, admin$/],
       [{ AUTH_TOKENS: 'ops:admin:short-secret' }, /the secret must be at least 16 characters/],
       [{ AUTH_TOKENS: 'ops:admin:aaaaaaaaaaaaaaaa1,ops:read:bbbbbbbbbbbbbbbb2' }, /used twice/],
+      [{ AUTH_TOKENS: 'ops:admin:aaaaaaaaaaaaaaaa1,app:read:aaaaaaaaaaaaaaaa1' }, /^AUTH_TOKENS: entry 2 \('app'\): the secret is also entry 1's; every token needs its own$/],
       [{ AUTH_TOKENS_FILE: '/nonexistent/tokens' }, /^AUTH_TOKENS_FILE: cannot read/],
       [{ AUTH_TOKENS: 'a:admin:aaaaaaaaaaaaaaaa1', AUTH_TOKENS_FILE: '/x' }, /not both/]
     ]
@@ -66,7 +93,14 @@ describe('loadConfig', () => {
       [{ PORT: 'eighty' }, /^PORT: /],
       [{ PORT: '-1' }, /^PORT: /],
       [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: /],
-      [{ ADMIN_RATE_LIMIT: '0' }, /^ADMIN_RATE_LIMIT: /],
+      [{ ADMIN_RATE_LIMIT: '-3' }, /^ADMIN_RATE_LIMIT: /],
+      [{ AUTH_FAILURE_LIMIT: 'many' }, /^AUTH_FAILURE_LIMIT: /],
+      [{ PUBLIC_DOCS: 'yes please' }, /^PUBLIC_DOCS: /],
+      [{ REQUEST_TIMEOUT_MS: '10' }, /^REQUEST_TIMEOUT_MS: /],
+      [{ REQUEST_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '2000' }, /^HEADERS_TIMEOUT_MS: 2000 is longer than REQUEST_TIMEOUT_MS/],
+      [{ KEEP_ALIVE_TIMEOUT_MS: 'forever' }, /^KEEP_ALIVE_TIMEOUT_MS: /],
+      [{ MAX_REFUSALS_PER_PROVIDER: '0' }, /^MAX_REFUSALS_PER_PROVIDER: /],
+      [{ AUDIT_MAX_AGE_DAYS: '1.5' }, /^AUDIT_MAX_AGE_DAYS: /],
       [{ SHUTDOWN_TIMEOUT_MS: 'soon' }, /^SHUTDOWN_TIMEOUT_MS: /],
       [{ ALLOW_UNAUTHENTICATED: 'maybe' }, /^ALLOW_UNAUTHENTICATED: /],
       [{ HOST: 'bad host!' }, /^HOST: /],

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { createFailureLimiter, type FailureLimiter } from './failure-limit.js'
 import { SCOPE_RANK, findToken, type Scope, type Token } from './tokens.js'
 
 export type RouteScope = 'open' | Scope
@@ -44,9 +45,16 @@ const CLIENT_ROUTES = new Set([
 /** Reads that only admins may make. */
 const ADMIN_READS = new Set(['/api/audit'])
 
-/** The scope a route requires: open health check, read for GETs and docs, client for the data plane, admin for the rest. */
-export function requiredScope (method: string, url: string): RouteScope {
+/** The API documentation: Swagger UI's routes and the OpenAPI document. */
+const isDocs = (url: string) => url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/')
+
+/**
+ * The scope a route requires: open health check (and docs, when public), read for GETs
+ * and docs, client for the data plane, admin for the rest.
+ */
+export function requiredScope (method: string, url: string, publicDocs = true): RouteScope {
   if (url === '/healthz') return 'open'
+  if (isDocs(url)) return publicDocs ? 'open' : 'read'
   // The proxy is the data plane whatever the method.
   if (url === '/api/pools/:pool_id/proxy/*') return 'client'
   if (ADMIN_READS.has(url)) return 'admin'
@@ -60,12 +68,27 @@ function deny (reply: FastifyReply, status: 401 | 403): FastifyReply {
   return reply.code(403).send({ detail: 'Not enough permissions' })
 }
 
-/** The onRequest check for a route that requires `scope`; sets `request.actor`. */
-function requireScope (tokens: readonly Token[], scope: Scope) {
+/** The secret of a bearer `Authorization` header (the scheme is case-insensitive, RFC 9110), or undefined. */
+function bearerSecret (header: string | undefined): string | undefined {
+  if (header === undefined) return undefined
+  const space = header.indexOf(' ')
+  if (space === -1 || header.slice(0, space).toLowerCase() !== 'bearer') return undefined
+  return header.slice(space + 1).trim()
+}
+
+/** The onRequest check for a route that requires `scope`; sets `request.actor` and `request.callerScope`. */
+function requireScope (tokens: readonly Token[], scope: Scope, failures: FailureLimiter | undefined) {
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    const header = request.headers.authorization
-    const token = header?.startsWith('Bearer ') === true ? findToken(tokens, header.slice(7).trim()) : undefined
+    const wait = failures?.retryAfterS(request.ip)
+    if (wait !== undefined) {
+      reply.code(429).header('retry-after', String(wait))
+        .send({ detail: `Too many failed authentications from this address; retry in ${wait} s` })
+      return
+    }
+    const secret = bearerSecret(request.headers.authorization)
+    const token = secret === undefined ? undefined : findToken(tokens, secret)
     if (token === undefined) {
+      failures?.fail(request.ip)
       deny(reply, 401)
       return
     }
@@ -79,7 +102,19 @@ function requireScope (tokens: readonly Token[], scope: Scope) {
   }
 }
 
-async function authPlugin (app: FastifyInstance, { tokens }: { tokens: readonly Token[] }): Promise<void> {
+/** What the auth plugin is configured with. */
+export interface AuthOptions {
+  tokens: readonly Token[]
+  /** `/openapi.json` and `/docs` without a token. */
+  publicDocs: boolean
+  /** Failed authentications per minute per address before 429; null: unlimited. */
+  failureLimit: number | null
+  /** The clock the failure windows run on (ms). */
+  now: () => number
+}
+
+async function authPlugin (app: FastifyInstance, { tokens, publicDocs, failureLimit, now }: AuthOptions): Promise<void> {
+  const failures = failureLimit === null ? undefined : createFailureLimiter(failureLimit, now)
   const scopes = new Map<string, RouteScope>()
   app.decorate('routeScopes', scopes)
   app.decorateRequest('actor', 'anonymous')
@@ -90,12 +125,12 @@ async function authPlugin (app: FastifyInstance, { tokens }: { tokens: readonly 
   // and the open health check carry no check. Only admin routes are rate limited.
   app.addHook('onRoute', (route) => {
     const methods = ([] as string[]).concat(route.method)
-    for (const method of methods) scopes.set(`${method} ${route.url}`, requiredScope(method, route.url))
-    const scope = requiredScope(methods[0] as string, route.url)
+    for (const method of methods) scopes.set(`${method} ${route.url}`, requiredScope(method, route.url, publicDocs))
+    const scope = requiredScope(methods[0] as string, route.url, publicDocs)
     route.config = { ...route.config, scope, ...(scope === 'admin' ? {} : { rateLimit: false }) }
     if (tokens.length === 0 || scope === 'open') return
     const existing = route.onRequest === undefined ? [] : ([] as unknown[]).concat(route.onRequest)
-    route.onRequest = [requireScope(tokens, scope), ...existing] as typeof route.onRequest
+    route.onRequest = [requireScope(tokens, scope, failures), ...existing] as typeof route.onRequest
   })
 }
 

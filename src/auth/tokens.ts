@@ -47,7 +47,11 @@ export function parseTokens (text: string): Token[] {
     if (!(SCOPES as readonly string[]).includes(scope)) throw new Error(`${where}: the scope must be one of ${SCOPES.join(', ')}`)
     if (secret.length < MIN_SECRET_LENGTH) throw new Error(`${where}: the secret must be at least ${MIN_SECRET_LENGTH} characters`)
     if (tokens.some((t) => t.name === name)) throw new Error(`${where}: the name is used twice`)
-    tokens.push({ name, scope: scope as Scope, digest: digest(secret) })
+    const secretDigest = digest(secret)
+    // One secret, two names: the audit trail could not tell who acted, and the scope would be a guess.
+    const twin = tokens.findIndex((t) => t.digest === secretDigest)
+    if (twin !== -1) throw new Error(`${where}: the secret is also entry ${twin + 1}'s; every token needs its own`)
+    tokens.push({ name, scope: scope as Scope, digest: secretDigest })
   }
   return tokens
 }
