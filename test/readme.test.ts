@@ -1,0 +1,108 @@
+/**
+ * The README's quick start, run as written: every command of its first `sh` block
+ * goes through bash and curl against a fresh server, and every answer it shows
+ * (`# → …`, where `…` stands for any value) must be the answer given. So the
+ * walkthrough can never drift from what the service does.
+ */
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { after, describe, it } from 'node:test'
+import { startServer } from './server-process.js'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
+const run = promisify(execFile)
+
+interface Step { command: string, answer: string[] }
+
+/** The commands of the quick start's first `sh` block, each with the answer shown after it (`# → …` and its `#   ` continuations). */
+function quickStartSteps (): Step[] {
+  const section = README.slice(README.indexOf('## Quick start'))
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1]
+  assert.ok(block !== undefined, 'the README has a quick start with an sh block')
+  const steps: Step[] = []
+  let pending = ''
+  let answering = false
+  for (const line of block.split('\n')) {
+    const last = steps[steps.length - 1]
+    if (answering && last !== undefined && /^#\s{2,}/.test(line)) {
+      last.answer.push(line.replace(/^#\s+/, ''))
+      continue
+    }
+    answering = line.startsWith('# → ')
+    if (answering) {
+      assert.ok(last !== undefined && last.answer.length === 0, `an answer without its command: ${line}`)
+      last.answer.push(line.slice('# → '.length))
+      continue
+    }
+    if (line.startsWith('#') || line.trim() === '') continue
+    pending += line.endsWith('\\') ? `${line.slice(0, -1)} ` : line
+    if (!line.endsWith('\\')) {
+      steps.push({ command: pending, answer: [] })
+      pending = ''
+    }
+  }
+  return steps
+}
+
+/** Whether `actual` is `expected` with every `"…"` standing for any value. */
+function matches (actual: unknown, expected: unknown, path = '$'): void {
+  if (expected === '…') return
+  if (Array.isArray(expected)) {
+    assert.ok(Array.isArray(actual), `${path}: expected an array, got ${JSON.stringify(actual)}`)
+    assert.equal(actual.length, expected.length, `${path}: length`)
+    expected.forEach((item, i) => matches(actual[i], item, `${path}[${i}]`))
+    return
+  }
+  if (expected !== null && typeof expected === 'object') {
+    assert.ok(actual !== null && typeof actual === 'object' && !Array.isArray(actual), `${path}: expected an object, got ${JSON.stringify(actual)}`)
+    assert.deepEqual(Object.keys(actual), Object.keys(expected), `${path}: fields`)
+    for (const [key, value] of Object.entries(expected)) matches((actual as Record<string, unknown>)[key], value, `${path}.${key}`)
+    return
+  }
+  assert.equal(actual, expected, path)
+}
+
+describe('README', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sourcepool-readme-'))
+  after(() => { rmSync(dir, { recursive: true, force: true }) })
+
+  it('quick start runs as written and answers what it shows', async () => {
+    const steps = quickStartSteps()
+    assert.ok(steps.filter((s) => s.answer.length > 0).length >= 8, 'the quick start shows its answers')
+    const server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'pools.db')}` })
+    try {
+      const host = new URL(server.url).host
+      for (const step of steps) {
+        assert.match(step.command, /^curl /, 'the quick start is curl commands')
+        const command = step.command.replaceAll('localhost:8000', host)
+        const { stdout } = await run('bash', ['-c', command])
+        const answer: unknown = JSON.parse(stdout)
+        if (step.answer.length === 0) {
+          assert.ok(answer !== null && typeof answer === 'object' && !('detail' in answer), `${step.command} → ${stdout}`)
+        } else {
+          matches(answer, JSON.parse(step.answer.join('')), step.command)
+        }
+      }
+    } finally {
+      await server.stop()
+    }
+  })
+
+  it('links only to files of this repository that exist', () => {
+    for (const file of ['README.md', ...['api', 'operations', 'performance', 'architecture'].map((name) => `docs/${name}.md`)]) {
+      const text = readFileSync(join(ROOT, file), 'utf8')
+      assert.ok(!text.includes('../shared'), `${file} points outside the repository`)
+      for (const [, target] of text.matchAll(/\]\(([^)#]+)(#[^)]*)?\)/g)) {
+        if (/^https?:/.test(target as string)) continue
+        const base = file.startsWith('docs/') ? join(ROOT, 'docs') : ROOT
+        assert.ok(existsSync(join(base, target as string)), `${file} links to ${target} which does not exist`)
+      }
+    }
+  })
+})
