@@ -1,8 +1,9 @@
 /**
  * The chunk rules a JSON schema cannot state, checked on every record of a
  * request so one 422 lists every problem (with the record's index in a batch):
- * the embedding's length equals `embedding_dim`, every number is finite, dates
- * are ISO 8601, and text is something both databases store exactly.
+ * the embedding's length equals `embedding_dim`, every number is finite, and
+ * dates are ISO 8601. (Text both databases store exactly is checked for every
+ * body as it is parsed: http/json-parser.ts.)
  */
 import { RequestValidationError, type ValidationIssue } from '../errors.js'
 import { toValidationIssues } from '../http/validation.js'
@@ -22,27 +23,12 @@ export function isIsoDate (text: string): boolean {
   return true
 }
 
-/** Text PostgreSQL and SQLite both store exactly: no NUL character, no unpaired surrogate. */
-function isStorable (text: string): boolean {
-  return !text.includes('\u0000') && (text as unknown as { isWellFormed: () => boolean }).isWellFormed()
-}
-
-const TEXT_FIELDS = ['chunk_id', 'content', 'embedding_model'] as const
-const METADATA_TEXT_FIELDS = ['parent_id', 'source', 'task', 'content_type'] as const
-
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The rule violations of one record at `loc` (fields of the wrong type are left to the schema). */
 export function checkChunk (value: unknown, loc: Array<string | number>): ValidationIssue[] {
   if (!isObject(value)) return []
   const issues: ValidationIssue[] = []
-  const unstorable = (at: Array<string | number>) => issues.push({
-    loc: at, msg: 'text contains a NUL character or an unpaired surrogate, which cannot be stored', type: 'value_error.str.unstorable'
-  })
-  for (const field of TEXT_FIELDS) {
-    const text = value[field]
-    if (typeof text === 'string' && !isStorable(text)) unstorable([...loc, field])
-  }
 
   const { embedding, embedding_dim: dim } = value
   if (Array.isArray(embedding)) {
@@ -64,10 +50,6 @@ export function checkChunk (value: unknown, loc: Array<string | number>): Valida
 
   const metadata = value.metadata
   if (isObject(metadata)) {
-    for (const field of METADATA_TEXT_FIELDS) {
-      const text = metadata[field]
-      if (typeof text === 'string' && !isStorable(text)) unstorable([...loc, 'metadata', field])
-    }
     const created = metadata.created_timestamp
     if (typeof created === 'string' && !isIsoDate(created)) {
       issues.push({ loc: [...loc, 'metadata', 'created_timestamp'], msg: 'value is not a valid ISO 8601 date or date-time', type: 'value_error.datetime' })
