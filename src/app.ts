@@ -31,6 +31,7 @@ import { refusalRoutes } from './proxy/refusal.routes.js'
 import { createRefusalService } from './proxy/refusal.service.js'
 import rateLimit from '@fastify/rate-limit'
 import { auditRoutes } from './audit/audit.routes.js'
+import { createAuditService } from './audit/audit.service.js'
 import { auth } from './auth/auth.plugin.js'
 import { createMetrics } from './metrics/metrics.js'
 import { metricsRoutes } from './metrics/metrics.routes.js'
@@ -165,7 +166,9 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(refusalRoutes, { refusals: createRefusalService(services) })
   await app.register(chunkRoutes, { chunks: createChunkService(services), search: createChunkSearch(services) })
   await app.register(metricsRoutes, { registry: metrics.registry })
-  await app.register(auditRoutes, { database })
+  const audit = createAuditService({ ...services, maxAgeDays: config.auditMaxAgeDays })
+  if (config.auditMaxAgeDays !== null) housekeeping.push(async () => { await audit.purgeExpired() })
+  await app.register(auditRoutes, { audit })
   await app.register(v1Routes)
 
   return app

@@ -1,18 +1,19 @@
 /**
- * `GET /api/audit` (admin): the audit trail, newest first, with filters.
+ * `GET /api/audit` (admin): the audit trail, newest first, with filters, a page
+ * at a time (audit.service.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import type { WorkRunner } from '../db/work.js'
-import { listAudit } from './audit.js'
-import { errorResponses, Timestamp } from '../http/schemas.js'
+import type { AuditService } from './audit.service.js'
+import { errorResponses, Nullable, Timestamp } from '../http/schemas.js'
 
 const AuditQuery = Type.Object({
   actor: Type.Optional(Type.String({ maxLength: 64 })),
   action: Type.Optional(Type.String({ maxLength: 64 })),
   target: Type.Optional(Type.String({ maxLength: 128 })),
   since: Type.Optional(Type.String({ format: 'date-time', description: 'records at or after this time' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 }))
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  cursor: Type.Optional(Type.String({ maxLength: 4096, description: 'next_cursor of the previous page' }))
 })
 
 const AuditRecord = Type.Object({
@@ -25,23 +26,28 @@ const AuditRecord = Type.Object({
   request_id: Type.String()
 })
 
-export const auditRoutes: FastifyPluginAsyncTypebox<{ database: WorkRunner }> = async (app, { database }) => {
+const AuditPage = Type.Object({
+  records: Type.Array(AuditRecord),
+  total: Type.Integer({ description: 'records matching the filters, on every page' }),
+  next_cursor: Nullable(Type.String({ description: 'pass as `cursor` for the next page; null on the last page' }))
+})
+
+export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditService }> = async (app, { audit }) => {
   app.get('/api/audit', {
     schema: {
       tags: ['audit'],
-      summary: 'Audit trail of admin changes (admin scope)',
+      summary: 'Audit trail of admin changes, newest first, a page at a time (admin scope)',
       querystring: AuditQuery,
-      response: { 200: Type.Object({ records: Type.Array(AuditRecord), total: Type.Integer() }), ...errorResponses }
+      response: { 200: AuditPage, ...errorResponses }
     },
     config: { failure: 'Failed to read audit trail' }
   }, async (request) => {
     const { since, limit = 100, ...filter } = request.query
-    const rows = await database.read((db) => listAudit(db, {
+    const { records, total, nextCursor } = await audit.list({
       ...filter,
       limit,
       ...(since === undefined ? {} : { since: new Date(since).toISOString() })
-    }))
-    const records = rows.map((row) => ({ ...row, changes: JSON.parse(row.changes) as Record<string, unknown> }))
-    return { records, total: records.length }
+    })
+    return { records, total, next_cursor: nextCursor }
   })
 }

@@ -71,7 +71,9 @@ for (const dialect of dialects) {
       await call('POST', '/api/providers', { name: 'x' })
       assert.equal((await audit('?action=pool.create')).total, 2)
       assert.equal((await audit('?target=pool:1')).records[0].changes.name, 'one')
-      assert.equal((await audit('?actor=ops&limit=1')).total, 1)
+      const limited = await audit('?actor=ops&limit=1')
+      assert.equal(limited.records.length, 1)
+      assert.equal(limited.total, 3)
       assert.equal((await audit('?actor=nobody')).total, 0)
       assert.equal((await audit('?since=2999-01-01T00:00:00Z')).total, 0)
       assert.equal((await audit('?since=2000-01-01T00:00:00Z')).total, 3)
@@ -95,6 +97,137 @@ for (const dialect of dialects) {
       assert.match(res.body.detail, /^Failed to update pool: /)
       const status = await call('GET', `/api/pools/${pool}`)
       assert.equal(status.body.description, 'before')
+    })
+  })
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000
+const INVALID_CURSOR = { detail: [{ loc: ['query', 'cursor'], msg: 'invalid cursor: pass next_cursor from the previous page as it is', type: 'value_error.cursor' }] }
+
+for (const dialect of dialects) {
+  describe(`[${dialect.name}] audit trail pages and age limit`, () => {
+    let t: TestApp
+    let time = Date.parse('2026-01-01T00:00:00.000Z')
+    const start = async (env: Record<string, string> = {}) => {
+      created = 0
+      t = await buildTestApp(dialect, { now: () => new Date(time) }, env)
+    }
+    afterEach(async () => { await t.close() })
+
+    const get = async (url: string) => await t.request({ method: 'GET', url })
+    let created = 0
+    const createPools = async (count: number, tick = () => {}) => {
+      for (let i = 0; i < count; i++) {
+        tick()
+        const res = await t.request({ method: 'POST', url: '/api/pools', payload: { name: `p${created++}`, category: 'c' } })
+        assert.equal(res.status, 200, JSON.stringify(res.body))
+      }
+    }
+    /** Every record of `query`, following next_cursor page by page; asserts the total on each page. */
+    const allPages = async (query: string, total: number) => {
+      const seen: number[] = []
+      const sizes: number[] = []
+      let cursor: string | null = null
+      do {
+        const res = await get(`/api/audit?${query}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`)
+        assert.equal(res.status, 200, JSON.stringify(res.body))
+        assert.equal(res.body.total, total)
+        seen.push(...res.body.records.map((r: any) => r.id))
+        sizes.push(res.body.records.length)
+        cursor = res.body.next_cursor
+      } while (cursor !== null)
+      return { seen, sizes }
+    }
+
+    it('counts every matching record in total and pages with a cursor (7 records, limit 3)', async () => {
+      await start()
+      await createPools(7)
+      const first = await get('/api/audit?limit=3')
+      assert.equal(first.status, 200)
+      assert.equal(first.body.total, 7)
+      assert.equal(first.body.records.length, 3)
+      assert.equal(typeof first.body.next_cursor, 'string')
+      const everything = (await get('/api/audit')).body
+      assert.equal(everything.next_cursor, null)
+      const { seen, sizes } = await allPages('limit=3', 7)
+      assert.deepEqual(sizes, [3, 3, 1])
+      assert.deepEqual(seen, everything.records.map((r: any) => r.id))
+      assert.deepEqual(seen, [...seen].sort((a, b) => b - a))
+    })
+
+    it('pages newest first by time, then id, when records share a time, with filters', async () => {
+      await start()
+      const times = [0, 0, 5, 5, 5, 2000, 2000, 2000, 2000]
+      let i = 0
+      await createPools(times.length, () => { time = Date.parse('2026-01-01T00:00:00.000Z') + (times[i++] as number) })
+      const everything = (await get('/api/audit')).body.records
+      const expected = [...everything].sort((a: any, b: any) => a.timestamp === b.timestamp ? b.id - a.id : a.timestamp < b.timestamp ? 1 : -1).map((r: any) => r.id)
+      assert.deepEqual(everything.map((r: any) => r.id), expected)
+      for (const limit of [1, 2, 4]) assert.deepEqual((await allPages(`limit=${limit}`, 9)).seen, expected, `limit ${limit}`)
+      const since = await allPages('limit=2&since=2026-01-01T00:00:00.005Z', 7)
+      assert.deepEqual(since.sizes, [2, 2, 2, 1])
+      assert.deepEqual(since.seen, expected.slice(0, 7))
+      const one = await allPages('limit=2&target=pool:3', 1)
+      assert.deepEqual(one.sizes, [1])
+    })
+
+    it('keeps its place when newer records arrive between pages', async () => {
+      await start()
+      await createPools(4)
+      const first = (await get('/api/audit?limit=2')).body
+      await t.request({ method: 'POST', url: '/api/pools', payload: { name: 'late', category: 'c' } })
+      const second = (await get(`/api/audit?limit=2&cursor=${encodeURIComponent(first.next_cursor)}`)).body
+      assert.equal(second.total, 5)
+      assert.equal(second.next_cursor, null)
+      assert.deepEqual([...first.records, ...second.records].map((r: any) => r.changes.name), ['p3', 'p2', 'p1', 'p0'])
+    })
+
+    it('answers 422 for a cursor it did not write', async () => {
+      await start()
+      const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
+      for (const cursor of ['not-a-cursor', encode(['yesterday', 1]), encode([1, 2]), encode(['2026-01-01T00:00:00.000Z', 0]), encode(['2026-01-01T00:00:00.000Z', 1.5]), encode({})]) {
+        const res = await get(`/api/audit?cursor=${encodeURIComponent(cursor)}`)
+        assert.equal(res.status, 422, cursor)
+        assert.deepEqual(res.body, INVALID_CURSOR, cursor)
+      }
+    })
+
+    it('purges records older than AUDIT_MAX_AGE_DAYS in housekeeping, by the injected clock', async () => {
+      time = Date.parse('2026-01-01T00:00:00.000Z')
+      await start({ AUDIT_MAX_AGE_DAYS: '30' })
+      await createPools(1)
+      time += DAY_MS
+      await createPools(1)
+      time = Date.parse('2026-01-01T00:00:00.000Z') + 30 * DAY_MS
+      await t.app.runHousekeeping()
+      assert.equal((await get('/api/audit')).body.total, 2, 'exactly 30 days old is kept')
+      time += 1
+      await t.app.runHousekeeping()
+      const left = (await get('/api/audit')).body
+      assert.equal(left.total, 1)
+      assert.equal(left.records[0].timestamp, '2026-01-02T00:00:00.000Z')
+    })
+
+    it('purges a backlog larger than one batch', async () => {
+      time = Date.parse('2026-06-01T00:00:00.000Z')
+      await start({ AUDIT_MAX_AGE_DAYS: '1' })
+      const old = { timestamp: '2026-01-01T00:00:00.000Z', actor: 'ops', action: 'pool.create', target: 'pool:1', changes: '{}', request_id: 'r' }
+      for (let i = 0; i < 5; i++) await t.database.db.insertInto('audit_log').values(Array.from({ length: 500 }, () => old)).execute()
+      await createPools(1)
+      assert.equal((await get('/api/audit')).body.total, 2501)
+      await t.app.runHousekeeping()
+      const left = (await get('/api/audit')).body
+      assert.equal(left.total, 1)
+      assert.equal(left.records[0].timestamp, '2026-06-01T00:00:00.000Z')
+    })
+
+    it('keeps every record without AUDIT_MAX_AGE_DAYS', async () => {
+      time = Date.parse('2026-01-01T00:00:00.000Z')
+      await start()
+      await createPools(2)
+      time += 36_500 * DAY_MS
+      await t.app.runHousekeeping()
+      assert.equal((await get('/api/audit')).body.total, 2)
     })
   })
 }

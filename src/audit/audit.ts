@@ -6,9 +6,7 @@
 import { prepared } from '../db/prepared.js'
 import { MASK, maskUrl, SECRET_NAME } from '../http/redact.js'
 import type { Db } from '../db/types.js'
-import { all, execute, type Work } from '../db/work.js'
-import type { AuditTable } from '../db/types.js'
-import type { Selectable } from 'kysely'
+import { execute, type Work } from '../db/work.js'
 
 /** Who is making a change, from the request. */
 export interface Actor {
@@ -68,23 +66,4 @@ export function * audited<T> (
 /** The actor of a request: its token's name (or `anonymous`) and its id. */
 export function actorOf (request: { actor: string, id: string }): Actor {
   return { name: request.actor, requestId: request.id }
-}
-
-export interface AuditFilter {
-  actor?: string
-  action?: string
-  target?: string
-  /** ISO time: records at or after it. */
-  since?: string
-  limit: number
-}
-
-/** Audit records matching `filter`, newest first. */
-export function * listAudit (db: Db, filter: AuditFilter): Work<Array<Selectable<AuditTable>>> {
-  let query = db.selectFrom('audit_log').selectAll()
-  if (filter.actor !== undefined) query = query.where('actor', '=', filter.actor)
-  if (filter.action !== undefined) query = query.where('action', '=', filter.action)
-  if (filter.target !== undefined) query = query.where('target', '=', filter.target)
-  if (filter.since !== undefined) query = query.where('timestamp', '>=', filter.since)
-  return yield * all(query.orderBy('timestamp', 'desc').orderBy('id', 'desc').limit(filter.limit))
 }
