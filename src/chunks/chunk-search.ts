@@ -6,14 +6,16 @@
  * the same database) has moved it, the chunks written since and the tombstones of
  * those removed since are applied. No search answers from an index older than the
  * counter it read. Candidates from the index are ranked in float64 from the
- * stored embeddings, so the results equal a brute-force search.
+ * stored embeddings, so the results equal a brute-force search. Of chunks with
+ * identical embeddings only as many as can be in the answer are read (the index
+ * tells them apart by a digest), so ties cost no more than distinct vectors.
  */
 import type { WorkRunner } from '../db/work.js'
 import { RequestValidationError } from '../errors.js'
 import * as repo from './chunk.repository.js'
 import type { ChunkSearchInput } from './chunk.schemas.js'
-import { cosineToUnit, decodeEmbedding, unitVector } from './embedding.js'
-import { FILTER_FIELDS, VectorIndex, type ChunkFilter } from './vector-index.js'
+import { cosineToUnit, unitVector, viewEmbedding } from './embedding.js'
+import { compareIds, FILTER_FIELDS, VectorIndex, type ChunkFilter } from './vector-index.js'
 
 /** Rows read per query while loading an index. */
 const LOAD_PAGE = 2000
@@ -21,11 +23,6 @@ const LOAD_PAGE = 2000
 export interface SearchResult {
   row: repo.ChunkRow
   score: number
-}
-
-/** Orders strings by code point (UTF-8 byte order), as both databases order chunk ids. */
-export function compareIds (a: string, b: string): number {
-  return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b))
 }
 
 /** Builds the search over the database's work runner. */
@@ -51,7 +48,7 @@ export function createChunkSearch ({ database }: { database: WorkRunner }) {
           stale = true
           continue
         }
-        index.upsert({ ...row, embedding: decodeEmbedding(row.embedding) })
+        index.upsert(row)
       }
       const last = rows[rows.length - 1]
       if (rows.length < LOAD_PAGE || last === undefined) break
@@ -108,7 +105,7 @@ export function createChunkSearch ({ database }: { database: WorkRunner }) {
       // A candidate changed since the index read it: its stored row decides.
       return rows
         .filter((row) => row.embedding_model === model && FILTER_FIELDS.every((field) => filter[field] === undefined || row[field] === filter[field]))
-        .map((row) => ({ row, score: cosineToUnit(unit, decodeEmbedding(row.embedding)) }))
+        .map((row) => ({ row, score: cosineToUnit(unit, viewEmbedding(row.embedding)) }))
         .sort((a, b) => b.score - a.score || compareIds(a.row.chunk_id, b.row.chunk_id))
         .slice(0, topK)
     }

@@ -1,8 +1,10 @@
 /**
  * Embedding vectors: their compact storage form (little-endian float64, so every
- * number comes back bit for bit, -0 and subnormals included), unit vectors
+ * number comes back bit for bit, -0 and subnormals included), a digest of that
+ * form (equal digests mean equal vectors, so equal scores), unit vectors
  * computed without overflow, and the exact cosine similarity search reports.
  */
+import { hash } from 'node:crypto'
 import { endianness } from 'node:os'
 
 const LITTLE_ENDIAN = endianness() === 'LE'
@@ -29,22 +31,44 @@ export function decodeEmbedding (bytes: Uint8Array): Float64Array {
 }
 
 /**
- * `values` scaled to length 1, or undefined for the zero vector. Scaling by the
- * largest magnitude first keeps huge (1e300) and tiny (1e-300) numbers finite.
+ * The numbers of a storage form without copying them when it is aligned (a view
+ * that changes with `bytes`: read it before `bytes` can change), else decoded.
  */
-export function unitVector (values: ArrayLike<number>): Float64Array | undefined {
+export function viewEmbedding (bytes: Uint8Array): Float64Array {
+  return LITTLE_ENDIAN && bytes.byteOffset % 8 === 0 ? new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 3) : decodeEmbedding(bytes)
+}
+
+/** Bytes of an embedding digest: 128 bits, so no two different embeddings can be found that share one. */
+export const DIGEST_BYTES = 16
+
+/** SHA-256 of the storage form, truncated to DIGEST_BYTES: equal digests mean equal numbers, bit for bit. */
+export function embeddingDigest (bytes: Uint8Array): Buffer {
+  return hash('sha256', bytes, 'buffer').subarray(0, DIGEST_BYTES)
+}
+
+/**
+ * Writes `values` scaled to length 1 into `out` (same length; a Float32Array
+ * rounds each number once); false, writing nothing, for the zero vector. Scaling
+ * by the largest magnitude first keeps huge (1e300) and tiny (1e-300) numbers finite.
+ */
+export function writeUnitVector (values: ArrayLike<number>, out: Float64Array | Float32Array): boolean {
   let largest = 0
   for (let i = 0; i < values.length; i++) largest = Math.max(largest, Math.abs(values[i] as number))
-  if (largest === 0) return undefined
+  if (largest === 0) return false
   let sum = 0
   for (let i = 0; i < values.length; i++) {
     const scaled = (values[i] as number) / largest
     sum += scaled * scaled
   }
-  const norm = largest * Math.sqrt(sum)
+  const scale = Math.sqrt(sum)
+  for (let i = 0; i < values.length; i++) out[i] = ((values[i] as number) / largest) / scale
+  return true
+}
+
+/** `values` scaled to length 1, or undefined for the zero vector. */
+export function unitVector (values: ArrayLike<number>): Float64Array | undefined {
   const unit = new Float64Array(values.length)
-  for (let i = 0; i < values.length; i++) unit[i] = ((values[i] as number) / largest) / (norm / largest)
-  return unit
+  return writeUnitVector(values, unit) ? unit : undefined
 }
 
 /** The dot product of two vectors of equal length. */

@@ -61,6 +61,35 @@ for (const dialect of dialects) {
       }
     })
 
+    it('answers exactly what a brute-force search answers over many exact ties mixed with near-ties', async () => {
+      const next = seededRandom(77)
+      const dim = 16
+      const base = Array.from({ length: dim }, () => next() * 2 - 1)
+      const nudged = (i: number) => base.map((x, j) => j === i ? x * (1 + 2 ** -30) : x)
+      // Exact ties: one embedding many times, and its double (other bytes, the same unit vector, so the same score).
+      // Near-ties: embeddings that differ from it below float32 precision, so the index cannot tell them apart.
+      const groups: Array<[number, number[]]> = [[150, base], [60, base.map((x) => 2 * x)], [60, nudged(3)], [60, nudged(7)], [20, base.map((x) => -x)]]
+      const embeddings = groups.flatMap(([count, embedding]) => Array.from({ length: count }, () => embedding))
+      for (let i = 0; i < 50; i++) embeddings.push(Array.from({ length: dim }, () => next() * 2 - 1))
+      // Ids in an order unrelated to the groups, so every group's smallest ids are spread over the table.
+      const stored = embeddings.map((embedding, i) => chunk(`t${Math.floor(next() * 1e9).toString(36)}-${i}`, { embedding, embedding_dim: dim },
+        { source: i % 3 === 0 ? 'wiki' : 'portal', sequence: i }) as unknown as Stored)
+      await store(t, stored.sort(() => next() - 0.5))
+      const queries = [
+        ...Array.from({ length: 4 }, () => base.map((x) => x + (next() - 0.5) * 0.2)),
+        ...Array.from({ length: 2 }, () => Array.from({ length: dim }, () => next() * 2 - 1))
+      ]
+      for (const [q, query] of queries.entries()) {
+        for (const k of [1, 5, 100]) {
+          for (const filter of [{}, { source: 'wiki' }] as Array<Record<string, string>>) {
+            const res = await search(t, { embedding: query, embedding_model: 'mini', top_k: k, filter })
+            assert.equal(res.status, 200, JSON.stringify(res.body))
+            assertSameResults(res.body.results, bruteForce(stored, query, 'mini', k, filter), `query ${q} top_k ${k} ${JSON.stringify(filter)}`)
+          }
+        }
+      }
+    })
+
     it('answers chunk_id, score, content and metadata, and compares only the chosen model', async () => {
       await store(t, [
         chunk('near', { embedding: [1, 0.1, 0] }, { extra: 'kept' }) as unknown as Stored,

@@ -2,19 +2,19 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { cosineToUnit, decodeEmbedding, encodeEmbedding, unitVector } from './embedding.js'
 import { instantiateScan, scoreErrorBound, strideFor } from './simd-dot.js'
-import { VectorIndex, type IndexedChunk } from './vector-index.js'
+import { compareIds, VectorIndex, type IndexedChunk } from './vector-index.js'
 import { seededRandom } from '../../test/fixtures.js'
 
 const vector = (next: () => number, dim: number) => Array.from({ length: dim }, () => next() * 2 - 1)
 
 /** Exact top k by the textbook formula: cosine in float64, ties by chunk id. */
-function bruteForce (chunks: IndexedChunk[], query: number[], k: number): string[] {
+function bruteForce (chunks: Array<{ chunk_id: string, values: number[] }>, query: number[], k: number): string[] {
   const norm = (v: ArrayLike<number>) => Math.sqrt(Array.from(v).reduce((s, x) => s + x * x, 0))
   return chunks
     .map((c) => {
       let d = 0
-      for (let i = 0; i < query.length; i++) d += (query[i] as number) * (c.embedding[i] as number)
-      return { id: c.chunk_id, score: d / (norm(query) * norm(c.embedding)) }
+      for (let i = 0; i < query.length; i++) d += (query[i] as number) * (c.values[i] as number)
+      return { id: c.chunk_id, score: d / (norm(query) * norm(c.values)) }
     })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
     .slice(0, k)
@@ -62,20 +62,35 @@ describe('embedding storage and unit vectors', () => {
   it('normalises huge and tiny vectors without overflow, and has no unit vector for zero', () => {
     assert.deepEqual(Array.from(unitVector([1e300, 1e300]) as Float64Array).map((x) => x.toFixed(12)), ['0.707106781187', '0.707106781187'])
     assert.deepEqual(Array.from(unitVector([3e-300, 4e-300]) as Float64Array).map((x) => x.toFixed(12)), ['0.600000000000', '0.800000000000'])
+    // The norm itself would overflow here: only the scaled numbers' is taken.
+    assert.deepEqual(Array.from(unitVector([-Number.MAX_VALUE, Number.MAX_VALUE]) as Float64Array).map((x) => x.toFixed(12)), ['-0.707106781187', '0.707106781187'])
     assert.equal(unitVector([0, -0, 0]), undefined)
     assert.equal(cosineToUnit(unitVector([1, 0]) as Float64Array, [0, 0]), 0)
   })
 })
 
+describe('compareIds', () => {
+  it('orders ids by code point, as the databases order their UTF-8 bytes', () => {
+    const ids = ['', 'a', 'ab', 'b', 'B', 'é', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '\ud800\udc00', '\ud83d\ude00', 'a\ud83d\ude00', 'a\uffff', 'a\u0000', 'zz', 'z']
+    for (const a of ids) {
+      for (const b of ids) {
+        assert.equal(compareIds(a, b), Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`)
+      }
+    }
+  })
+})
+
 describe('VectorIndex', () => {
-  const make = (next: () => number, n: number, dim: number): IndexedChunk[] => Array.from({ length: n }, (_, i) => ({
-    chunk_id: `c${String(i).padStart(5, '0')}`,
-    embedding: vector(next, dim),
+  interface Chunk extends IndexedChunk { values: number[] }
+  const indexed = (chunkId: string, values: number[], meta: Partial<IndexedChunk> = {}): Chunk =>
+    ({ chunk_id: chunkId, values, embedding: encodeEmbedding(values), parent_id: 'p', source: 's', task: 't', content_type: 'c', ...meta })
+  const make = (next: () => number, n: number, dim: number): Chunk[] => Array.from({ length: n }, (_, i) => indexed(`c${String(i).padStart(5, '0')}`, vector(next, dim), {
     parent_id: `doc-${i % 7}`,
     source: i % 2 === 0 ? 'even' : 'odd',
     task: 'qa',
     content_type: i % 3 === 0 ? 'table' : 'text'
   }))
+  const unit = (values: number[]) => unitVector(values) as Float64Array
 
   it('keeps the exact top k among its candidates, with and without filters', () => {
     const next = seededRandom(42)
@@ -86,13 +101,12 @@ describe('VectorIndex', () => {
     assert.equal(index.size, 3000)
     for (let q = 0; q < 20; q++) {
       const query = vector(next, dim)
-      const unit = unitVector(query) as Float64Array
       for (const [filter, subset] of [
         [{}, chunks],
         [{ source: 'even' }, chunks.filter((c) => c.source === 'even')],
         [{ parent_id: 'doc-3', content_type: 'table' }, chunks.filter((c) => c.parent_id === 'doc-3' && c.content_type === 'table')]
       ] as const) {
-        const candidates = new Set(index.candidates(unit, 10, filter))
+        const candidates = new Set(index.candidates(unit(query), 10, filter))
         for (const id of bruteForce([...subset], query, 10)) assert.ok(candidates.has(id), `${id} missing for ${JSON.stringify(filter)}`)
         for (const id of candidates) assert.ok(subset.some((c) => c.chunk_id === id), `${id} does not match ${JSON.stringify(filter)}`)
         // Candidates are a handful, not the whole index.
@@ -103,10 +117,33 @@ describe('VectorIndex', () => {
 
   it('keeps every row of a near-tie within the margin', () => {
     const index = new VectorIndex(4)
-    index.upsert({ chunk_id: 'a', embedding: [1, 0, 0, 0], parent_id: 'p', source: 's', task: 't', content_type: 'c' })
-    index.upsert({ chunk_id: 'b', embedding: [1, 1e-9, 0, 0], parent_id: 'p', source: 's', task: 't', content_type: 'c' })
-    index.upsert({ chunk_id: 'c', embedding: [0, 1, 0, 0], parent_id: 'p', source: 's', task: 't', content_type: 'c' })
-    assert.deepEqual(index.candidates(unitVector([1, 0, 0, 0]) as Float64Array, 1, {}).sort(), ['a', 'b'])
+    index.upsert(indexed('a', [1, 0, 0, 0]))
+    index.upsert(indexed('b', [1, 1e-9, 0, 0]))
+    index.upsert(indexed('c', [0, 1, 0, 0]))
+    assert.deepEqual(index.candidates(unit([1, 0, 0, 0]), 1, {}).sort(), ['a', 'b'])
+  })
+
+  it('keeps only the top k smallest ids of identical embeddings, each group of near-ties apart', () => {
+    const index = new VectorIndex(4)
+    const ids = (prefix: string) => Array.from({ length: 50 }, (_, i) => `${prefix}${String(49 - i).padStart(2, '0')}`)
+    // Added largest id first, so the smallest come last.
+    for (const id of ids('same-')) index.upsert(indexed(id, [1, 2, 3, 4]))
+    // Differs below float32 precision: the same row in the matrix, another embedding.
+    for (const id of ids('near-')) index.upsert(indexed(id, [1, 2, 3, 4 * (1 + 2 ** -40)]))
+    // 0 and -0: the same direction, other bytes (so another group).
+    for (const id of ids('pos-')) index.upsert(indexed(id, [1, 2, 0, 4], { source: 'z' }))
+    for (const id of ids('neg-')) index.upsert(indexed(id, [1, 2, -0, 4], { source: 'z' }))
+    index.upsert(indexed('far', [-1, 0, 0, 0]))
+    const query = unit([1, 2, 3, 4])
+    assert.deepEqual(index.candidates(query, 1, {}).sort(), ['near-00', 'same-00'])
+    assert.deepEqual(index.candidates(query, 3, { source: 's' }).sort(), ['near-00', 'near-01', 'near-02', 'same-00', 'same-01', 'same-02'])
+    assert.deepEqual(index.candidates(query, 2, { source: 'z' }).sort(), ['neg-00', 'neg-01', 'pos-00', 'pos-01'])
+    // A removal moves the last row (and its digest) into the hole.
+    index.remove('same-00')
+    index.remove('near-49')
+    assert.deepEqual(index.candidates(query, 2, {}).sort(), ['near-00', 'near-01', 'same-01', 'same-02'])
+    index.remove('far')
+    assert.deepEqual(index.candidates(query, 2, { source: 'z' }).sort(), ['neg-00', 'neg-01', 'pos-00', 'pos-01'])
   })
 
   it('replaces and removes chunks, moving the last row into a removed one', () => {
@@ -118,12 +155,13 @@ describe('VectorIndex', () => {
     index.remove('missing')
     assert.equal(index.size, 49)
     assert.equal(index.has('c00010'), false)
-    const last = chunks[49] as IndexedChunk
+    const last = chunks[49] as Chunk
     // The moved row is still found by its own vector, with its own metadata.
-    assert.deepEqual(index.candidates(unitVector(last.embedding) as Float64Array, 1, { source: last.source }), ['c00049'])
-    index.upsert({ ...last, embedding: (chunks[0] as IndexedChunk).embedding })
+    assert.deepEqual(index.candidates(unit(last.values), 1, { source: last.source }), ['c00049'])
+    const first = chunks[0] as Chunk
+    index.upsert({ ...last, embedding: first.embedding })
     assert.equal(index.size, 49)
-    assert.deepEqual(index.candidates(unitVector((chunks[0] as IndexedChunk).embedding) as Float64Array, 2, {}).sort(), ['c00000', 'c00049'])
+    assert.deepEqual(index.candidates(unit(first.values), 2, {}).sort(), ['c00000', 'c00049'])
   })
 
   it('grows past its first capacity', () => {
@@ -131,7 +169,7 @@ describe('VectorIndex', () => {
     const index = new VectorIndex(3)
     const chunks = make(next, 5000, 3)
     for (const c of chunks) index.upsert(c)
-    const target = chunks[4321] as IndexedChunk
-    assert.ok(index.candidates(unitVector(target.embedding) as Float64Array, 1, { parent_id: target.parent_id }).includes(target.chunk_id))
+    const target = chunks[4321] as Chunk
+    assert.ok(index.candidates(unit(target.values), 1, { parent_id: target.parent_id }).includes(target.chunk_id))
   })
 })

@@ -1,11 +1,32 @@
 /**
  * The in-memory search index of one embedding model: every chunk's unit vector
- * as a row of a Float32 matrix in WebAssembly memory, with its id and the
- * metadata fields searches filter on. It answers which chunks *can* be among the
- * k most similar (see `candidates`); the caller ranks those exactly in float64.
+ * as a row of a Float32 matrix in WebAssembly memory, with its id, a digest of
+ * its stored embedding and the metadata fields searches filter on. It answers
+ * which chunks *can* be among the k most similar (see `candidates`); the caller
+ * ranks those exactly in float64 from their stored rows.
  */
-import { unitVector } from './embedding.js'
+import { DIGEST_BYTES, embeddingDigest, viewEmbedding, writeUnitVector } from './embedding.js'
 import { instantiateScan, scoreErrorBound, strideFor, type Scan } from './simd-dot.js'
+
+/**
+ * Orders strings by code point (UTF-8 byte order), as both databases order chunk
+ * ids. UTF-16 order differs only where a surrogate (a code point above U+FFFF)
+ * meets U+E000–U+FFFF, so those two ranges swap places before comparing.
+ */
+export function compareIds (a: string, b: string): number {
+  const length = Math.min(a.length, b.length)
+  for (let i = 0; i < length; i++) {
+    let x = a.charCodeAt(i)
+    let y = b.charCodeAt(i)
+    if (x === y) continue
+    if (x >= 0xd800 && y >= 0xd800) {
+      x = x >= 0xe000 ? x - 0x800 : x + 0x2000
+      y = y >= 0xe000 ? y - 0x800 : y + 0x2000
+    }
+    return x < y ? -1 : 1
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1
+}
 
 /** The metadata fields a search may filter on. */
 export interface ChunkFilter {
@@ -15,10 +36,11 @@ export interface ChunkFilter {
   content_type?: string | undefined
 }
 
-/** What the index keeps of a chunk. */
+/** What the index is given of a chunk. */
 export interface IndexedChunk {
   chunk_id: string
-  embedding: ArrayLike<number>
+  /** The embedding's storage form (embedding.ts). */
+  embedding: Uint8Array
   parent_id: string
   source: string
   task: string
@@ -73,6 +95,25 @@ class TopK {
   }
 }
 
+/** The `k` smallest of `ids` by compareIds, in that order (all of them when there are at most `k`). */
+function smallestIds (ids: string[], k: number): string[] {
+  if (ids.length <= k) return ids
+  const kept: string[] = []
+  for (const id of ids) {
+    if (kept.length === k && compareIds(id, kept[k - 1] as string) >= 0) continue
+    let low = 0
+    let high = kept.length
+    while (low < high) {
+      const mid = (low + high) >> 1
+      if (compareIds(kept[mid] as string, id) < 0) low = mid + 1
+      else high = mid
+    }
+    kept.splice(low, 0, id)
+    if (kept.length > k) kept.pop()
+  }
+  return kept
+}
+
 /** The search index of one embedding model (all its vectors have `dim` numbers). */
 export class VectorIndex {
   /** The model's change counter this index reflects (see chunk-search.ts). */
@@ -84,6 +125,8 @@ export class VectorIndex {
   private rows = 0
   private readonly ids: string[] = []
   private readonly rowOf = new Map<string, number>()
+  /** DIGEST_BYTES per row: the digest of the row's stored embedding. */
+  private digests = new Uint8Array(0)
   private readonly fields: Record<typeof FILTER_FIELDS[number], string[]> = { parent_id: [], source: [], task: [], content_type: [] }
 
   constructor (readonly dim: number) {
@@ -109,6 +152,9 @@ export class VectorIndex {
     if (pages > MAX_PAGES) throw new Error(`the search index of a ${this.dim}-dimensional model is limited to 4 GiB`)
     const current = this.memory.buffer.byteLength / PAGE
     if (pages > current) this.memory.grow(pages - current)
+    const digests = new Uint8Array(capacity * DIGEST_BYTES)
+    digests.set(this.digests.subarray(0, this.rows * DIGEST_BYTES))
+    this.digests = digests
     this.capacity = capacity
   }
 
@@ -122,10 +168,10 @@ export class VectorIndex {
       this.ids[row] = chunk.chunk_id
     }
     const matrix = new Float32Array(this.memory.buffer, row * this.stride * 4, this.stride)
-    matrix.fill(0)
     // A zero vector stays a zero row: its similarity to anything is 0.
-    const unit = unitVector(chunk.embedding)
-    if (unit !== undefined) matrix.set(unit)
+    if (!writeUnitVector(viewEmbedding(chunk.embedding), matrix)) matrix.fill(0, 0, this.dim)
+    matrix.fill(0, this.dim)
+    this.digests.set(embeddingDigest(chunk.embedding), row * DIGEST_BYTES)
     for (const field of FILTER_FIELDS) this.fields[field][row] = chunk[field]
   }
 
@@ -138,6 +184,7 @@ export class VectorIndex {
     if (row !== last) {
       const matrix = new Float32Array(this.memory.buffer)
       matrix.copyWithin(row * this.stride, last * this.stride, (last + 1) * this.stride)
+      this.digests.copyWithin(row * DIGEST_BYTES, last * DIGEST_BYTES, (last + 1) * DIGEST_BYTES)
       const moved = this.ids[last] as string
       this.ids[row] = moved
       this.rowOf.set(moved, row)
@@ -147,11 +194,23 @@ export class VectorIndex {
     for (const field of FILTER_FIELDS) this.fields[field].length = last
   }
 
+  /** The row's digest as a string (8 UTF-16 units), for grouping. */
+  private digestKey (row: number): string {
+    const d = this.digests
+    const at = row * DIGEST_BYTES
+    let key = ''
+    for (let i = at; i < at + DIGEST_BYTES; i += 2) key += String.fromCharCode((d[i] as number) | ((d[i + 1] as number) << 8))
+    return key
+  }
+
   /**
-   * The ids of every chunk matching `filter` whose similarity to `unitQuery` can
+   * The ids of the chunks matching `filter` whose similarity to `unitQuery` can
    * be among the `topK` best: the SIMD scores are within `scoreErrorBound` of the
    * exact ones, so every row scoring at least the k-th best minus twice that bound
-   * is kept. Ranking the candidates exactly gives the exact top k.
+   * can be. Rows with equal digests hold the same embedding, so they score the
+   * same and only the `topK` smallest ids (by compareIds, the order that breaks
+   * ties) of such a group can be in the answer: the others are left out. Ranking
+   * the candidates exactly gives the exact top k.
    */
   candidates (unitQuery: Float64Array, topK: number, filter: ChunkFilter): string[] {
     if (this.rows === 0) return []
@@ -171,10 +230,21 @@ export class VectorIndex {
       if (active.length === 0 || matches(row)) best.offer(scores[row] as number, row)
     }
     const threshold = best.size < topK ? -Infinity : best.floor - 2 * scoreErrorBound(this.stride)
-    const ids: string[] = []
+    const rows: number[] = []
     for (let row = 0; row < this.rows; row++) {
-      if ((scores[row] as number) >= threshold && (active.length === 0 || matches(row))) ids.push(this.ids[row] as string)
+      if ((scores[row] as number) >= threshold && (active.length === 0 || matches(row))) rows.push(row)
     }
+    // Fewer rows than topK: no group can have more than topK of them.
+    if (rows.length <= topK) return rows.map((row) => this.ids[row] as string)
+    const groups = new Map<string, string[]>()
+    for (const row of rows) {
+      const key = this.digestKey(row)
+      const group = groups.get(key)
+      if (group === undefined) groups.set(key, [this.ids[row] as string])
+      else group.push(this.ids[row] as string)
+    }
+    const ids: string[] = []
+    for (const group of groups.values()) ids.push(...smallestIds(group, topK))
     return ids
   }
 }
