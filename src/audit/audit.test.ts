@@ -81,12 +81,23 @@ for (const dialect of dialects) {
       assert.equal((await call('GET', '/api/audit?since=yesterday')).status, 422)
     })
 
-    it('masks credentials in the recorded changes', async () => {
-      await call('POST', '/api/providers', { name: 'secretive', base_url: 'https://user:hunter2@api.example.com/v1?api_key=abc123&region=eu' })
-      const changes = (await audit()).records[0].changes
-      assert.equal(changes.base_url, 'https://user:***@api.example.com/v1?api_key=***&region=eu')
-      assert.ok(!JSON.stringify(changes).includes('hunter2'))
-      assert.ok(!JSON.stringify(changes).includes('abc123'))
+    it('masks credentials in the recorded changes: secret-looking query parameters (key= included) and credential headers', async () => {
+      const created = await call('POST', '/api/providers', {
+        name: 'secretive', base_url: 'https://api.example.com/v1?api_key=abc123&region=eu&key=k-456', auth_headers: { 'x-token': 'tok-789' }
+      })
+      assert.equal(created.status, 200)
+      await call('PUT', `/api/providers/${created.body.provider_id}`, { base_url: 'https://api.example.com/v2?key=k-999&Signature=s-1' })
+      const [updated, first] = (await audit()).records
+      assert.deepEqual(first.changes, { name: 'secretive', base_url: 'https://api.example.com/v1?api_key=***&region=eu&key=***', auth_headers: '***' })
+      assert.deepEqual(updated.changes, { base_url: 'https://api.example.com/v2?key=***&Signature=***' })
+      assert.doesNotMatch(JSON.stringify([first, updated]), /abc123|k-456|tok-789|k-999|s-1/)
+    })
+
+    it('records nothing for a base_url with userinfo, which is refused', async () => {
+      const refused = await call('POST', '/api/providers', { name: 'userinfo', base_url: 'https://user:hunter2@api.example.com/v1' })
+      assert.equal(refused.status, 422)
+      assert.deepEqual(refused.body.detail.map((d: any) => [d.loc, d.type]), [[['body', 'base_url'], 'value_error.url.userinfo']])
+      assert.equal((await audit()).total, 0)
     })
 
     it('rolls the change back when its audit record cannot be written', async () => {
@@ -236,5 +247,19 @@ describe('maskSecrets', () => {
   it('masks secret-looking keys at any depth and leaves the rest', () => {
     assert.deepEqual(maskSecrets({ name: 'n', password: 'p', nested: { api_key: 'k', token: null }, list: [{ secret: 's' }] }),
       { name: 'n', password: '***', nested: { api_key: '***', token: null }, list: [{ secret: '***' }] })
+  })
+
+  it('masks credentials inside URLs, keeping the query parameters in their order', () => {
+    assert.deepEqual(maskSecrets({
+      a: 'https://user:hunter2@api.example.com/v1?api_key=abc123&region=eu',
+      b: 'https://token-only@api.example.com/',
+      c: 'https://api.example.com/?region=eu&key=k1&page=2',
+      d: 'https://api.example.com/?region=eu'
+    }), {
+      a: 'https://user:***@api.example.com/v1?api_key=***&region=eu',
+      b: 'https://***@api.example.com/',
+      c: 'https://api.example.com/?region=eu&key=***&page=2',
+      d: 'https://api.example.com/?region=eu'
+    })
   })
 })

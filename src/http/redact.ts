@@ -12,9 +12,10 @@ export const SECRET_NAME = /pass(word)?|secret|token|key|auth|signature|sig$|cre
 export const MASK = '***'
 
 /**
- * `value` with its password and secret-looking query values (or, with
- * `everyQueryValue`, every query value) masked; a URL without secrets, or text
- * that is not a URL, comes back exactly as it was.
+ * `value` with its password (or a user name standing alone, which is often a
+ * token) and secret-looking query values (or, with `everyQueryValue`, every query
+ * value) masked, the parameters kept in their order; a URL without secrets, or
+ * text that is not a URL, comes back exactly as it was.
  */
 export function maskUrl (value: string, { everyQueryValue = false } = {}): string {
   let url: URL
@@ -27,16 +28,33 @@ export function maskUrl (value: string, { everyQueryValue = false } = {}): strin
   if (url.password !== '') {
     url.password = MASK
     masked = true
+  } else if (url.username !== '') {
+    url.username = MASK
+    masked = true
   }
-  for (const key of [...new Set(url.searchParams.keys())]) {
-    if (everyQueryValue || SECRET_NAME.test(key)) {
-      const count = url.searchParams.getAll(key).length
-      url.searchParams.delete(key)
-      for (let i = 0; i < count; i++) url.searchParams.append(key, MASK)
+  if (url.search.length > 1) {
+    const pairs = url.search.slice(1).split('&').map((pair) => {
+      if (pair === '') return pair
+      const equals = pair.indexOf('=')
+      // A parameter without a value shows its name only; when every value is hidden, not even that.
+      if (equals === -1 && !everyQueryValue) return pair
+      const name = equals === -1 ? pair : pair.slice(0, equals)
+      if (!everyQueryValue && !SECRET_NAME.test(decodeName(name))) return pair
       masked = true
-    }
+      return equals === -1 ? MASK : `${name}=${MASK}`
+    })
+    url.search = `?${pairs.join('&')}`
   }
   return masked ? url.toString() : value
+}
+
+/** A query parameter name as text (`api%5Fkey` is `api_key`); as sent when it is not valid encoding. */
+function decodeName (name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '))
+  } catch {
+    return name
+  }
 }
 
 /** A request target (`/path?query`) with secret-looking query values masked, for logs. */

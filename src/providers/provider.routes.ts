@@ -1,5 +1,6 @@
 /**
- * `/api/providers`: the providers that pools draw their members from.
+ * `/api/providers`: the providers that pools draw their members from. What a
+ * record shows depends on the caller's scope (see provider.service.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { actorOf } from '../audit/audit.js'
@@ -17,28 +18,28 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ providers: ProviderServ
     schema: { tags, summary: 'Create a provider', body: CreateProviderBody, response: { 200: ProviderWithMessage, ...errorResponses, ...conflict } },
     config: { failure: 'Failed to create provider' }
   }, async (request) => {
-    const provider = await providers.createProvider(request.body, actorOf(request))
+    const provider = await providers.createProvider(request.body, actorOf(request), request.callerScope)
     return { ...provider, message: `Provider '${provider.name}' created successfully` }
   })
 
   app.get('/api/providers', {
     schema: { tags, summary: 'List providers', response: { 200: ProviderList, 500: errorResponses[500] } },
     config: { failure: 'Failed to list providers' }
-  }, async () => {
-    const list = await providers.listProviders()
+  }, async (request) => {
+    const list = await providers.listProviders(request.callerScope)
     return { providers: list, total: list.length }
   })
 
   app.get('/api/providers/:provider_id', {
     schema: { tags, summary: 'Get a provider', params: ProviderParams, response: { 200: Provider, ...errorResponses } },
     config: { failure: 'Failed to get provider' }
-  }, async (request) => await providers.getProvider(request.params.provider_id))
+  }, async (request) => await providers.getProvider(request.params.provider_id, request.callerScope))
 
   app.put('/api/providers/:provider_id', {
     schema: { tags, summary: 'Update a provider', params: ProviderParams, body: UpdateProviderBody, response: { 200: ProviderWithMessage, ...errorResponses, ...conflict } },
     config: { failure: 'Failed to update provider' }
   }, async (request) => {
-    const provider = await providers.updateProvider(request.params.provider_id, request.body, actorOf(request))
+    const provider = await providers.updateProvider(request.params.provider_id, request.body, actorOf(request), request.callerScope)
     return { ...provider, message: `Provider '${provider.name}' updated successfully` }
   })
 
@@ -46,7 +47,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ providers: ProviderServ
     schema: { tags, summary: 'Remove a provider\'s rate limit', params: ProviderParams, response: { 200: ProviderWithMessage, ...errorResponses } },
     config: { failure: 'Failed to update provider' }
   }, async (request) => {
-    const provider = await providers.removeRateLimit(request.params.provider_id, actorOf(request))
+    const provider = await providers.removeRateLimit(request.params.provider_id, actorOf(request), request.callerScope)
     return { ...provider, message: `Rate limit of provider '${provider.name}' removed` }
   })
 
@@ -54,7 +55,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ providers: ProviderServ
     schema: { tags, summary: 'Delete a provider and its memberships', params: ProviderParams, response: { 200: ProviderDeleted, ...errorResponses } },
     config: { failure: 'Failed to delete provider' }
   }, async (request) => {
-    const provider = await providers.deleteProvider(request.params.provider_id, actorOf(request))
+    const provider = await providers.deleteProvider(request.params.provider_id, actorOf(request), request.callerScope)
     return { message: `Provider '${provider.name}' deleted successfully`, provider_id: provider.provider_id }
   })
 }

@@ -7,7 +7,11 @@ import { QUOTA_PERIODS, type QuotaPeriod } from '../rotation/quota.js'
 
 const Name = Type.String({ minLength: 1, maxLength: 200 })
 const Category = Type.String({ maxLength: 100 })
-const BaseUrl = Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$', description: 'http:// or https:// URL' })
+const BaseUrl = Type.String({
+  maxLength: 2048,
+  pattern: '^https?://[^\\s]+$',
+  description: 'http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client\'s'
+})
 const Description = Type.String({ maxLength: 2000 })
 const TimeoutMs = Type.Integer({ minimum: 100, maximum: 600_000, description: 'proxy: how long an attempt may wait for the answer to start (default 10,000)' })
 
@@ -17,7 +21,7 @@ export const RateLimit = Type.Object({
 }, { description: 'quota: at most `requests` hand-outs per fixed, clock-aligned window' })
 
 /** Header names the proxy never lets a provider's credentials set. */
-export const RESERVED_HEADERS = ['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']
+export const RESERVED_HEADERS = ['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'expect']
 
 /** Credentials the proxy adds to every request to the provider: header name → value. Write-only. */
 const AuthHeaders = Type.Unsafe<Record<string, string>>({
@@ -56,7 +60,7 @@ export const Provider = Type.Object({
   provider_id: Type.Integer(),
   name: Type.String(),
   category: Nullable(Type.String()),
-  base_url: Nullable(Type.String()),
+  base_url: Nullable(Type.String({ description: 'as stored for admin callers; for others every query value and any password read ***' })),
   description: Nullable(Type.String()),
   rate_limit: Nullable(RateLimit),
   timeout_ms: Nullable(Type.Integer()),

@@ -1,6 +1,9 @@
 /**
- * Provider rules: unique names, partial updates, and deletion that takes the
- * provider's memberships with it while history rows keep their (now nameless) ids.
+ * Provider rules: unique names, partial updates, deletion that takes the
+ * provider's memberships with it while history rows keep their (now nameless) ids,
+ * and who sees what: credentials go in `auth_headers` (never in `base_url`'s
+ * userinfo), and callers below `admin` see `base_url` with its query values and
+ * any password masked.
  */
 import type { Updateable } from 'kysely'
 import { isUniqueViolation } from '../db/errors.js'
@@ -9,6 +12,8 @@ import type { WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError, RequestValidationError } from '../errors.js'
 import type { QuotaPeriod } from '../rotation/quota.js'
 import { audited, type Actor } from '../audit/audit.js'
+import type { Scope } from '../auth/tokens.js'
+import { maskUrl } from '../http/redact.js'
 import * as repo from './provider.repository.js'
 import { RESERVED_HEADERS, type CreateProviderInput, type ProviderRecord, type UpdateProviderInput } from './provider.schemas.js'
 
@@ -18,10 +23,30 @@ function storedAuthHeaders (headers: Record<string, string>): string | null {
   const reserved = entries.filter(([name]) => RESERVED_HEADERS.includes(name))
   if (reserved.length > 0) {
     throw new RequestValidationError(reserved.map(([name]) => ({
-      loc: ['body', 'auth_headers', name], msg: `the proxy sets ${name} itself`, type: 'value_error.header.reserved'
+      loc: ['body', 'auth_headers', name], msg: `the proxy manages ${name} itself; it cannot be a credential header`, type: 'value_error.header.reserved'
     })))
   }
   return entries.length === 0 ? null : JSON.stringify(Object.fromEntries(entries))
+}
+
+/**
+ * 422 for a base URL that is not a URL, or that carries userinfo: credentials go in
+ * `auth_headers`, where they are never shown.
+ */
+function checkBaseUrl (baseUrl: string): void {
+  let url: URL
+  try {
+    url = new URL(baseUrl)
+  } catch {
+    throw new RequestValidationError([{ loc: ['body', 'base_url'], msg: 'invalid or missing URL', type: 'value_error.url' }])
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new RequestValidationError([{
+      loc: ['body', 'base_url'],
+      msg: 'base_url may not carry credentials (user:password@); put them in auth_headers, e.g. {"authorization": "Basic <base64 of user:password>"}',
+      type: 'value_error.url.userinfo'
+    }])
+  }
 }
 
 /** Credential header names with their values masked. */
@@ -29,12 +54,16 @@ function maskedAuthHeaders (stored: string | null): Record<string, '***'> | null
   return stored === null ? null : Object.fromEntries(Object.keys(JSON.parse(stored) as object).map((name) => [name, '***' as const]))
 }
 
-function toRecord (row: repo.ProviderRow): ProviderRecord {
+/**
+ * The record `callerScope` may see: everything for `admin`; for anyone else the
+ * base URL with every query value and any password masked (they may be credentials).
+ */
+function toRecord (row: repo.ProviderRow, callerScope: Scope | null): ProviderRecord {
   return {
     provider_id: row.id,
     name: row.name,
     category: row.category,
-    base_url: row.base_url,
+    base_url: row.base_url === null || callerScope === 'admin' ? row.base_url : maskUrl(row.base_url, { everyQueryValue: true }),
     description: row.description,
     rate_limit: row.rate_limit_requests !== null && row.rate_limit_per !== null
       ? { requests: row.rate_limit_requests, per: row.rate_limit_per as QuotaPeriod }
@@ -62,7 +91,8 @@ async function guardUniqueName<T> (name: string | null | undefined, write: () =>
 /** Builds the provider service over the database's work runner and a clock. */
 export function createProviderService ({ database, now }: { database: WorkRunner, now: () => Date }) {
   return {
-    async createProvider (input: CreateProviderInput, actor: Actor): Promise<ProviderRecord> {
+    async createProvider (input: CreateProviderInput, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
+      if (input.base_url != null) checkBaseUrl(input.base_url)
       const at = now()
       const row = await guardUniqueName(input.name, () => database.transact((db) => audited(db, actor, { action: 'provider.create', target, changes: input, at },
         repo.insertProvider(db, {
@@ -77,21 +107,22 @@ export function createProviderService ({ database, now }: { database: WorkRunner
           created_at: at.toISOString(),
           updated_at: at.toISOString()
         }))))
-      return toRecord(row as repo.ProviderRow)
+      return toRecord(row as repo.ProviderRow, callerScope)
     },
 
-    async listProviders (): Promise<ProviderRecord[]> {
-      return (await database.read((db) => repo.listProviders(db))).map(toRecord)
+    async listProviders (callerScope: Scope | null): Promise<ProviderRecord[]> {
+      return (await database.read((db) => repo.listProviders(db))).map((row) => toRecord(row, callerScope))
     },
 
-    async getProvider (id: number): Promise<ProviderRecord> {
+    async getProvider (id: number, callerScope: Scope | null): Promise<ProviderRecord> {
       const row = await database.read((db) => repo.findProvider(db, id))
       if (row === undefined) throw notFound(id)
-      return toRecord(row)
+      return toRecord(row, callerScope)
     },
 
     /** Changes the fields that are present and not null; always refreshes updated_at. */
-    async updateProvider (id: number, input: UpdateProviderInput, actor: Actor): Promise<ProviderRecord> {
+    async updateProvider (id: number, input: UpdateProviderInput, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
+      if (input.base_url != null) checkBaseUrl(input.base_url)
       const at = now()
       const changes: Updateable<ProviderTable> = { updated_at: at.toISOString() }
       if (input.name != null) changes.name = input.name
@@ -108,11 +139,11 @@ export function createProviderService ({ database, now }: { database: WorkRunner
       const row = await guardUniqueName(input.name, () => database.transact((db) =>
         audited(db, actor, { action: 'provider.update', target, changes: input, at }, repo.updateProvider(db, id, changes))))
       if (row === undefined) throw notFound(id)
-      return toRecord(row)
+      return toRecord(row, callerScope)
     },
 
     /** Lifts the provider's quota (and forgets its counter). */
-    async removeRateLimit (id: number, actor: Actor): Promise<ProviderRecord> {
+    async removeRateLimit (id: number, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
       const at = now()
       const row = await database.transact((db) => audited(db, actor, { action: 'provider.rate_limit.remove', target, changes: {}, at },
         repo.updateProvider(db, id, {
@@ -123,14 +154,14 @@ export function createProviderService ({ database, now }: { database: WorkRunner
           updated_at: at.toISOString()
         })))
       if (row === undefined) throw notFound(id)
-      return toRecord(row)
+      return toRecord(row, callerScope)
     },
 
-    async deleteProvider (id: number, actor: Actor): Promise<ProviderRecord> {
+    async deleteProvider (id: number, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
       const row = await database.transact((db) =>
         audited(db, actor, { action: 'provider.delete', target, changes: {}, at: now() }, repo.deleteProvider(db, id)))
       if (row === undefined) throw notFound(id)
-      return toRecord(row)
+      return toRecord(row, callerScope)
     }
   }
 }

@@ -3,6 +3,13 @@ import { afterEach, beforeEach, describe, it } from 'node:test'
 import { ISO_UTC, addMember, createPool, createProvider, rotateTimes } from '../../test/fixtures.js'
 import { buildTestApp, dialects, type TestApp } from '../../test/helpers.js'
 
+/** Creates a provider with the given credentials and returns its id. */
+async function createProviderAs (t: TestApp, headers: Record<string, string>, name: string): Promise<number> {
+  const res = await t.request({ method: 'POST', url: '/api/providers', headers, payload: { name } })
+  assert.equal(res.status, 200, JSON.stringify(res.body))
+  return res.body.provider_id
+}
+
 for (const dialect of dialects) {
   describe(`[${dialect.name}] providers`, () => {
     let t: TestApp
@@ -82,6 +89,27 @@ for (const dialect of dialects) {
       assert.deepEqual(taken.body, { detail: "Provider name 'b' already exists" })
       const missing = await t.request({ method: 'PUT', url: '/api/providers/999', payload: {} })
       assert.deepEqual(missing.body, { detail: 'Provider 999 not found' })
+    })
+
+    it('shows base_url with every query value and any password masked to callers below admin, and as stored to admin', async () => {
+      await t.close()
+      const admin = { authorization: 'Bearer admin-secret-0123456789' }
+      const reader = { authorization: 'Bearer read-secret-0123456789' }
+      t = await buildTestApp(dialect, {}, { AUTH_TOKENS: 'ops:admin:admin-secret-0123456789,dash:read:read-secret-0123456789' })
+      const created = await t.request({ method: 'POST', url: '/api/providers', headers: admin, payload: { name: 'keyed', base_url: 'https://api.example.com/v1?api_key=abc123&region=eu' } })
+      assert.equal(created.body.base_url, 'https://api.example.com/v1?api_key=abc123&region=eu')
+      const id = created.body.provider_id
+      // A row stored before userinfo was refused.
+      const legacy = await createProviderAs(t, admin, 'legacy')
+      await t.database.db.updateTable('providers').set({ base_url: 'https://user:hunter2@old.example.com/?key=k1' }).where('id', '=', legacy).execute()
+      const list = await t.request({ method: 'GET', url: '/api/providers', headers: reader })
+      assert.equal(list.status, 200)
+      assert.deepEqual(list.body.providers.map((p: any) => p.base_url), ['https://api.example.com/v1?api_key=***&region=***', 'https://user:***@old.example.com/?key=***'])
+      const one = await t.request({ method: 'GET', url: `/api/providers/${id}`, headers: reader })
+      assert.equal(one.body.base_url, 'https://api.example.com/v1?api_key=***&region=***')
+      assert.doesNotMatch(JSON.stringify([list.body, one.body]), /abc123|hunter2|k1|eu/)
+      const asAdmin = await t.request({ method: 'GET', url: '/api/providers', headers: admin })
+      assert.deepEqual(asAdmin.body.providers.map((p: any) => p.base_url), ['https://api.example.com/v1?api_key=abc123&region=eu', 'https://user:hunter2@old.example.com/?key=k1'])
     })
 
     it('DELETE /api/providers/:id removes its memberships and clears it as current provider', async () => {
