@@ -37,6 +37,8 @@ export const rotationRoutes: FastifyPluginAsyncTypebox<{ rotation: RotationServi
     schema: {
       tags,
       summary: 'Fail over from a failed provider to another',
+      description: '404 `Member not found in pool <pool_id>` when `failed_provider_id` is not a member of the pool (nothing is written); ' +
+        '404 `No alternative providers available in pool <pool_id>` when no other member is available (the failure and a failed history record are kept).',
       params: PoolParams,
       body: FailoverBody,
       response: { 200: FailoverResult, ...errorResponses }

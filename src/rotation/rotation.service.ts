@@ -119,7 +119,8 @@ export function createRotationService ({ database, now, random = Math.random, ev
     /**
      * Counts a failure of `failedProviderId` (as an outcome report would) and moves the
      * pool to another provider. The failure and a history record are kept even when no
-     * alternative exists.
+     * alternative exists; a provider that is not a member of the pool is a 404 and
+     * nothing is written.
      */
     async failover (poolId: number, failedProviderId: number, reason: string): Promise<Failover> {
       const cooldowns: string[] = []
@@ -129,11 +130,10 @@ export function createRotationService ({ database, now, random = Math.random, ev
         const members = yield * listMembers(db, poolId)
         const at = now()
         const failed = members.find((m) => m.provider_id === failedProviderId)
-        if (failed !== undefined) {
-          const { state, cooldownStarted } = applyOutcome(failed, { success: false }, pool, at)
-          yield * updateMemberHealth(db, failed.id, { ...state, last_error: `failover: ${reason}`, successes: 0, failures: 1 })
-          if (cooldownStarted !== null) cooldowns.push(cooldownStarted)
-        }
+        if (failed === undefined) throw new NotFoundError(`Member not found in pool ${poolId}`)
+        const { state, cooldownStarted } = applyOutcome(failed, { success: false }, pool, at)
+        yield * updateMemberHealth(db, failed.id, { ...state, last_error: `failover: ${reason}`, successes: 0, failures: 1 })
+        if (cooldownStarted !== null) cooldowns.push(cooldownStarted)
         const chosen = pool.enabled === 1 ? yield * rotateWithin(db, pool, members, at, new Set([failedProviderId])) : undefined
         yield * insertHistory(db, {
           pool_id: poolId,
@@ -146,7 +146,7 @@ export function createRotationService ({ database, now, random = Math.random, ev
             : `Failover from failed provider ${failedProviderId}${chosen.degraded ? ' (degraded: every eligible member was cooling down)' : ''}`,
           timestamp: at.toISOString()
         })
-        const failedProviderName = failed?.provider_name ?? null
+        const failedProviderName = failed.provider_name
         if (chosen === undefined) return { failedProviderName }
         return {
           providerId: chosen.member.provider_id,

@@ -182,6 +182,23 @@ for (const dialect of dialects) {
         assert.equal(disabled.status, 404)
       })
 
+      it('answers 404 "Member not found in pool" for a provider that is not a member, and writes nothing', async () => {
+        const { poolId, providers } = await poolWithMembers(t, 'nm', ['a', 'b'])
+        const outsider = (await poolWithMembers(t, 'other', ['c'])).providers.c
+        await rotateTimes(t, poolId, 1)
+        const before = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body
+        for (const failed of [outsider, 999_999]) {
+          const res = await t.request({ method: 'POST', url: `/api/pools/${poolId}/failover`, payload: { failed_provider_id: failed } })
+          assert.equal(res.status, 404, String(failed))
+          assert.deepEqual(res.body, { detail: `Member not found in pool ${poolId}` })
+        }
+        const after = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body
+        assert.deepEqual(after, before)
+        assert.deepEqual(after.current_provider, { provider_id: providers.a, name: 'nm-a' })
+        const history = await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })
+        assert.equal(history.body.total, 1)
+      })
+
       it('answers 422 when failed_provider_id is missing', async () => {
         const { poolId } = await poolWithMembers(t, 'v', ['a'])
         const res = await t.request({ method: 'POST', url: `/api/pools/${poolId}/failover`, payload: {} })
