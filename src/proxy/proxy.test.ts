@@ -380,6 +380,73 @@ for (const dialect of dialects) {
       assert.equal(later.headers['retry-after'], '60')
     })
 
+    /** Every refusal row of the provider, expired ones too, by resource. */
+    const storedRefusals = async (providerId: number) => (await t.database.db.selectFrom('provider_refusals').select('resource')
+      .where('provider_id', '=', providerId).orderBy('resource').execute()).map((r) => r.resource)
+
+    /** A portal that refuses every resource starting with /r, and a mirror (round robin, portal first). */
+    async function refusingPortal (poolExtra: Record<string, unknown> = {}) {
+      const portal = await upstream((req, res) => { json((req.url ?? '').startsWith('/r') ? 403 : 200, { from: 'portal' })(req, res) })
+      const mirror = await upstream(json(200, { from: 'mirror' }))
+      upstreams.push(portal, mirror)
+      const poolId = await createPool(t, 'capped', { forbidden_ttl_seconds: 600, ...poolExtra })
+      const portalId = await createProvider(t, 'capped-portal', { base_url: portal.url })
+      await addMember(t, poolId, portalId)
+      await addMember(t, poolId, await createProvider(t, 'capped-mirror', { base_url: mirror.url }))
+      return { poolId, portal, portalId }
+    }
+
+    it('never records a resource over 1,000 characters, and still moves on to a provider that serves it', async () => {
+      const { poolId, portal, portalId } = await refusingPortal()
+      const long = `/r${'x'.repeat(1199)}`
+      for (let i = 0; i < 2; i++) {
+        const res = await get(poolId, `${long}/7?y=1`)
+        assert.equal(res.statusCode, 200)
+        assert.deepEqual(JSON.parse(res.body), { from: 'mirror' })
+        assert.equal(res.headers['x-sourcepool-attempts'], '2')
+      }
+      // Not remembered: the portal was asked both times.
+      assert.equal(portal.seen.length, 2)
+      assert.deepEqual(await storedRefusals(portalId), [])
+      const longest = `/r${'x'.repeat(998)}`
+      assert.equal((await get(poolId, longest)).statusCode, 200)
+      assert.deepEqual(await storedRefusals(portalId), [longest])
+    })
+
+    it('keeps at most MAX_REFUSALS_PER_PROVIDER refusals per provider: expired ones go first, then those that expire soonest', async () => {
+      await t.close()
+      t = await buildTestApp(dialect, { now: () => new Date(clock) }, { MAX_REFUSALS_PER_PROVIDER: '3' })
+      const { poolId, portalId } = await refusingPortal()
+      const refuse = async (resource: string) => {
+        const res = await get(poolId, resource)
+        assert.deepEqual([res.statusCode, res.headers['x-sourcepool-attempts']], [200, '2'], resource)
+        clock += 60_000
+      }
+      await refuse('/r1') // expires 10:10
+      await refuse('/r2') // 10:11
+      await refuse('/r3') // 10:12
+      assert.deepEqual(await storedRefusals(portalId), ['/r1', '/r2', '/r3'])
+      await refuse('/r4') // 10:13; none expired, so /r1 (the soonest to expire) goes
+      assert.deepEqual(await storedRefusals(portalId), ['/r2', '/r3', '/r4'])
+      clock = Date.parse('2026-11-22T10:12:30.000Z')
+      await refuse('/r5') // /r2 and /r3 have expired: both go, /r4 stays
+      assert.deepEqual(await storedRefusals(portalId), ['/r4', '/r5'])
+    })
+
+    it('purges every expired refusal in the background (housekeeping), keeping those in force', async () => {
+      const { poolId, portalId } = await portalAndMirror()
+      await get(poolId, '/despesas') // expires 10:10
+      clock += 5 * 60_000
+      await get(poolId, '/beneficios') // expires 10:15
+      clock += 6 * 60_000
+      assert.deepEqual(await storedRefusals(portalId), ['/beneficios', '/despesas'])
+      await t.app.runHousekeeping()
+      assert.deepEqual(await storedRefusals(portalId), ['/beneficios'])
+      clock += 5 * 60_000
+      await t.app.runHousekeeping()
+      assert.deepEqual(await storedRefusals(portalId), [])
+    })
+
     it('lists refusals, lets them expire (pool forbidden_ttl_seconds) and clears one on request', async () => {
       const { poolId, portal, portalId } = await portalAndMirror()
       await get(poolId, '/despesas')

@@ -1,18 +1,46 @@
 /**
  * Resources a provider refuses (it answered 403 for them), each remembered until
- * it expires: plain generator functions taking the query builder first.
+ * it expires, at most a set number per provider: plain generator functions taking
+ * the query builder first.
  */
 import type { Selectable } from 'kysely'
+import { lockRows } from '../db/create-db.js'
 import type { Db, ProviderRefusalTable } from '../db/types.js'
 import { all, execute, first, type Work } from '../db/work.js'
 
 export type RefusalRow = Selectable<ProviderRefusalTable>
 
-/** Records (or renews) a refusal of `resource` by the provider until `expiresAt`. */
-export function * recordRefusal (db: Db, providerId: number, resource: string, at: string, expiresAt: string): Work<void> {
+/**
+ * Records (or renews) a refusal of `resource` by the provider until `expiresAt`,
+ * keeping at most `max` of its refusals: when a new one would exceed that, the
+ * provider's expired refusals are deleted first, then those that expire soonest.
+ * The provider's row is locked first, so concurrent records count one after the
+ * other. False (nothing recorded) when the provider no longer exists.
+ */
+export function * recordRefusal (db: Db, providerId: number, resource: string, at: string, expiresAt: string, max: number): Work<boolean> {
+  const provider = yield * first(lockRows(db, db.selectFrom('providers').select('id').where('id', '=', providerId)))
+  if (provider === undefined) return false
+  const known = yield * first(db.selectFrom('provider_refusals').select('resource').where('provider_id', '=', providerId).where('resource', '=', resource))
+  if (known === undefined) {
+    const counted = yield * first(db.selectFrom('provider_refusals').select((eb) => eb.fn.countAll().as('n')).where('provider_id', '=', providerId))
+    let count = Number(counted?.n ?? 0)
+    if (count >= max) {
+      count -= (yield * all(db.deleteFrom('provider_refusals').where('provider_id', '=', providerId).where('expires_at', '<=', at).returning('resource'))).length
+    }
+    if (count >= max) {
+      yield * execute(db.deleteFrom('provider_refusals').where('provider_id', '=', providerId).where('resource', 'in',
+        db.selectFrom('provider_refusals').select('resource').where('provider_id', '=', providerId).orderBy('expires_at').orderBy('resource').limit(count - max + 1)))
+    }
+  }
   yield * execute(db.insertInto('provider_refusals')
     .values({ provider_id: providerId, resource, first_seen: at, last_seen: at, expires_at: expiresAt })
     .onConflict((oc) => oc.columns(['provider_id', 'resource']).doUpdateSet({ last_seen: at, expires_at: expiresAt })))
+  return true
+}
+
+/** Deletes every refusal (of any provider) expired at `at`. */
+export function * purgeExpiredRefusals (db: Db, at: string): Work<void> {
+  yield * execute(db.deleteFrom('provider_refusals').where('expires_at', '<=', at))
 }
 
 /** The refusals of `resource` among `providerIds` still in force at `at`. */

@@ -1,11 +1,18 @@
 /**
- * Reading and clearing the resources a provider refuses (see refusal.repository.ts).
+ * Reading and clearing the resources a provider refuses (see refusal.repository.ts),
+ * and the background purge of expired refusals.
  */
 import { recordAudit, type Actor } from '../audit/audit.js'
 import type { WorkRunner } from '../db/work.js'
 import { NotFoundError } from '../errors.js'
 import { findProvider } from '../providers/provider.repository.js'
-import { deleteRefusal, listRefusals, type RefusalRow } from './refusal.repository.js'
+import { deleteRefusal, listRefusals, purgeExpiredRefusals, type RefusalRow } from './refusal.repository.js'
+
+/** The longest resource remembered (as `/next?resource` accepts); a longer one is never recorded. */
+export const MAX_RESOURCE_LENGTH = 1000
+
+/** Refusals kept per provider unless configured (MAX_REFUSALS_PER_PROVIDER). */
+export const DEFAULT_MAX_REFUSALS_PER_PROVIDER = 1000
 
 /** A resource as stored: its first path segment with a leading slash (`despesas` → `/despesas`). */
 export function normaliseResource (resource: string): string {
@@ -21,6 +28,12 @@ export function createRefusalService ({ database, now }: { database: WorkRunner,
         if ((yield * findProvider(db, providerId)) === undefined) throw new NotFoundError(`Provider ${providerId} not found`)
         return yield * listRefusals(db, providerId, now().toISOString())
       })
+    },
+
+    /** Deletes every expired refusal; a housekeeping job (app.ts runs it every minute). */
+    purgeExpired: async (): Promise<void> => {
+      const at = now().toISOString()
+      await database.transact((db) => purgeExpiredRefusals(db, at))
     },
 
     /** Forgets one refusal, so the provider serves the resource again at once. */

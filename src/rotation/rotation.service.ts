@@ -14,6 +14,7 @@ import { listMembers, markMemberUsed, updateMemberHealth, type MemberWithName } 
 import { findPoolForRotation, recordPoolRotation, type RotationPoolRow } from '../pools/pool.repository.js'
 import { consumeQuota } from '../providers/provider.repository.js'
 import { activeRefusalsOf, recordRefusal } from '../proxy/refusal.repository.js'
+import { DEFAULT_MAX_REFUSALS_PER_PROVIDER, MAX_RESOURCE_LENGTH } from '../proxy/refusal.service.js'
 import { assess, candidatesFor } from './eligibility.js'
 import { applyOutcome } from './health.js'
 import { insertHistory, listHistory } from './history.repository.js'
@@ -52,12 +53,16 @@ interface Deps {
   now: () => Date
   random?: () => number
   events?: RotationEvents
+  /** Refusals kept per provider (config.maxRefusalsPerProvider). */
+  maxRefusalsPerProvider?: number
 }
 
 const noneAvailable = (poolId: number) => new NotFoundError(`No available providers in pool ${poolId}`)
 
 /** Builds the rotation service. */
-export function createRotationService ({ database, now, random = Math.random, events = NO_EVENTS }: Deps) {
+export function createRotationService ({
+  database, now, random = Math.random, events = NO_EVENTS, maxRefusalsPerProvider = DEFAULT_MAX_REFUSALS_PER_PROVIDER
+}: Deps) {
   /**
    * Chooses by the pool's strategy among the eligible members (all but those of
    * `excludeProviderIds`), takes one from the provider's quota and records the use.
@@ -217,10 +222,14 @@ export function createRotationService ({ database, now, random = Math.random, ev
       return choice
     },
 
-    /** Remembers that the provider refuses `resource`, for the pool's `forbidden_ttl_seconds`. */
+    /**
+     * Remembers that the provider refuses `resource`, for the pool's `forbidden_ttl_seconds`,
+     * within the per-provider cap; a resource longer than MAX_RESOURCE_LENGTH is not recorded.
+     */
     async recordRefusal (providerId: number, resource: string, ttlSeconds: number): Promise<void> {
+      if (resource.length > MAX_RESOURCE_LENGTH) return
       const at = now()
-      await database.transact((db) => recordRefusal(db, providerId, resource, at.toISOString(), new Date(at.getTime() + ttlSeconds * 1000).toISOString()))
+      await database.transact((db) => recordRefusal(db, providerId, resource, at.toISOString(), new Date(at.getTime() + ttlSeconds * 1000).toISOString(), maxRefusalsPerProvider))
     },
 
     /** The newest `limit` history records; empty (not 404) for an unknown pool. */
