@@ -1,11 +1,40 @@
 /**
- * The pure parts of forwarding a request through a pool: which upstream URL a
- * request maps to (never outside the provider's origin), which headers go up and
- * come back, which methods may be retried, and how an attempt's result counts.
+ * The pure parts of forwarding a request through a pool: which methods are
+ * refused, which upstream URL a request maps to (never outside the provider's
+ * origin), which headers go up and come back, which methods may be retried, which
+ * answers carry no body, and how an attempt's result counts (a provider's failure,
+ * or an error of ours that says nothing about the provider).
  */
 
 /** Request headers that describe one connection, never forwarded (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'])
+
+/**
+ * Request headers never forwarded besides the hop-by-hop ones: `Host` and the body
+ * length (set again for the body sent), and `Expect` (an expectation is met, or not,
+ * between the client and this service; the upstream client refuses to send it).
+ */
+const NEVER_FORWARDED = new Set(['host', 'content-length', 'expect'])
+
+/** The header a client puts the provider's credentials in, sent upstream as `Authorization`. */
+export const PROVIDER_AUTHORIZATION = 'x-provider-authorization'
+
+/**
+ * Methods the proxy refuses before any provider is asked: TRACE would echo the
+ * provider's credentials back to the client, CONNECT would open a tunnel.
+ */
+const REFUSED_METHODS = new Set(['TRACE', 'CONNECT'])
+
+/** The `Allow` header of a refused method's 405. */
+export const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'
+
+/** Thrown for a method the proxy never forwards (answered 405 with `Allow`). */
+export class MethodNotAllowedError extends Error {}
+
+/** Refuses TRACE and CONNECT. */
+export function assertForwardableMethod (method: string): void {
+  if (REFUSED_METHODS.has(method.toUpperCase())) throw new MethodNotAllowedError(`Method ${method} is not allowed through the proxy`)
+}
 
 /** Methods whose repetition has the effect of one request (RFC 9110 §9.2.2). */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])
@@ -14,12 +43,16 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])
 export class UnsafePathError extends Error {}
 
 /**
- * The path and query after `/api/pools/{id}/proxy` in a raw request URL, exactly
- * as the client sent them (nothing decoded), or '/' when nothing follows.
+ * The path and query after `/api/pools/{id}/proxy` in a raw request target, exactly
+ * as the client sent them (nothing decoded), or '/' when nothing follows. An
+ * absolute-form target (`http://host/api/pools/1/proxy/a?x=1`, RFC 9112 §3.2.2)
+ * counts by its path and query, as the router routed it.
  */
 export function proxiedPath (rawUrl: string): string {
-  const match = /^\/api\/pools\/[^/?#]+\/proxy(\/[^?#]*)?(\?[^#]*)?/.exec(rawUrl)
-  return `${match?.[1] ?? '/'}${match?.[2] ?? ''}`
+  const target = rawUrl.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/, '')
+  const match = /^\/api\/pools\/[^/?#]+\/proxy(\/[^?#]*)?(\?[^#]*)?/.exec(target)
+  if (match === null) throw new UnsafePathError('Request target is not a proxy path')
+  return `${match[1] ?? '/'}${match[2] ?? ''}`
 }
 
 /**
@@ -45,12 +78,36 @@ export function assertSafePath (path: string): void {
 /**
  * The upstream URL for a safe `path` (see assertSafePath) under `baseUrl`; it must
  * keep the base URL's origin, so `//evil.example/x` stays a path on the provider.
+ * The base URL's query parameters come first, then the client's; its userinfo is
+ * never part of the URL (see baseUrlAuthorization) and its fragment is not sent.
  */
 export function upstreamUrl (baseUrl: string, path: string): URL {
   const base = new URL(baseUrl)
-  const target = new URL(`${base.origin}${base.pathname.replace(/\/$/, '')}${path}`)
+  const queryAt = path.indexOf('?')
+  const pathname = queryAt === -1 ? path : path.slice(0, queryAt)
+  const query = [base.search.slice(1), queryAt === -1 ? '' : path.slice(queryAt + 1)].filter((part) => part !== '').join('&')
+  const target = new URL(`${base.origin}${base.pathname.replace(/\/$/, '')}${pathname}${query === '' ? '' : `?${query}`}`)
   if (target.origin !== base.origin) throw new UnsafePathError('Path would leave the provider\'s origin')
   return target
+}
+
+/**
+ * `Authorization: Basic …` for the `user:password@` of a base URL stored before
+ * userinfo was refused, or undefined when it has none.
+ */
+export function baseUrlAuthorization (baseUrl: string): string | undefined {
+  const base = new URL(baseUrl)
+  if (base.username === '' && base.password === '') return undefined
+  const credentials = `${safeDecode(base.username)}:${safeDecode(base.password)}`
+  return `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`
+}
+
+function safeDecode (text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
 }
 
 /** The first resource segment of a path, e.g. `/despesas` for `/despesas/2024?x=1`. */
@@ -70,10 +127,12 @@ function connectionNames (headers: Record<string, unknown>): Set<string> {
 }
 
 /**
- * The headers sent upstream: the client's, less hop-by-hop ones, `Host` and the
- * body length (set again for the body sent), less `Authorization` and `Cookie`
- * unless the pool forwards the client's credentials, plus `X-Forwarded-For` and
- * `X-Forwarded-Proto`, plus the provider's own credentials.
+ * The headers sent upstream: the client's, less hop-by-hop ones, `Host`, the body
+ * length (set again for the body sent) and `Expect`; never the client's
+ * `Authorization` (its sourcepool token stays here). When the pool forwards the
+ * client's credentials, `X-Provider-Authorization` goes up as `Authorization` and
+ * `Cookie` as it is; otherwise neither goes. Then `X-Forwarded-For` and
+ * `X-Forwarded-Proto`, and last the provider's own credentials.
  */
 export function upstreamHeaders (
   incoming: Record<string, string | string[] | undefined>,
@@ -82,14 +141,20 @@ export function upstreamHeaders (
   const dropped = connectionNames(incoming)
   const out: Record<string, string | string[]> = {}
   for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name) || name === 'host' || name === 'content-length') continue
-    if (!options.forwardClientAuth && (name === 'authorization' || name === 'cookie')) continue
+    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name) || NEVER_FORWARDED.has(name)) continue
+    if (name === 'authorization' || name === PROVIDER_AUTHORIZATION) continue
+    if (name === 'cookie' && !options.forwardClientAuth) continue
     out[name] = value
   }
+  const providerAuthorization = incoming[PROVIDER_AUTHORIZATION]
+  if (options.forwardClientAuth && providerAuthorization !== undefined) out.authorization = providerAuthorization
   const forwardedFor = incoming['x-forwarded-for']
   out['x-forwarded-for'] = typeof forwardedFor === 'string' && forwardedFor !== '' ? `${forwardedFor}, ${options.clientIp}` : options.clientIp
   out['x-forwarded-proto'] = options.protocol
-  for (const [name, value] of Object.entries(options.providerHeaders ?? {})) out[name.toLowerCase()] = value
+  for (const [name, value] of Object.entries(options.providerHeaders ?? {})) {
+    const lower = name.toLowerCase()
+    if (!HOP_BY_HOP.has(lower) && !NEVER_FORWARDED.has(lower)) out[lower] = value
+  }
   return out
 }
 
@@ -103,11 +168,25 @@ export function downstreamHeaders (upstream: Record<string, string | string[] | 
   return out
 }
 
-/** How one attempt went, as the proxy counts it. */
+/**
+ * Whether an answer has no body whatever its headers say (RFC 9110 §6.4.1): every
+ * answer to HEAD, and 204 and 304. Its `Content-Length` describes the
+ * representation, not bytes that follow.
+ */
+export function hasNoBody (method: string, status: number): boolean {
+  return method === 'HEAD' || status === 204 || status === 304
+}
+
+/**
+ * How one attempt went, as the proxy counts it; `ours` is an error of this service
+ * (the request as built was refused before it left), which says nothing about the
+ * provider.
+ */
 export type AttemptResult =
   | { kind: 'success' }
   | { kind: 'forbidden' }
   | { kind: 'failure', reason: string, statusCode?: number, retryAfterS?: number }
+  | { kind: 'ours', error: unknown }
 
 /** Classifies an upstream answer: 5xx and 429 fail (moving on), 403 is a refusal, anything else is returned. */
 export function classifyStatus (status: number, retryAfter: string | string[] | undefined): AttemptResult {
@@ -125,9 +204,24 @@ function retryAfterSeconds (value: string | string[] | undefined): { retryAfterS
   return Number.isFinite(seconds) && seconds >= 0 ? { retryAfterS: Math.min(seconds, 86_400) } : {}
 }
 
-/** Classifies an error of the upstream call: a timeout, or a connection that failed. */
+/**
+ * Error codes that mean the upstream client refused the request as we built it
+ * (an argument, header or method it does not accept) or was already closed: the
+ * provider was never asked.
+ */
+const OUR_ERRORS = new Set([
+  'UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED', 'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
+  'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_URL', 'ERR_INVALID_HTTP_TOKEN', 'ERR_INVALID_CHAR'
+])
+
+/**
+ * Classifies an error of the upstream call: ours (see OUR_ERRORS, and programming
+ * errors without a code), a timeout, or a connection that failed.
+ */
 export function classifyError (error: unknown, timedOut: boolean): AttemptResult {
-  const code = (error as { code?: unknown }).code
+  const code = (error as { code?: unknown } | null)?.code
   if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'failure', reason: 'timeout' }
+  if (typeof code === 'string' && OUR_ERRORS.has(code)) return { kind: 'ours', error }
+  if (code === undefined && (error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError)) return { kind: 'ours', error }
   return { kind: 'failure', reason: 'connect_error' }
 }

@@ -2,13 +2,13 @@
  * `/api/pools/{pool_id}/proxy/*` for every method: the request goes to a member
  * of the pool and the answer streams back with `x-sourcepool-provider` and
  * `x-sourcepool-attempts`. Bodies of any type are taken as bytes (up to 10 MiB,
- * kept so each attempt can send them again).
+ * kept so each attempt can send them again). TRACE and CONNECT are refused (405).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { DomainError } from '../errors.js'
 import { Id } from '../http/schemas.js'
-import { UnsafePathError } from './forward.js'
+import { ALLOWED_METHODS, MethodNotAllowedError, UnsafePathError } from './forward.js'
 import type { ProxyService } from './proxy.service.js'
 
 /** Largest request body the proxy forwards. */
@@ -44,6 +44,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService }> = a
       })
     } catch (error) {
       if (error instanceof UnsafePathError) throw new DomainError(400, error.message)
+      if (error instanceof MethodNotAllowedError) return reply.code(405).header('allow', ALLOWED_METHODS).send({ detail: error.message })
       throw error
     }
     if (answer.kind === 'unavailable') {
@@ -53,8 +54,9 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService }> = a
     if (answer.kind === 'failed') {
       return reply.code(502).send({ detail: `All providers failed for pool ${poolId}`, attempts: answer.attempts, refusals: answer.refusals })
     }
-    return reply.code(answer.status)
+    reply.code(answer.status)
       .headers({ ...answer.headers, 'x-sourcepool-provider': headerSafe(answer.provider ?? ''), 'x-sourcepool-attempts': String(answer.attempts) })
-      .send(answer.body)
+    // No payload at all for an answer without a body, so its headers (Content-Length included) go back as sent.
+    return answer.body === null ? reply.send() : reply.send(answer.body)
   })
 }

@@ -4,15 +4,18 @@
  * provider not yet tried in this request; its outcome is reported like a client
  * report (health, cooldowns); a failure moves on to the next provider when the
  * request may be repeated. The answer that ends the loop is streamed back as the
- * provider sends it.
+ * provider sends it (answers that have no body — to HEAD, 204, 304 — without one).
+ * An error of ours (the upstream client refused the request as built) is no
+ * provider's failure: nothing is reported, and it ends the request as a 500.
  */
 import type { Readable } from 'node:stream'
-import { Agent, request } from 'undici'
+import { Agent, request, type Dispatcher } from 'undici'
 import { NotFoundError } from '../errors.js'
 import type { HealthService } from '../rotation/health.service.js'
 import type { ProxyRefusal, RotationService } from '../rotation/rotation.service.js'
 import {
-  assertSafePath, classifyError, classifyStatus, downstreamHeaders, mayRetry, proxiedPath, resourceOf, upstreamHeaders, upstreamUrl, type AttemptResult
+  assertForwardableMethod, assertSafePath, baseUrlAuthorization, classifyError, classifyStatus, downstreamHeaders, hasNoBody, mayRetry, proxiedPath,
+  resourceOf, upstreamHeaders, upstreamUrl, type AttemptResult
 } from './forward.js'
 
 /** Default time an attempt may wait for the answer to start. */
@@ -39,13 +42,26 @@ export interface FailedAttempt {
 }
 
 export type ProxyAnswer =
-  | { kind: 'answer', status: number, headers: Record<string, string | string[]>, body: Readable, provider: string | null, attempts: number }
+  /** `body` is null for an answer that has none (HEAD, 204, 304). */
+  | { kind: 'answer', status: number, headers: Record<string, string | string[]>, body: Readable | null, provider: string | null, attempts: number }
   | { kind: 'unavailable', retryAfterS: number | null }
   | { kind: 'failed', attempts: FailedAttempt[], refusals: ProxyRefusal[] }
 
 interface Deps {
   rotation: Pick<RotationService, 'chooseForProxy' | 'recordRefusal'>
   health: Pick<HealthService, 'report'>
+}
+
+/**
+ * The provider's credentials for a request: `Authorization: Basic` from a base URL
+ * stored with userinfo (before that was refused), unless its `auth_headers` set
+ * `authorization`; then its `auth_headers`.
+ */
+function credentialsOf (baseUrl: string, authHeaders: string | null): Record<string, string> | undefined {
+  const headers = authHeaders === null ? {} : JSON.parse(authHeaders) as Record<string, string>
+  const basic = baseUrlAuthorization(baseUrl)
+  if (basic === undefined) return authHeaders === null ? undefined : headers
+  return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization') ? headers : { authorization: basic, ...headers }
 }
 
 /** Builds the proxy over the rotation and health services; `close` ends its upstream connections. */
@@ -55,7 +71,7 @@ export function createProxyService ({ rotation, health }: Deps) {
 
   /** Reports an attempt's outcome; a member removed meanwhile has nothing to report to. */
   async function report (poolId: number, providerId: number, result: AttemptResult, latencyMs: number, statusCode?: number): Promise<void> {
-    if (result.kind === 'forbidden') return
+    if (result.kind === 'forbidden' || result.kind === 'ours') return
     const failure = result.kind === 'failure'
     try {
       await health.report(poolId, {
@@ -75,8 +91,9 @@ export function createProxyService ({ rotation, health }: Deps) {
     close: async () => { await agent.close() },
 
     async forward (poolId: number, incoming: ProxyRequest): Promise<ProxyAnswer> {
+      // Refuse a method never forwarded, and an unsafe path, before any provider is tried.
+      assertForwardableMethod(incoming.method)
       const path = proxiedPath(incoming.url)
-      // Refuse an unsafe path before any provider is tried.
       assertSafePath(path)
       const resource = resourceOf(path)
       const tried = new Set<number>()
@@ -98,51 +115,69 @@ export function createProxyService ({ rotation, health }: Deps) {
         const { member } = choice
         tried.add(member.provider_id)
         const target = upstreamUrl(member.base_url as string, path)
+        const providerHeaders = credentialsOf(member.base_url as string, member.auth_headers)
         const timeoutMs = member.timeout_ms ?? DEFAULT_TIMEOUT_MS
         const controller = new AbortController()
         let timedOut = false
         const timer = setTimeout(() => { timedOut = true; controller.abort() }, timeoutMs)
         const started = performance.now()
-        let result: AttemptResult
+        // Only the upstream call is guarded: an error of our own bookkeeping afterwards
+        // (the database) is never taken for the provider's failure.
+        let sent: { response: Dispatcher.ResponseData } | { error: unknown }
         try {
-          const response = await request(target, {
-            method: incoming.method as 'GET',
-            headers: upstreamHeaders(incoming.headers, {
-              clientIp: incoming.ip,
-              protocol: incoming.protocol,
-              forwardClientAuth: choice.pool.forward_client_auth === 1,
-              providerHeaders: member.auth_headers === null ? undefined : JSON.parse(member.auth_headers) as Record<string, string>
-            }),
-            body: incoming.body,
-            dispatcher: agent,
-            signal: controller.signal,
-            headersTimeout: timeoutMs,
-            bodyTimeout: timeoutMs
-          })
-          // The answer has started: from here the body streams at its own pace.
-          clearTimeout(timer)
-          const latencyMs = Math.round(performance.now() - started)
+          sent = {
+            response: await request(target, {
+              method: incoming.method as 'GET',
+              headers: upstreamHeaders(incoming.headers, {
+                clientIp: incoming.ip,
+                protocol: incoming.protocol,
+                forwardClientAuth: choice.pool.forward_client_auth === 1,
+                providerHeaders
+              }),
+              body: incoming.body,
+              dispatcher: agent,
+              signal: controller.signal,
+              headersTimeout: timeoutMs,
+              bodyTimeout: timeoutMs
+            })
+          }
+        } catch (error) {
+          sent = { error }
+        }
+        // The answer has started (or the call failed): from here the body streams at its own pace.
+        clearTimeout(timer)
+        const latencyMs = Math.round(performance.now() - started)
+        let result: AttemptResult
+        if ('error' in sent) {
+          result = classifyError(sent.error, timedOut)
+          // Ours: the provider was never asked, so it is not told against; the request ends (500).
+          if (result.kind === 'ours') throw sent.error
+          await report(poolId, member.provider_id, result, latencyMs)
+          attempts.push({ provider_id: member.provider_id, provider_name: member.provider_name, error: result.kind === 'failure' ? result.reason : 'failed', latency_ms: latencyMs })
+        } else {
+          const { response } = sent
           result = classifyStatus(response.statusCode, response.headers['retry-after'])
-          await report(poolId, member.provider_id, result, latencyMs, response.statusCode)
-          if (result.kind === 'forbidden') await rotation.recordRefusal(member.provider_id, resource, choice.pool.forbidden_ttl_seconds)
+          try {
+            await report(poolId, member.provider_id, result, latencyMs, response.statusCode)
+            if (result.kind === 'forbidden') await rotation.recordRefusal(member.provider_id, resource, choice.pool.forbidden_ttl_seconds)
+          } catch (error) {
+            response.body.destroy()
+            throw error
+          }
           if (result.kind === 'success') {
+            const bodiless = hasNoBody(incoming.method, response.statusCode)
+            if (bodiless) response.body.resume()
             return {
               kind: 'answer',
               status: response.statusCode,
               headers: downstreamHeaders(response.headers),
-              body: response.body,
+              body: bodiless ? null : response.body,
               provider: member.provider_name,
               attempts: attempts.length + 1
             }
           }
           response.body.resume()
           attempts.push({ provider_id: member.provider_id, provider_name: member.provider_name, status_code: response.statusCode, latency_ms: latencyMs })
-        } catch (error) {
-          clearTimeout(timer)
-          const latencyMs = Math.round(performance.now() - started)
-          result = classifyError(error, timedOut)
-          await report(poolId, member.provider_id, result, latencyMs)
-          attempts.push({ provider_id: member.provider_id, provider_name: member.provider_name, error: result.kind === 'failure' ? result.reason : 'failed', latency_ms: latencyMs })
         }
         reason = result.kind === 'forbidden' ? 'proxy:forbidden' : `proxy:${result.kind === 'failure' ? result.reason : 'error'}`
         // A refusal means the provider did nothing, so moving on is always safe; a failure

@@ -46,6 +46,33 @@ async function refusingUrl (): Promise<string> {
   return closed.url
 }
 
+/** What a raw request got back. */
+interface RawAnswer { status: number, headers: IncomingMessage['headers'], body: string }
+
+/**
+ * A request whose target is sent byte for byte as given; with `expect100`, the body
+ * waits for the server's `100 Continue`, as curl does for bodies over 1 KiB.
+ */
+function rawRequest (port: number, options: { method: string, path: string, headers?: Record<string, string>, body?: string, expect100?: boolean }): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const body = options.body === undefined ? undefined : Buffer.from(options.body)
+    const headers: Record<string, string> = { ...options.headers }
+    if (body !== undefined) headers['content-length'] = String(body.length)
+    if (options.expect100 === true) headers.expect = '100-continue'
+    const req = httpRequest({ host: '127.0.0.1', port, path: options.path, method: options.method, headers }, (res) => {
+      const parts: Buffer[] = []
+      res.on('data', (part: Buffer) => parts.push(part))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts).toString() }))
+    })
+    req.on('error', reject)
+    if (options.expect100 === true) {
+      req.on('continue', () => req.end(body))
+    } else {
+      req.end(body)
+    }
+  })
+}
+
 /** A GET whose path is sent byte for byte as given. */
 function rawGet (port: number, path: string): Promise<{ status: number, body: string }> {
   return new Promise((resolve, reject) => {
@@ -112,12 +139,155 @@ for (const dialect of dialects) {
       assert.equal(seen?.headers.host, up.url.slice('http://'.length))
     })
 
-    it("forwards the client's Authorization and Cookie only when the pool says so", async () => {
+    it("never forwards the client's Authorization; with forward_client_auth, X-Provider-Authorization goes up as Authorization, and Cookie as it is", async () => {
       const up = await start(json(200, {}))
-      const { poolId } = await pool('creds', [up.url], { forward_client_auth: true })
-      await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy/x`, headers: { authorization: 'Bearer client', cookie: 'a=b' } })
-      assert.equal(up.seen[0]?.headers.authorization, 'Bearer client')
+      const sent = { authorization: 'Bearer sourcepool-token', 'x-provider-authorization': 'Basic cHJvdmlkZXI=', cookie: 'a=b' }
+      const forwarding = await pool('creds', [up.url], { forward_client_auth: true })
+      assert.equal((await t.app.inject({ method: 'GET', url: `/api/pools/${forwarding.poolId}/proxy/x`, headers: sent })).statusCode, 200)
+      assert.equal(up.seen[0]?.headers.authorization, 'Basic cHJvdmlkZXI=')
+      assert.equal(up.seen[0]?.headers['x-provider-authorization'], undefined)
       assert.equal(up.seen[0]?.headers.cookie, 'a=b')
+      // Without X-Provider-Authorization nothing goes up as Authorization, not even with forward_client_auth.
+      await t.app.inject({ method: 'GET', url: `/api/pools/${forwarding.poolId}/proxy/x`, headers: { authorization: 'Bearer sourcepool-token' } })
+      assert.equal(up.seen[1]?.headers.authorization, undefined)
+      // Without forward_client_auth none of the three goes.
+      const plain = await pool('no-creds', [up.url])
+      await t.app.inject({ method: 'GET', url: `/api/pools/${plain.poolId}/proxy/x`, headers: sent })
+      assert.deepEqual([up.seen[2]?.headers.authorization, up.seen[2]?.headers['x-provider-authorization'], up.seen[2]?.headers.cookie], [undefined, undefined, undefined])
+    })
+
+    it('keeps the sourcepool token of an authenticated client here, even with forward_client_auth', async () => {
+      await t.close()
+      const secret = 'client-secret-0123456789'
+      t = await buildTestApp(dialect, {}, { AUTH_TOKENS: `ops:admin:admin-secret-0123456789,app:client:${secret}` })
+      const up = await start(json(200, { ok: true }))
+      const admin = { authorization: 'Bearer admin-secret-0123456789' }
+      const id = (await t.request({ method: 'POST', url: '/api/providers', headers: admin, payload: { name: 'p', base_url: up.url } })).body.provider_id
+      const poolId = (await t.request({ method: 'POST', url: '/api/pools', headers: admin, payload: { name: 'tok', category: 'c', forward_client_auth: true } })).body.pool_id
+      assert.equal((await t.request({ method: 'POST', url: `/api/pools/${poolId}/members`, headers: admin, payload: { provider_id: id } })).status, 200)
+      const res = await t.request({ method: 'GET', url: `/api/pools/${poolId}/proxy/x`, headers: { authorization: `Bearer ${secret}` } })
+      assert.equal(res.status, 200)
+      assert.deepEqual(res.body, { ok: true })
+      assert.equal(up.seen[0]?.headers.authorization, undefined)
+      assert.doesNotMatch(JSON.stringify(up.seen[0]?.headers), /client-secret/)
+    })
+
+    it('forwards a body sent with Expect: 100-continue, without the Expect header, as a success of the provider', async () => {
+      const up = await start((_req, res, body) => json(200, { length: body.length })(_req, res))
+      const { poolId } = await pool('expect', [up.url])
+      await t.app.listen({ port: 0, host: '127.0.0.1' })
+      const { port } = t.app.server.address() as AddressInfo
+      const body = 'x'.repeat(2048)
+      const res = await rawRequest(port, { method: 'POST', path: `/api/pools/${poolId}/proxy/upload`, headers: { 'content-type': 'application/octet-stream' }, body, expect100: true })
+      assert.equal(res.status, 200, res.body)
+      assert.deepEqual(JSON.parse(res.body), { length: 2048 })
+      assert.equal(up.seen.length, 1)
+      assert.equal(up.seen[0]?.body, body)
+      assert.equal(up.seen[0]?.headers.expect, undefined)
+      const [member] = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.members
+      assert.deepEqual([member.health, member.success_count, member.failure_count], ['healthy', 1, 0])
+    })
+
+    it('ends the request with 500 for an error of its own, never counting it against the provider', async () => {
+      const up = await start(json(200, {}))
+      const { poolId, providers } = await pool('ours', [up.url, up.url])
+      // A credential header stored before validation that the upstream client refuses (UND_ERR_INVALID_ARG).
+      await t.database.db.updateTable('providers').set({ auth_headers: JSON.stringify({ 'x-api-key': 'a\r\nb' }) }).where('id', '=', providers[0] as number).execute()
+      const res = await t.request({ method: 'GET', url: `/api/pools/${poolId}/proxy/x`, headers: { 'x-request-id': 'ours-1' } })
+      assert.equal(res.status, 500)
+      assert.deepEqual(res.body, { detail: 'Failed to proxy the request: an unexpected internal error occurred; the server log has details under request id ours-1' })
+      assert.equal(up.seen.length, 0)
+      const members = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.members
+      assert.deepEqual(members.map((m: any) => [m.health, m.failure_count, m.consecutive_failures]), [['healthy', 0, 0], ['healthy', 0, 0]])
+    })
+
+    it('forwards an absolute-form request target by its path and query', async () => {
+      const up = await start(json(200, { ok: true }))
+      const { poolId } = await pool('absolute', [`${up.url}/base`])
+      await t.app.listen({ port: 0, host: '127.0.0.1' })
+      const { port } = t.app.server.address() as AddressInfo
+      const res = await rawRequest(port, { method: 'GET', path: `http://127.0.0.1:${port}/api/pools/${poolId}/proxy/a/b?x=1` })
+      assert.equal(res.status, 200, res.body)
+      assert.deepEqual(JSON.parse(res.body), { ok: true })
+      assert.equal(up.seen[0]?.url, '/base/a/b?x=1')
+    })
+
+    it('relays answers without a body (304, 204, any answer to HEAD) without one, keeping their headers', async () => {
+      const up = await start((req, res) => {
+        if (req.method === 'HEAD') res.writeHead(200, { 'content-length': '12', 'content-type': 'text/plain', etag: '"h"' })
+        else if (req.url === '/not-modified') res.writeHead(304, { 'content-length': '12', etag: '"v1"' })
+        else res.writeHead(204, { 'x-deleted': 'yes' })
+        res.end()
+      })
+      const { poolId } = await pool('bodiless', [up.url])
+      await t.app.listen({ port: 0, host: '127.0.0.1' })
+      const { port } = t.app.server.address() as AddressInfo
+      const notModified = await rawRequest(port, { method: 'GET', path: `/api/pools/${poolId}/proxy/not-modified`, headers: { 'if-none-match': '"v1"' } })
+      assert.deepEqual([notModified.status, notModified.body, notModified.headers.etag, notModified.headers['content-length']], [304, '', '"v1"', '12'])
+      const head = await rawRequest(port, { method: 'HEAD', path: `/api/pools/${poolId}/proxy/file` })
+      assert.deepEqual([head.status, head.body, head.headers.etag, head.headers['content-length'], head.headers['content-type']], [200, '', '"h"', '12', 'text/plain'])
+      const deleted = await rawRequest(port, { method: 'DELETE', path: `/api/pools/${poolId}/proxy/item` })
+      assert.deepEqual([deleted.status, deleted.body, deleted.headers['x-deleted']], [204, '', 'yes'])
+      assert.equal(up.seen.length, 3)
+    })
+
+    it("sends the base URL's query parameters first, then the client's", async () => {
+      const up = await start(json(200, {}))
+      const { poolId } = await pool('query', [`${up.url}/v1?api_key=K1&lang=pt`])
+      await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy/contratos?ano=2024&x=%2F` })
+      await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy/orgaos` })
+      assert.deepEqual(up.seen.map((s) => s.url), ['/v1/contratos?api_key=K1&lang=pt&ano=2024&x=%2F', '/v1/orgaos?api_key=K1&lang=pt'])
+    })
+
+    it('refuses userinfo in base_url (422 pointing to auth_headers), and still forwards a stored one as Basic auth', async () => {
+      const up = await start(json(200, {}))
+      for (const [method, url] of [['POST', '/api/providers'], ['PUT', `/api/providers/${await createProvider(t, 'plain')}`]] as const) {
+        const refused = await t.request({ method, url, payload: { name: `userinfo-${method}`, base_url: 'https://user:hunter2@api.example.com/v1' } })
+        assert.equal(refused.status, 422, method)
+        assert.deepEqual(refused.body, {
+          detail: [{
+            loc: ['body', 'base_url'],
+            msg: 'base_url may not carry credentials (user:password@); put them in auth_headers, e.g. {"authorization": "Basic <base64 of user:password>"}',
+            type: 'value_error.url.userinfo'
+          }]
+        })
+      }
+      assert.equal((await t.request({ method: 'GET', url: '/api/providers' })).body.total, 1)
+      assert.equal((await t.request({ method: 'GET', url: '/api/audit?action=provider.create' })).body.records.length, 1)
+      // Rows stored before the rule: the userinfo goes up as Basic auth (never in the URL), unless auth_headers set authorization.
+      const { poolId, providers } = await pool('legacy', [up.url, up.url])
+      const withUserinfo = up.url.replace('http://', 'http://us%20er:p%40ss@')
+      for (const id of providers) await t.database.db.updateTable('providers').set({ base_url: withUserinfo }).where('id', '=', id).execute()
+      await t.request({ method: 'PUT', url: `/api/providers/${providers[1]}`, payload: { auth_headers: { Authorization: 'Bearer from-auth-headers' } } })
+      await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy/a` })
+      await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy/b` })
+      assert.deepEqual(up.seen.map((s) => [s.url, s.headers.authorization]), [
+        ['/a', `Basic ${Buffer.from('us er:p@ss').toString('base64')}`],
+        ['/b', 'Bearer from-auth-headers']
+      ])
+    })
+
+    it('refuses TRACE with 405 and Allow before any provider is asked, and never forwards CONNECT', async () => {
+      const up = await start((req, res) => {
+        res.writeHead(200, { 'content-type': 'message/http' })
+        res.end(JSON.stringify(req.headers))
+      })
+      const { poolId } = await pool('trace', [up.url], {}, { auth_headers: { 'x-api-key': 'secret-value-123' } })
+      const injected = await t.app.inject({ method: 'TRACE', url: `/api/pools/${poolId}/proxy/x` })
+      assert.equal(injected.statusCode, 405)
+      assert.equal(injected.headers.allow, 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS')
+      assert.deepEqual(JSON.parse(injected.body), { detail: 'Method TRACE is not allowed through the proxy' })
+      await t.app.listen({ port: 0, host: '127.0.0.1' })
+      const { port } = t.app.server.address() as AddressInfo
+      const traced = await rawRequest(port, { method: 'TRACE', path: `/api/pools/${poolId}/proxy/x` })
+      assert.equal(traced.status, 405)
+      assert.deepEqual(JSON.parse(traced.body), { detail: 'Method TRACE is not allowed through the proxy' })
+      // CONNECT never reaches the route: Fastify routes no CONNECT, and Node closes a CONNECT connection no one handles.
+      const connect = await t.app.inject({ method: 'CONNECT', url: `/api/pools/${poolId}/proxy/x` })
+      assert.deepEqual([connect.statusCode, JSON.parse(connect.body)], [404, { detail: 'Not Found' }])
+      await assert.rejects(rawRequest(port, { method: 'CONNECT', path: `/api/pools/${poolId}/proxy/x` }), /socket hang up/)
+      assert.equal(up.seen.length, 0)
+      assert.equal((await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })).body.total, 0)
     })
 
     it('fails over within the request, never re-picking a member, and answers from the one that works', async () => {

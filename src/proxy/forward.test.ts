@@ -1,0 +1,54 @@
+/**
+ * The pure forwarding rules (forward.ts) on their own: request targets, the
+ * upstream URL, headers, refused methods, bodiless answers and how errors count.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import {
+  assertForwardableMethod, baseUrlAuthorization, classifyError, hasNoBody, MethodNotAllowedError, proxiedPath, upstreamHeaders, upstreamUrl
+} from './forward.js'
+
+describe('forwarding rules', () => {
+  it('takes the path and query of an origin-form or absolute-form target', () => {
+    assert.equal(proxiedPath('/api/pools/1/proxy/a/b?x=1'), '/a/b?x=1')
+    assert.equal(proxiedPath('http://host:8000/api/pools/1/proxy/a/b?x=1'), '/a/b?x=1')
+    assert.equal(proxiedPath('HTTPS://host/api/pools/1/proxy'), '/')
+    assert.equal(proxiedPath('/api/pools/1/proxy/?q'), '/?q')
+  })
+
+  it("puts the base URL's query first, then the client's, and never its userinfo", () => {
+    assert.equal(upstreamUrl('https://api.example/v1?key=K', '/a?x=1').toString(), 'https://api.example/v1/a?key=K&x=1')
+    assert.equal(upstreamUrl('https://api.example/v1/?key=K#frag', '/a').toString(), 'https://api.example/v1/a?key=K')
+    assert.equal(upstreamUrl('https://u:p@api.example/', '/a').toString(), 'https://api.example/a')
+    assert.equal(baseUrlAuthorization('https://u%3Ax:p%40ss@api.example/'), `Basic ${Buffer.from('u:x:p@ss').toString('base64')}`)
+    assert.equal(baseUrlAuthorization('https://api.example/'), undefined)
+  })
+
+  it('never sends Expect, Host, the client Authorization or (without forward_client_auth) its provider credentials and cookies', () => {
+    const incoming = { expect: '100-continue', host: 'h', authorization: 'Bearer t', 'x-provider-authorization': 'Basic p', cookie: 'c=1', accept: 'a' }
+    const base = { clientIp: '10.0.0.2', protocol: 'https' }
+    assert.deepEqual(upstreamHeaders(incoming, { ...base, forwardClientAuth: false }), { accept: 'a', 'x-forwarded-for': '10.0.0.2', 'x-forwarded-proto': 'https' })
+    assert.deepEqual(upstreamHeaders(incoming, { ...base, forwardClientAuth: true, providerHeaders: { Expect: '100-continue', 'X-Key': 'k' } }), {
+      accept: 'a', cookie: 'c=1', authorization: 'Basic p', 'x-forwarded-for': '10.0.0.2', 'x-forwarded-proto': 'https', 'x-key': 'k'
+    })
+  })
+
+  it('refuses TRACE and CONNECT, in any case', () => {
+    for (const method of ['TRACE', 'CONNECT', 'trace']) assert.throws(() => { assertForwardableMethod(method) }, MethodNotAllowedError)
+    for (const method of ['GET', 'POST', 'PROPFIND']) assertForwardableMethod(method)
+  })
+
+  it('knows the answers that have no body', () => {
+    assert.deepEqual([hasNoBody('HEAD', 200), hasNoBody('GET', 204), hasNoBody('GET', 304), hasNoBody('GET', 200), hasNoBody('POST', 201)], [true, true, true, false, false])
+  })
+
+  it("counts the upstream client's refusals and programming errors as ours, network errors as the provider's", () => {
+    for (const code of ['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'UND_ERR_CLOSED', 'ERR_INVALID_URL']) {
+      assert.equal(classifyError(Object.assign(new Error('x'), { code }), false).kind, 'ours', code)
+    }
+    assert.equal(classifyError(new TypeError('x'), false).kind, 'ours')
+    assert.deepEqual(classifyError(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), false), { kind: 'failure', reason: 'connect_error' })
+    assert.deepEqual(classifyError(Object.assign(new Error('x'), { code: 'UND_ERR_SOCKET' }), false), { kind: 'failure', reason: 'connect_error' })
+    assert.deepEqual(classifyError(Object.assign(new Error('x'), { code: 'UND_ERR_ABORTED' }), true), { kind: 'failure', reason: 'timeout' })
+  })
+})
