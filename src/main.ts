@@ -44,6 +44,8 @@ async function main (): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`sourcepool: failed to start: ${(error as Error).message}\n`)
+  // One line, never a stack (the database's start-up errors say what is wrong).
+  const message = error instanceof Error ? error.message : String(error)
+  process.stderr.write(`sourcepool: failed to start: ${message.split('\n')[0]}\n`)
   process.exit(1)
 })

@@ -15,13 +15,27 @@ export interface ServerProcess {
   stop(): Promise<number | null>
 }
 
-/** Runs `src/main.ts` with `env` and resolves with its exit code and stderr (for start-up failures). */
-export function runMain (env: Record<string, string>): Promise<{ code: number | null, stderr: string }> {
+/** Another user to run the server as (spawn's uid and gid; only root may). */
+export interface RunAs {
+  readonly uid: number
+  readonly gid: number
+}
+
+/**
+ * Runs `src/main.ts` with `env` (as `user`) and resolves with its exit code and stderr
+ * (for start-up failures); one still running after `timeoutMs` (it started) is killed
+ * and resolves with code null.
+ */
+export function runMain (env: Record<string, string>, user?: RunAs, timeoutMs = 30_000): Promise<{ code: number | null, stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], ...user })
     let stderr = ''
     child.stderr.on('data', (chunk) => { stderr += String(chunk) })
-    child.on('exit', (code) => resolve({ code, stderr }))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stderr })
+    })
   })
 }
 
@@ -34,14 +48,15 @@ export async function freePort (): Promise<number> {
   return port
 }
 
-/** Starts a server on a free port and resolves once `GET /healthz` answers 200. */
-export async function startServer (env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
+/** Starts a server (as `user`) on a free port and resolves once `GET /healthz` answers 200. */
+export async function startServer (env: Record<string, string>, timeoutMs = 20_000, user?: RunAs): Promise<ServerProcess> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe']
+    stdio: ['ignore', 'ignore', 'pipe'],
+    ...user
   })
   let stderr = ''
   child.stderr.on('data', (chunk) => { stderr += String(chunk) })

@@ -1,15 +1,18 @@
 /**
  * Opens the database named by a DATABASE_URL: the only module that knows SQLite
  * from PostgreSQL. Everything above it sees one Kysely handle for building
- * queries and a work runner (db/work.ts) for running them.
+ * queries and a work runner (db/work.ts) for running them. A database that cannot
+ * be used (unreachable, unknown, read-only, locked, failing to migrate) is refused
+ * at start-up with one line saying why (DatabaseStartupError), never the password.
  */
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, PostgresAdapter, PostgresDialect, sql, type SelectQueryBuilder } from 'kysely'
 import pg from 'pg'
-import { migrateToLatest } from './migrate.js'
-import { createSqliteRunner } from './sqlite-dialect.js'
+import { DatabaseNotWritableError, DatabaseStartupError, describePostgresError, describeSqliteError } from './errors.js'
+import { MigrationError, migrateToLatest } from './migrate.js'
+import { BUSY_BUDGET_MS, createSqliteRunner, probeWrite } from './sqlite-dialect.js'
 import type { Database, Db, Dialect } from './types.js'
 import type { Work, WorkRunner } from './work.js'
 
@@ -17,7 +20,13 @@ import type { Work, WorkRunner } from './work.js'
 export interface DbHandle extends WorkRunner {
   readonly db: Db
   readonly dialect: Dialect
-  /** Resolves when the database answers a trivial query. */
+  /**
+   * The health check. Resolves when the database answers and would take a write (on
+   * SQLite also while another process merely holds the write lock: it is writable,
+   * just busy); rejects with DatabaseNotWritableError when it answers but is
+   * read-only, with the driver's error when it does not answer. SQLite's waits a
+   * few milliseconds at most for a lock.
+   */
   ping(): Promise<void>
   close(): Promise<void>
 }
@@ -29,22 +38,56 @@ export function lockRows<DB, TB extends keyof DB, O> (
   return db.getExecutor().adapter instanceof PostgresAdapter ? query.forUpdate() : query
 }
 
-function openSqlite (url: string): { db: Db } & WorkRunner {
+/** A database opened but not yet migrated. */
+interface Opened extends WorkRunner {
+  readonly db: Db
+  ping(): Promise<void>
+  /** Checks the database, migrates it, and gets it ready to serve; throws DatabaseStartupError. */
+  start(): Promise<void>
+}
+
+/** The one line for a failed migration (or a failure before any could run). */
+function describeMigrationFailure (error: unknown, describe: (error: unknown) => string): string {
+  if (error instanceof MigrationError) return `${error.message}: ${describe(error.cause)}`
+  return describe(error)
+}
+
+function openSqlite (url: string): Opened {
   const path = url.slice('sqlite:'.length)
   const inMemory = path === ':memory:'
-  if (!inMemory) mkdirSync(dirname(path), { recursive: true })
-  const database = new BetterSqlite3(inMemory ? ':memory:' : path)
-  database.pragma('journal_mode = WAL')
-  // NORMAL in WAL mode: every commit survives a process crash; only an OS crash or
-  // power loss can lose the last commits. FULL would fsync on every rotation.
-  database.pragma('synchronous = NORMAL')
-  // Checkpoint (and fsync) every ~40 MB of WAL instead of every 4 MB: rotations
-  // rewrite the same few pages, so rarer checkpoints save most of their cost.
-  database.pragma('wal_autocheckpoint = 10000')
-  database.pragma('journal_size_limit = 67108864')
-  database.pragma('foreign_keys = ON')
-  database.pragma('busy_timeout = 5000')
-  return createSqliteRunner(database)
+  let database: BetterSqlite3.Database | undefined
+  try {
+    if (!inMemory) mkdirSync(dirname(path), { recursive: true })
+    // Start-up waits for another process's lock synchronously: nothing is served yet.
+    database = new BetterSqlite3(inMemory ? ':memory:' : path, { timeout: BUSY_BUDGET_MS })
+    // Before anything writes: a read-only file opens without complaint, and would
+    // otherwise answer /healthz and fail every write.
+    probeWrite(database)
+    database.pragma('journal_mode = WAL')
+    // NORMAL in WAL mode: every commit survives a process crash; only an OS crash or
+    // power loss can lose the last commits. FULL would fsync on every rotation.
+    database.pragma('synchronous = NORMAL')
+    // Checkpoint (and fsync) every ~40 MB of WAL instead of every 4 MB: rotations
+    // rewrite the same few pages, so rarer checkpoints save most of their cost.
+    database.pragma('wal_autocheckpoint = 10000')
+    database.pragma('journal_size_limit = 67108864')
+    database.pragma('foreign_keys = ON')
+  } catch (error) {
+    database?.close()
+    throw new DatabaseStartupError(describeSqliteError(error, path))
+  }
+  const runner = createSqliteRunner(database)
+  return {
+    ...runner,
+    start: async () => {
+      try {
+        await migrateToLatest(runner.db, 'sqlite')
+      } catch (error) {
+        throw new DatabaseStartupError(describeMigrationFailure(error, (cause) => describeSqliteError(cause, path)))
+      }
+      runner.serve()
+    }
+  }
 }
 
 /** Runs `work` statement by statement on one connection or transaction. */
@@ -57,44 +100,94 @@ async function driveAsync<T> (db: Db, work: Work<T>): Promise<T> {
   return step.value
 }
 
-function openPostgres (url: string): { db: Db } & WorkRunner {
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+function openPostgres (url: string): Opened {
   const parsed = new URL(url)
+  const where = `${parsed.hostname || parsed.searchParams.get('host') || 'localhost'}:${parsed.port || '5432'}`
   // `?schema=name` keeps an instance (or a test run) in its own schema.
   const schema = parsed.searchParams.get('schema')
   parsed.searchParams.delete('schema')
+  if (schema !== null && !SCHEMA_NAME.test(schema)) {
+    throw new DatabaseStartupError(`DATABASE_URL: ?schema=${schema} is not a plain schema name (letters, digits and _)`)
+  }
   const max = Number(parsed.searchParams.get('pool_max') ?? 10)
   parsed.searchParams.delete('pool_max')
+  // Server options given in the URL (`?options=-c …`) would replace the search_path.
+  const options = [parsed.searchParams.get('options'), schema !== null ? `-c search_path=${schema}` : null].filter((o) => o !== null)
+  parsed.searchParams.delete('options')
   const pool = new pg.Pool({
     connectionString: parsed.toString(),
     max,
-    ...(schema !== null ? { options: `-c search_path=${schema.replace(/[^a-zA-Z0-9_]/g, '')}` } : {})
+    ...(options.length > 0 ? { options: options.join(' ') } : {})
   })
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {})
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const describe = (error: unknown) => describePostgresError(error, where)
   return {
     db,
     transact: async (work) => await db.transaction().execute(async (trx) => await driveAsync(trx, work(db))),
-    read: async (work) => await db.connection().execute(async (connection) => await driveAsync(connection, work(db)))
+    read: async (work) => await db.connection().execute(async (connection) => await driveAsync(connection, work(db))),
+    ping: async () => {
+      const { rows } = await sql<{ read_only: string }>`select current_setting('transaction_read_only') as read_only`.execute(db)
+      if (rows[0]?.read_only === 'on') throw new DatabaseNotWritableError()
+    },
+    start: async () => {
+      let found: { schema: string | null, read_only: string } | undefined
+      try {
+        found = (await sql<{ schema: string | null, read_only: string }>`select current_schema() as schema, current_setting('transaction_read_only') as read_only`.execute(db)).rows[0]
+      } catch (error) {
+        throw new DatabaseStartupError(describe(error))
+      }
+      // current_schema() is the first schema on the search_path that exists.
+      const current = found?.schema ?? null
+      if (current === null) {
+        // Unquoted in the search_path, the name is folded to lower case.
+        throw new DatabaseStartupError(schema !== null ? `schema "${schema.toLowerCase()}" does not exist` : 'no schema on the search_path exists')
+      }
+      if (found?.read_only === 'on') throw new DatabaseStartupError(`PostgreSQL at ${where} is read-only (transaction_read_only is on)`)
+      try {
+        // The migrator's own tables go in this schema too, not wherever it finds some.
+        await migrateToLatest(db, 'postgres', current)
+      } catch (error) {
+        throw new DatabaseStartupError(describeMigrationFailure(error, describe))
+      }
+    }
   }
 }
 
-/** Opens and migrates the database named by `url` (sqlite:… or postgres://…). */
+/** `message` with the URL's password (as written, and decoded) masked. */
+function withoutPassword (message: string, url: string): string {
+  let password = ''
+  try {
+    password = new URL(url).password
+  } catch {
+    return message
+  }
+  if (password === '') return message
+  let decoded = password
+  try {
+    decoded = decodeURIComponent(password)
+  } catch {}
+  return message.split(password).join('***').split(decoded).join('***')
+}
+
+/** Opens and migrates the database named by `url` (sqlite:… or postgres://…); throws DatabaseStartupError. */
 export async function createDb (url: string): Promise<DbHandle> {
   const dialect: Dialect = url.startsWith('sqlite:') ? 'sqlite' : 'postgres'
-  const { db, transact, read } = dialect === 'sqlite' ? openSqlite(url) : openPostgres(url)
   try {
-    await migrateToLatest(db, dialect)
+    const opened = dialect === 'sqlite' ? openSqlite(url) : openPostgres(url)
+    const { db, transact, read, ping } = opened
+    try {
+      await opened.start()
+    } catch (error) {
+      await db.destroy().catch(() => {})
+      throw error
+    }
+    return { db, dialect, transact, read, ping, close: async () => { await db.destroy() } }
   } catch (error) {
-    await db.destroy()
+    if (error instanceof DatabaseStartupError) throw new DatabaseStartupError(withoutPassword(error.message, url))
     throw error
-  }
-  return {
-    db,
-    dialect,
-    transact,
-    read,
-    ping: async () => { await sql`select 1`.execute(db) },
-    close: async () => { await db.destroy() }
   }
 }

@@ -22,15 +22,29 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
   }
 }
 
-/** Brings the schema up to date, or throws with the failing migration's name. */
-export async function migrateToLatest (db: Db, dialect: Dialect): Promise<void> {
+/** A migration failed; `cause` says why. */
+export class MigrationError extends Error {
+  constructor (readonly migrationName: string, cause: unknown) {
+    super(`database migration ${migrationName} failed`, { cause })
+  }
+}
+
+/**
+ * Brings the schema up to date. On PostgreSQL, `schema` is where the migrator keeps
+ * its own tables: it must be given, or the migrator would take another schema's
+ * tables (any instance's, in the same database) for its own. Throws MigrationError
+ * when a migration failed, or the driver's error when none could run.
+ */
+export async function migrateToLatest (db: Db, dialect: Dialect, schema?: string): Promise<void> {
   const migrator = new Migrator({
     db,
-    provider: { getMigrations: async () => migrationsFor(dialect) }
+    provider: { getMigrations: async () => migrationsFor(dialect) },
+    ...(schema !== undefined ? { migrationTableSchema: schema } : {})
   })
   const { error, results } = await migrator.migrateToLatest()
   if (error !== undefined) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
-    throw new Error(`database migration ${failed} failed`, { cause: error })
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName
+    if (failed === undefined) throw error
+    throw new MigrationError(failed, error)
   }
 }

@@ -1,17 +1,59 @@
 /**
- * SQLite through better-sqlite3: Kysely's stock dialect (used for migrations and
- * health checks) and the synchronous work runner that every request uses, with a
- * bounded prepared-statement cache. A unit of work runs start to finish inside one
+ * SQLite through better-sqlite3: Kysely's stock dialect (used for migrations) and
+ * the synchronous work runner that every request uses, with a bounded
+ * prepared-statement cache. A unit of work runs start to finish inside one
  * `BEGIN IMMEDIATE` transaction without yielding to the event loop, so requests
  * are serialised without a mutex and a writer never fails on a lock upgrade; the
  * writes of one event-loop turn share that transaction's commit (group commit).
+ *
+ * Waiting for a lock that another process holds (an operator's `sqlite3` shell, a
+ * backup) must not block the event loop: once serving, SQLite's own (synchronous)
+ * busy wait is a few milliseconds, and work that found the database busy is run
+ * again after a short, growing delay, until BUSY_BUDGET_MS is spent.
  */
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
+import { DatabaseNotWritableError, isBusy, isReadOnly } from './errors.js'
 import type { Database, Db } from './types.js'
 import type { Work, WorkRunner } from './work.js'
 
 const STATEMENT_CACHE_SIZE = 500
+
+/**
+ * How long, in all, a unit of work waits for a lock held by another process before it
+ * fails with SQLITE_BUSY (answered as "the database is not answering; retry shortly").
+ * Start-up (opening, migrating) waits as long, synchronously: nothing is served yet.
+ */
+export const BUSY_BUDGET_MS = 5000
+
+/** SQLite's own, synchronous busy wait once requests are served: short, as it blocks the event loop. */
+const SERVING_BUSY_TIMEOUT_MS = 5
+
+/** The delay before the nth retry of busy work: 2, 4, 8 … ms, at most 50 ms. */
+function retryDelay (retry: number): number {
+  return Math.min(2 * 2 ** retry, 50)
+}
+
+const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Throws what a write would meet, writing nothing: SQLITE_READONLY… when the database
+ * refuses writes, SQLITE_BUSY when another connection holds the write lock past the
+ * busy timeout. (`BEGIN IMMEDIATE` alone succeeds on a read-only file: only a page
+ * write fails, so the header's user_version is rewritten as it is, then rolled back.)
+ */
+export function probeWrite (database: SqliteDatabase): void {
+  // Inside a transaction of Kysely's (migrations), the connection is in use: nothing to probe.
+  if (database.inTransaction) return
+  database.prepare('BEGIN IMMEDIATE').run()
+  try {
+    const version = Number(database.pragma('user_version', { simple: true }))
+    database.pragma(`user_version = ${version}`)
+  } finally {
+    // Some errors roll the transaction back themselves.
+    if (database.inTransaction) database.prepare('ROLLBACK').run()
+  }
+}
 
 /** Prepares statements once per SQL text. */
 function statementCache (database: SqliteDatabase): (sqlText: string) => Statement {
@@ -73,9 +115,23 @@ function drive<T> (work: Work<T>, prepare: (sqlText: string) => Statement, reade
   return step.value
 }
 
+/** The Kysely handle, the work runner and the health check over one open better-sqlite3 database. */
+export interface SqliteRunner extends WorkRunner {
+  readonly db: Db
+  /**
+   * Resolves when the database would take a write (or another process holds the write
+   * lock: it is writable, just busy); rejects with DatabaseNotWritableError when it is
+   * read-only, with the driver's error when it cannot be used. Once serving, it waits
+   * a few milliseconds at most for a lock.
+   */
+  ping(): Promise<void>
+  /** Start-up is over: from now on lock waits yield to the event loop (see the header). */
+  serve(): void
+}
+
 /** The Kysely handle and the work runner over one open better-sqlite3 database. */
-export function createSqliteRunner (database: SqliteDatabase): { db: Db } & WorkRunner {
-  // Kysely (migrations, health checks) gets its own statements: the runner's are switched to raw mode.
+export function createSqliteRunner (database: SqliteDatabase): SqliteRunner {
+  // Kysely (migrations) gets its own statements: the runner's are switched to raw mode.
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database })
   })
@@ -87,38 +143,102 @@ export function createSqliteRunner (database: SqliteDatabase): { db: Db } & Work
   // the other inside one BEGIN IMMEDIATE … COMMIT, each in its own savepoint (a write
   // that throws is rolled back alone), and are answered once that commit is done. Each
   // stays atomic and serialised; the commit, most of a small write's cost, is shared.
-  interface Pending { work: (db: Db) => Work<unknown>, resolve: (value: unknown) => void, reject: (error: unknown) => void }
+  //
+  // When another process holds the write lock, BEGIN IMMEDIATE fails with SQLITE_BUSY
+  // before any work has run, and the whole group goes back to the head of the queue,
+  // in order, to be tried again after a short delay; writes arriving meanwhile queue
+  // behind it and run in the same group. Only writes whose budget is spent fail. (Work
+  // that has started is never run again: a unit may have effects outside the database.)
+  interface Pending {
+    work: (db: Db) => Work<unknown>
+    resolve: (value: unknown) => void
+    reject: (error: unknown) => void
+    /** When this write stops waiting for another process's lock (Date.now() time). */
+    deadline: number
+  }
   let queue: Pending[] = []
-  const group = database.transaction((items: Pending[]) => items.map((item) => {
-    try {
-      // Nested in the group's transaction, this runs in a savepoint.
-      return { ok: true as const, value: inTransaction(item.work(db)) }
-    } catch (error) {
-      return { ok: false as const, error }
-    }
-  }))
+  let flushScheduled = false
+  let retries = 0
+  let began = false
+  const group = database.transaction((items: Pending[]) => {
+    began = true
+    return items.map((item) => {
+      try {
+        // Nested in the group's transaction, this runs in a savepoint.
+        return { ok: true as const, value: inTransaction(item.work(db)) }
+      } catch (error) {
+        return { ok: false as const, error }
+      }
+    })
+  })
   const flush = () => {
+    flushScheduled = false
     const items = queue
     queue = []
     let outcomes
+    began = false
     try {
       outcomes = group.immediate(items)
     } catch (error) {
+      if (!began && isBusy(error)) {
+        const now = Date.now()
+        queue = items.filter((item) => {
+          if (item.deadline > now) return true
+          item.reject(error)
+          return false
+        })
+        if (queue.length > 0) {
+          flushScheduled = true
+          setTimeout(flush, retryDelay(retries++))
+        } else {
+          retries = 0
+        }
+        return
+      }
+      retries = 0
       for (const item of items) item.reject(error)
       return
     }
+    retries = 0
     items.forEach((item, i) => {
       const outcome = outcomes[i] as { ok: true, value: unknown } | { ok: false, error: unknown }
       if (outcome.ok) item.resolve(outcome.value)
       else item.reject(outcome.error)
     })
   }
+
   return {
     db,
     transact: async <T>(work: (db: Db) => Work<T>) => await new Promise<T>((resolve, reject) => {
-      if (queue.length === 0) setImmediate(flush)
-      queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject, deadline: Date.now() + BUSY_BUDGET_MS })
+      if (!flushScheduled) {
+        flushScheduled = true
+        setImmediate(flush)
+      }
     }),
-    read: async <T>(work: (db: Db) => Work<T>) => inTransaction.deferred(work(db)) as T
+    // Reads rarely meet a lock in WAL mode (a reader waits only for another process's
+    // WAL recovery or exclusive locking mode); read work has no other effect, so it is
+    // simply run again, from a fresh generator.
+    read: async <T>(work: (db: Db) => Work<T>) => {
+      const deadline = Date.now() + BUSY_BUDGET_MS
+      for (let retry = 0; ; retry++) {
+        try {
+          return inTransaction.deferred(work(db)) as T
+        } catch (error) {
+          if (!isBusy(error) || Date.now() >= deadline) throw error
+        }
+        await sleep(retryDelay(retry))
+      }
+    },
+    ping: async () => {
+      try {
+        probeWrite(database)
+      } catch (error) {
+        if (isBusy(error)) return
+        if (isReadOnly(error)) throw new DatabaseNotWritableError()
+        throw error
+      }
+    },
+    serve: () => { database.pragma(`busy_timeout = ${SERVING_BUSY_TIMEOUT_MS}`) }
   }
 }

@@ -4,6 +4,7 @@
  * the request id and answered with the operation's `Failed to …: <sentence>`.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { isNotAnswering, isReadOnly } from '../db/errors.js'
 import { DomainError, RequestValidationError } from '../errors.js'
 import { toValidationIssues } from './validation.js'
 
@@ -24,10 +25,8 @@ const CLIENT_ERRORS: Record<string, string> = {
 
 /** Explains an unexpected failure without leaking driver text, SQL or stack traces. */
 function sentenceFor (error: unknown, requestId: string): string {
-  const code = (error as { code?: unknown }).code
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT' || code === '57P01' || code === 'SQLITE_BUSY') {
-    return `the database is not answering; retry shortly (request id ${requestId})`
-  }
+  if (isNotAnswering(error)) return `the database is not answering; retry shortly (request id ${requestId})`
+  if (isReadOnly(error)) return `the database is read-only and refuses writes (request id ${requestId})`
   return `an unexpected internal error occurred; the server log has details under request id ${requestId}`
 }
 
