@@ -133,7 +133,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
       }
     }
   })
-  const housekeepingTimer = setInterval(() => { void app.runHousekeeping() }, HOUSEKEEPING_INTERVAL_MS)
+  // runHousekeeping logs each job's failure itself and never rejects.
+  const housekeepingTimer = setInterval(() => { app.runHousekeeping().catch(() => {}) }, HOUSEKEEPING_INTERVAL_MS)
   housekeepingTimer.unref()
   app.addHook('onClose', (_instance, done) => {
     clearInterval(housekeepingTimer)

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { chunk, createPool, createProvider } from './fixtures.js'
-import { buildTestApp, dialects, type TestApp } from './helpers.js'
+import { buildTestApp, describeOn, dialects, type TestApp } from './helpers.js'
 
 const UNSTORABLE = { msg: 'text contains a NUL character or an unpaired surrogate, which cannot be stored', type: 'value_error.str.unstorable' }
 const unstorable = (...loc: Array<string | number>) => ({ detail: [{ loc, ...UNSTORABLE }] })
@@ -23,7 +23,7 @@ const BAD_TEXT: Array<[string, string]> = [['a NUL character', 'a\u0000b'], ['a 
 const nested = (levels: number, inner = '1') => `${'['.repeat(levels)}${inner}${']'.repeat(levels)}`
 
 for (const dialect of dialects) {
-  describe(`[${dialect.name}] bad input`, () => {
+  describeOn(dialect, 'bad input', () => {
     let t: TestApp
     beforeEach(async () => { t = await buildTestApp(dialect) })
     afterEach(async () => { await t.close() })

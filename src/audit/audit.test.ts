@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { ISO_UTC } from '../../test/fixtures.js'
-import { buildTestApp, dialects, type TestApp } from '../../test/helpers.js'
+import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
 import { maskSecrets } from './audit.js'
 
 const ADMIN = 'admin-secret-0123456789'
@@ -10,7 +10,7 @@ const CLIENT = 'client-secret-0123456789'
 const AUTH_TOKENS = `ops:admin:${ADMIN},app:client:${CLIENT}`
 
 for (const dialect of dialects) {
-  describe(`[${dialect.name}] audit trail`, () => {
+  describeOn(dialect, 'audit trail', () => {
     let t: TestApp
     let n = 0
     beforeEach(async () => { t = await buildTestApp(dialect, {}, { AUTH_TOKENS }) })
@@ -116,7 +116,7 @@ const DAY_MS = 24 * 60 * 60 * 1000
 const INVALID_CURSOR = { detail: [{ loc: ['query', 'cursor'], msg: 'invalid cursor: pass next_cursor from the previous page as it is', type: 'value_error.cursor' }] }
 
 for (const dialect of dialects) {
-  describe(`[${dialect.name}] audit trail pages and age limit`, () => {
+  describeOn(dialect, 'audit trail pages and age limit', () => {
     let t: TestApp
     let time = Date.parse('2026-01-01T00:00:00.000Z')
     const start = async (env: Record<string, string> = {}) => {

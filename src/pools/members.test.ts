@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { addMember, createPool, createProvider } from '../../test/fixtures.js'
-import { buildTestApp, dialects, type TestApp } from '../../test/helpers.js'
+import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
 
 for (const dialect of dialects) {
-  describe(`[${dialect.name}] pool members`, () => {
+  describeOn(dialect, 'pool members', () => {
     let t: TestApp
     let poolId: number
     let providerId: number

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { ISO_UTC, addMember, createPool, createProvider, rotateTimes } from '../../test/fixtures.js'
-import { buildTestApp, dialects, type TestApp } from '../../test/helpers.js'
+import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
 
 for (const dialect of dialects) {
-  describe(`[${dialect.name}] pools`, () => {
+  describeOn(dialect, 'pools', () => {
     let t: TestApp
     beforeEach(async () => { t = await buildTestApp(dialect) })
     afterEach(async () => { await t.close() })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
-import { afterEach, beforeEach, describe, it } from 'node:test'
+import { afterEach, beforeEach, it } from 'node:test'
 import { ISO_UTC, addMember, createPool, createProvider, rotateTimes } from '../../test/fixtures.js'
-import { buildTestApp, dialects, type TestApp } from '../../test/helpers.js'
+import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
 
 /** Creates a provider with the given credentials and returns its id. */
 async function createProviderAs (t: TestApp, headers: Record<string, string>, name: string): Promise<number> {
@@ -11,7 +11,7 @@ async function createProviderAs (t: TestApp, headers: Record<string, string>, na
 }
 
 for (const dialect of dialects) {
-  describe(`[${dialect.name}] providers`, () => {
+  describeOn(dialect, 'providers', () => {
     let t: TestApp
     beforeEach(async () => { t = await buildTestApp(dialect) })
     afterEach(async () => { await t.close() })

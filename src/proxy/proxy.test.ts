@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterEach, beforeEach, describe, it } from 'node:test'
+import { afterEach, beforeEach, it } from 'node:test'
 import { addMember, createPool, createProvider } from '../../test/fixtures.js'
-import { buildTestApp, dialects, type TestApp } from '../../test/helpers.js'
+import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
 
 /** What an upstream saw of one request. */
 interface Seen { method: string, url: string, headers: IncomingMessage['headers'], body: string }
@@ -85,7 +85,7 @@ function rawGet (port: number, path: string): Promise<{ status: number, body: st
 }
 
 for (const dialect of dialects) {
-  describe(`[${dialect.name}] /api/pools/:pool_id/proxy/*`, () => {
+  describeOn(dialect, '/api/pools/:pool_id/proxy/*', () => {
     let t: TestApp
     const upstreams: Upstream[] = []
     const start = async (behave: Parameters<typeof upstream>[0]) => {
@@ -479,7 +479,7 @@ for (const dialect of dialects) {
 const PORTAL_BLOCKED = new Set(['/despesas', '/fornecedores', '/emendas-parlamentares', '/beneficios', '/salarios'])
 
 for (const dialect of dialects) {
-  describe(`[${dialect.name}] per-resource refusals`, () => {
+  describeOn(dialect, 'per-resource refusals', () => {
     let t: TestApp
     let clock = Date.parse('2026-11-22T10:00:00.000Z')
     const upstreams: Upstream[] = []

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { createPool, poolWithMembers, rotateTimes } from '../../test/fixtures.js'
-import { buildTestApp, dialects, type TestApp } from '../../test/helpers.js'
+import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
 
 const START = Date.parse('2026-03-01T12:00:00.000Z')
 const iso = (ms: number) => new Date(ms).toISOString()
 
 for (const dialect of dialects) {
-  describe(`[${dialect.name}] health-aware rotation`, () => {
+  describeOn(dialect, 'health-aware rotation', () => {
     let t: TestApp
     let clock: number
     beforeEach(async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { ISO_UTC, createPool, poolWithMembers, rotateTimes } from '../../test/fixtures.js'
-import { buildTestApp, dialects, type TestApp } from '../../test/helpers.js'
+import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
 
 function counts (ids: number[]): Map<number, number> {
   const result = new Map<number, number>()
@@ -10,7 +10,7 @@ function counts (ids: number[]): Map<number, number> {
 }
 
 for (const dialect of dialects) {
-  describe(`[${dialect.name}] rotation`, () => {
+  describeOn(dialect, 'rotation', () => {
     let t: TestApp
     beforeEach(async () => { t = await buildTestApp(dialect) })
     afterEach(async () => { await t.close() })
