@@ -134,16 +134,40 @@ export interface ListPosition {
   chunk_id: string
 }
 
-/** Up to `limit` chunks matching `filter` after `after`, by parent, sequence and id. */
-export function * listChunks (db: Db, filter: ListFilter, after: ListPosition | undefined, limit: number, withEmbedding: boolean): Work<ChunkRow[]> {
+/** What a list page needs to know of a row before reading it: its position and the sizes of its JSON. */
+export interface ListedSize extends ListPosition {
+  embedding_model: string
+  embedding_dim: number
+  /** UTF-8 bytes of the content and of the metadata's JSON text. */
+  content_bytes: number
+  metadata_bytes: number
+}
+
+/** Positions and sizes of up to `limit` chunks matching `filter` after `after`, by parent, sequence and id. */
+export function * listChunkSizes (db: Db, filter: ListFilter, after: ListPosition | undefined, limit: number): Work<ListedSize[]> {
   let query = filtered(db, filter)
   if (after !== undefined) {
     query = query.where((eb) => eb(eb.refTuple('parent_id', 'sequence', 'chunk_id'), '>', eb.tuple(after.parent_id, after.sequence, after.chunk_id)))
   }
-  const columns = ['chunk_id', 'content', 'embedding_model', 'embedding_dim', 'parent_id', 'sequence', 'metadata'] as const
-  const rows = yield * all((withEmbedding ? query.select([...columns, 'embedding']) : query.select(columns))
+  const rows = yield * all(query
+    .select((eb) => [
+      'chunk_id', 'parent_id', 'sequence', 'embedding_model', 'embedding_dim',
+      eb.fn<number | string>('octet_length', ['content']).as('content_bytes'),
+      eb.fn<number | string>('octet_length', ['metadata']).as('metadata_bytes')
+    ])
     .orderBy('parent_id').orderBy('sequence').orderBy('chunk_id').limit(limit))
-  return rows as ChunkRow[]
+  return rows.map((row) => ({ ...row, content_bytes: Number(row.content_bytes), metadata_bytes: Number(row.metadata_bytes) }))
+}
+
+/** A listed chunk: without `embedding` when the list leaves it out. */
+export type ListedChunk = Pick<ChunkRow, 'chunk_id' | 'content' | 'embedding_model' | 'embedding_dim' | 'parent_id' | 'sequence' | 'metadata'> & { embedding?: Uint8Array }
+
+/** The chunks with these ids that (still) match `filter`, by parent, sequence and id. */
+export function * findListedChunks (db: Db, filter: ListFilter, ids: string[], withEmbedding: boolean): Work<ListedChunk[]> {
+  const query = filtered(db, filter).where('chunk_id', 'in', ids)
+  const columns = ['chunk_id', 'content', 'embedding_model', 'embedding_dim', 'parent_id', 'sequence', 'metadata'] as const
+  return yield * all((withEmbedding ? query.select([...columns, 'embedding']) : query.select(columns))
+    .orderBy('parent_id').orderBy('sequence').orderBy('chunk_id'))
 }
 
 /** How many chunks match `filter`. */

@@ -2,7 +2,8 @@
  * `/api/chunks`: store, read, replace, delete, list and search text chunks with
  * embeddings. Write routes validate with `attachValidation`, so one 422 lists the
  * schema's findings together with the chunk rules (chunk.validation.ts).
- * Responses holding records are written by chunk.json.ts (exact numbers).
+ * Responses holding records are written by chunk.json.ts (exact numbers); a
+ * list page arrives from the service as JSON texts, cut to its byte budget.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
@@ -58,11 +59,11 @@ export const chunkRoutes: FastifyPluginAsyncTypebox<{ chunks: ChunkService, sear
   })
 
   app.get('/api/chunks', {
-    schema: { tags, summary: 'List chunks by parent, sequence and id, a page at a time', querystring: ChunkListQuery, response: { 200: ChunkListResponse, ...errorResponses } },
+    schema: { tags, summary: 'List chunks by parent, sequence and id, a page (at most `limit` chunks and 4 MiB of JSON) at a time', querystring: ChunkListQuery, response: { 200: ChunkListResponse, ...errorResponses } },
     config: { failure: 'Failed to list chunks' }
   }, async (request, reply) => {
-    const { rows, total, nextCursor } = await chunks.listChunks(request.query)
-    return sendJson(reply, `{"chunks":[${rows.map(chunkJson).join(',')}],"total":${total},"next_cursor":${JSON.stringify(nextCursor)}}`)
+    const page = await chunks.listChunks(request.query)
+    return sendJson(reply, `{"chunks":[${page.chunks.join(',')}],"total":${page.total},"next_cursor":${JSON.stringify(page.nextCursor)}}`)
   })
 
   app.get('/api/chunks/:chunk_id', {

@@ -14,6 +14,13 @@ export const MAX_BATCH = 1000
 /** Request body limits: one record, and a batch. */
 export const RECORD_BODY_LIMIT = 1024 * 1024
 export const BATCH_BODY_LIMIT = 64 * 1024 * 1024
+/**
+ * Most bytes of JSON in one page of `GET /api/chunks`: a page ends before it
+ * would pass this, so `limit` is a maximum, not a promise (as DynamoDB's 1 MB
+ * pages), and `next_cursor` goes on from there. A page always has at least one
+ * chunk, so a single chunk larger than this comes alone in its page.
+ */
+export const LIST_PAGE_BYTES = 4 * 1024 * 1024
 
 const MAX_INT32 = 2_147_483_647
 const ChunkId = Type.String({ minLength: 1, maxLength: 256 })
@@ -60,8 +67,9 @@ const filterFields = {
 
 export const ChunkListQuery = Type.Object({
   ...filterFields,
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-  cursor: Type.Optional(Type.String({ maxLength: 4096, description: 'next_cursor of the previous page' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'most chunks in the page; a page also ends before 4 MiB of JSON' })),
+  // A cursor encodes a position: its parent_id (up to 1,000 characters) and chunk_id (256) as escaped JSON in base64, at most about 10,100 characters.
+  cursor: Type.Optional(Type.String({ maxLength: 16_384, description: 'next_cursor of the previous page' })),
   include_embedding: Type.Optional(Type.Boolean({ default: true }))
 })
 export type ChunkListInput = Static<typeof ChunkListQuery>
@@ -90,7 +98,7 @@ export const ChunkResponse = ChunkOut
 export const ChunkListResponse = Type.Object({
   chunks: Type.Array(ChunkOut),
   total: Type.Integer({ description: 'chunks matching the filter, on every page' }),
-  next_cursor: Nullable(Type.String())
+  next_cursor: Nullable(Type.String({ description: 'pass as `cursor` for the next page; null after the last. A page can hold fewer than `limit` chunks and still have a next one' }))
 })
 export const ChunkSearchResponse = Type.Object({
   results: Type.Array(Type.Object({

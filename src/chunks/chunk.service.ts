@@ -1,21 +1,29 @@
 /**
  * Chunk store rules: all-or-nothing writes (a batch stores every record or
  * none), one dimension per embedding model while it has chunks, exact storage,
- * and lists paged by an opaque cursor. Every write bumps the version of each
- * model it touches, which is how search indexes in every process notice it.
+ * and lists paged by an opaque cursor, each page bounded in bytes. Every write
+ * bumps the version of each model it touches, which is how search indexes in
+ * every process notice it.
  */
 import { recordAudit, type Actor } from '../audit/audit.js'
 import type { Db } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError, RequestValidationError, type ValidationIssue } from '../errors.js'
 import * as repo from './chunk.repository.js'
-import type { ChunkInput, ChunkListInput } from './chunk.schemas.js'
+import { chunkJson, estimateChunkJson } from './chunk.json.js'
+import { LIST_PAGE_BYTES, type ChunkInput, type ChunkListInput } from './chunk.schemas.js'
 import { encodeEmbedding } from './embedding.js'
 
 /** Where a field of record `index` sits in the request (for 422 locations). */
 type Locate = (index: number, ...path: string[]) => Array<string | number>
 
 const notFound = (id: string) => new NotFoundError(`Chunk '${id}' not found`)
+
+/**
+ * Bytes of a list page's records: the page's JSON less room for the rest of it
+ * (`total` and a `next_cursor`, whose position text is at most about 10 KB).
+ */
+const PAGE_RECORDS_BYTES = LIST_PAGE_BYTES - 16 * 1024
 
 /**
  * Thrown (rolling the transaction back) when a chunk moved to another model
@@ -214,17 +222,45 @@ export function createChunkService ({ database, now }: { database: WorkRunner, n
       })
     },
 
-    /** A page of chunks matching the filters, the total that match, and the cursor of the next page. */
-    async listChunks (query: ChunkListInput): Promise<{ rows: repo.ChunkRow[], total: number, nextCursor: string | null }> {
+    /**
+     * A page of chunks matching the filters, as JSON texts; the total that match;
+     * and the cursor of the next page. The page ends after `limit` chunks or
+     * before its JSON would pass LIST_PAGE_BYTES, whichever comes first, but
+     * always has a chunk when one is left. Its rows are chosen from their stored
+     * sizes before any embedding is read, so only those sent are read.
+     */
+    async listChunks (query: ChunkListInput): Promise<{ chunks: string[], total: number, nextCursor: string | null }> {
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
       const limit = query.limit ?? 100
-      const { rows, total } = await database.read(function * (db) {
-        const rows = yield * repo.listChunks(db, query, after, limit + 1, query.include_embedding !== false)
-        return { rows, total: yield * repo.countChunks(db, query) }
+      const withEmbedding = query.include_embedding !== false
+      const { rows, total, last, more } = await database.read(function * (db) {
+        const sizes = yield * repo.listChunkSizes(db, query, after, limit + 1)
+        let kept = 0
+        let bytes = 0
+        while (kept < Math.min(limit, sizes.length)) {
+          const next = estimateChunkJson(sizes[kept] as repo.ListedSize, withEmbedding) + 1
+          if (kept > 0 && bytes + next > PAGE_RECORDS_BYTES) break
+          bytes += next
+          kept++
+        }
+        const ids = sizes.slice(0, kept).map((row) => row.chunk_id)
+        // Read by id and filter: on PostgreSQL a row may have changed since its size was read.
+        const rows = kept === 0 ? [] : yield * repo.findListedChunks(db, query, ids, withEmbedding)
+        return { rows, total: yield * repo.countChunks(db, query), last: sizes[kept - 1], more: sizes.length > kept }
       })
-      const page = rows.slice(0, limit)
-      const last = page[page.length - 1]
-      return { rows: page, total, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null }
+      // The estimate leaves out the content's escapes: the texts themselves decide.
+      const chunks: string[] = []
+      let bytes = 0
+      for (const row of rows) {
+        const text = chunkJson(row)
+        const next = Buffer.byteLength(text) + 1
+        if (chunks.length > 0 && bytes + next > PAGE_RECORDS_BYTES) {
+          return { chunks, total, nextCursor: encodeCursor(rows[chunks.length - 1] as repo.ListPosition) }
+        }
+        bytes += next
+        chunks.push(text)
+      }
+      return { chunks, total, nextCursor: more && last !== undefined ? encodeCursor(last) : null }
     }
   }
 }

@@ -1,15 +1,36 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
-import { chunk } from '../../test/fixtures.js'
-import { buildTestApp, dialects, sqlite, type TestApp } from '../../test/helpers.js'
+import { chunk, seededRandom } from '../../test/fixtures.js'
+import { buildTestApp, describeOn, dialects, sqlite, type TestApp } from '../../test/helpers.js'
 import { findModel } from './chunk.repository.js'
+import { LIST_PAGE_BYTES } from './chunk.schemas.js'
 
 const post = (t: TestApp, url: string, payload: unknown) => t.request({ method: 'POST', url, payload: payload as object })
 const ids = async (t: TestApp, query = '') => (await t.request({ method: 'GET', url: `/api/chunks?limit=1000${query}` })).body.chunks.map((c: any) => c.chunk_id)
 const locs = (body: any) => body.detail.map((d: any) => `${d.loc.join('.')}:${d.type}`)
 
+/** Every page of `GET /api/chunks?<query>`, following next_cursor: each page's size in bytes and parsed body. */
+async function allPages (t: TestApp, query: string): Promise<Array<{ bytes: number, body: any }>> {
+  const pages: Array<{ bytes: number, body: any }> = []
+  let cursor: string | null = null
+  do {
+    const res: { statusCode: number, body: string } = await t.app.inject({ method: 'GET', url: `/api/chunks?${query}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}` })
+    assert.equal(res.statusCode, 200, res.body.slice(0, 300))
+    const body = JSON.parse(res.body)
+    pages.push({ bytes: Buffer.byteLength(res.body), body })
+    cursor = body.next_cursor
+    assert.ok(pages.length <= 100, 'too many pages')
+  } while (cursor !== null)
+  return pages
+}
+
+/** Chunk ids in list order: parent, then sequence, then id. */
+const listOrder = (records: any[]) => [...records]
+  .sort((a, b) => a.metadata.parent_id < b.metadata.parent_id ? -1 : a.metadata.parent_id > b.metadata.parent_id ? 1 : a.metadata.sequence - b.metadata.sequence)
+  .map((r) => r.chunk_id)
+
 for (const dialect of dialects) {
-  describe(`[${dialect.name}] the chunk store`, () => {
+  describeOn(dialect, 'the chunk store', () => {
     let t: TestApp
     beforeEach(async () => { t = await buildTestApp(dialect) })
     afterEach(async () => { await t.close() })
@@ -341,6 +362,70 @@ for (const dialect of dialects) {
       it('leaves the vectors out with include_embedding=false', async () => {
         const res = await t.request({ method: 'GET', url: '/api/chunks?include_embedding=false&limit=1' })
         assert.deepEqual(Object.keys(res.body.chunks[0]), ['chunk_id', 'content', 'embedding_model', 'embedding_dim', 'metadata'])
+      })
+
+      it('ends a page before LIST_PAGE_BYTES of JSON; the cursors then give every chunk once, in order, exactly as stored', async () => {
+        const next = seededRandom(4096)
+        const dim = 8192
+        const records = Array.from({ length: 40 }, (_, i) => chunk(`big-${String(i).padStart(2, '0')}`, {
+          embedding: Array.from({ length: dim }, () => (next() * 2 - 1) * 1e-7),
+          embedding_model: 'wide',
+          embedding_dim: dim
+        }, { parent_id: `doc-${i % 3}`, sequence: 40 - i, source: i % 4 === 0 ? 'wiki' : 'portal' }))
+        assert.ok(JSON.stringify(records).length > LIST_PAGE_BYTES, 'more than a page of JSON')
+        for (let start = 0; start < records.length; start += 20) assert.equal((await post(t, '/api/chunks/batch', { chunks: records.slice(start, start + 20) })).status, 200)
+        const byId = new Map(records.map((r) => [r.chunk_id, r]))
+
+        for (const [query, expected] of [
+          ['embedding_model=wide&limit=1000', records],
+          ['embedding_model=wide&limit=1000&source=portal', records.filter((r: any) => r.metadata.source === 'portal')]
+        ] as const) {
+          const pages = await allPages(t, query)
+          assert.ok(pages.length > 1, `${query}: ${pages.length} page`)
+          for (const { bytes, body } of pages) {
+            assert.ok(bytes <= LIST_PAGE_BYTES, `${query}: a page of ${bytes} bytes`)
+            assert.ok(body.chunks.length >= 1, `${query}: an empty page`)
+            assert.equal(body.total, expected.length)
+            for (const got of body.chunks) assert.deepEqual(got, byId.get(got.chunk_id))
+          }
+          assert.ok(pages[0]!.body.next_cursor !== null && pages[0]!.body.chunks.length < expected.length, `${query}: the first page has ${pages[0]!.body.chunks.length} chunks`)
+          assert.deepEqual(pages.flatMap((p) => p.body.chunks.map((c: any) => c.chunk_id)), listOrder([...expected]), query)
+        }
+        // Without the vectors the same chunks fit one page.
+        const [only] = await allPages(t, 'embedding_model=wide&limit=1000&include_embedding=false')
+        assert.deepEqual(only!.body.chunks.map((c: any) => c.chunk_id), listOrder(records))
+      })
+
+      it('sends a chunk larger than the budget alone in its page, and measures escaped text', async () => {
+        const meta = (parent: string, sequence = 0) => ({ parent_id: parent, sequence, source: 'huge' })
+        const records = [
+          chunk('h-small-1', {}, meta('h-1')),
+          chunk('h-huge', { content: 'x'.repeat(LIST_PAGE_BYTES + 1000) }, meta('h-2')),
+          // Newlines are written \n: each of these is 400 KB stored and 800 KB of JSON.
+          ...Array.from({ length: 12 }, (_, i) => chunk(`h-lines-${String(i).padStart(2, '0')}`, { content: '\n'.repeat(400_000) }, meta('h-3', i))),
+          chunk('h-small-4', {}, meta('h-4'))
+        ]
+        assert.equal((await post(t, '/api/chunks/batch', { chunks: records })).status, 200)
+        const pages = await allPages(t, 'limit=1000&source=huge')
+        assert.deepEqual(pages.map((p) => p.body.chunks.length), [1, 1, 5, 5, 3])
+        assert.ok((pages[1] as { bytes: number }).bytes > LIST_PAGE_BYTES, 'the huge chunk is sent whole')
+        for (const [i, { bytes, body }] of pages.entries()) {
+          if (i !== 1) assert.ok(bytes <= LIST_PAGE_BYTES, `page ${i}: ${bytes} bytes`)
+          assert.equal(body.total, records.length)
+        }
+        const listed = pages.flatMap((p) => p.body.chunks)
+        assert.deepEqual(listed.map((c: any) => c.chunk_id), records.map((r) => r.chunk_id))
+        assert.deepEqual(listed, records)
+      })
+
+      it('takes back the cursor after the longest parent_id and chunk_id', async () => {
+        // Three UTF-8 bytes per character, and control characters JSON writes in six.
+        for (const [parent, id, source] of [['中'.repeat(1000), '中'.repeat(256), 'cjk'], ['\u0001'.repeat(1000), '\u0001'.repeat(256), 'control']] as const) {
+          const records = [chunk(id, {}, { parent_id: parent, source }), chunk(`${id}-2`.slice(-256), {}, { parent_id: parent, sequence: 1, source })]
+          assert.equal((await post(t, '/api/chunks/batch', { chunks: records })).status, 200)
+          const pages = await allPages(t, `limit=1&source=${source}`)
+          assert.deepEqual(pages.map((p) => p.body.chunks.map((c: any) => c.chunk_id)), records.map((r) => [r.chunk_id]))
+        }
       })
 
       it('answers 422 for a bad limit or cursor', async () => {

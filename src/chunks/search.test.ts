@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, it } from 'node:test'
-import { buildTestApp, dialects, type TestApp, type TestDialect } from '../../test/helpers.js'
+import { afterEach, beforeEach, it } from 'node:test'
+import { buildTestApp, describeOn, dialects, type TestApp, type TestDialect } from '../../test/helpers.js'
 import { chunk, seededRandom } from '../../test/fixtures.js'
 
 interface Stored { chunk_id: string, embedding: number[], embedding_model: string, metadata: Record<string, unknown> }
@@ -42,7 +42,7 @@ function assertSameResults (actual: any[], expected: Array<{ chunk_id: string, s
 }
 
 for (const dialect of dialects) {
-  describe(`[${dialect.name}] POST /api/chunks/search`, () => {
+  describeOn(dialect, 'POST /api/chunks/search', () => {
     let t: TestApp
     beforeEach(async () => { t = await buildTestApp(dialect) })
     afterEach(async () => { await t.close() })
@@ -174,7 +174,7 @@ async function twoAppsOn (dialect: TestDialect): Promise<{ a: TestApp, b: TestAp
 }
 
 for (const dialect of dialects) {
-  describe(`[${dialect.name}] search with two instances on one database`, () => {
+  describeOn(dialect, 'search with two instances on one database', () => {
     it("answers from the other instance's writes at its next search, never from a stale index", async () => {
       const { a, b, close } = await twoAppsOn(dialect)
       try {
