@@ -162,9 +162,20 @@ export function * listChunkSizes (db: Db, filter: ListFilter, after: ListPositio
 /** A listed chunk: without `embedding` when the list leaves it out. */
 export type ListedChunk = Pick<ChunkRow, 'chunk_id' | 'content' | 'embedding_model' | 'embedding_dim' | 'parent_id' | 'sequence' | 'metadata'> & { embedding?: Uint8Array }
 
-/** The chunks with these ids that (still) match `filter`, by parent, sequence and id. */
-export function * findListedChunks (db: Db, filter: ListFilter, ids: string[], withEmbedding: boolean): Work<ListedChunk[]> {
-  const query = filtered(db, filter).where('chunk_id', 'in', ids)
+/**
+ * The chunks with these ids that (still) match `filter`, by parent, sequence and
+ * id. The ids are those listed after `after` up to `last`: the query keeps to
+ * that range, so the index that finds the page reads only the page.
+ */
+export function * findListedChunks (
+  db: Db, filter: ListFilter, after: ListPosition | undefined, last: ListPosition, ids: string[], withEmbedding: boolean
+): Work<ListedChunk[]> {
+  let query = filtered(db, filter)
+    .where((eb) => eb(eb.refTuple('parent_id', 'sequence', 'chunk_id'), '<=', eb.tuple(last.parent_id, last.sequence, last.chunk_id)))
+    .where('chunk_id', 'in', ids)
+  if (after !== undefined) {
+    query = query.where((eb) => eb(eb.refTuple('parent_id', 'sequence', 'chunk_id'), '>', eb.tuple(after.parent_id, after.sequence, after.chunk_id)))
+  }
   const columns = ['chunk_id', 'content', 'embedding_model', 'embedding_dim', 'parent_id', 'sequence', 'metadata'] as const
   return yield * all((withEmbedding ? query.select([...columns, 'embedding']) : query.select(columns))
     .orderBy('parent_id').orderBy('sequence').orderBy('chunk_id'))

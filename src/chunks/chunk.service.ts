@@ -243,10 +243,11 @@ export function createChunkService ({ database, now }: { database: WorkRunner, n
           bytes += next
           kept++
         }
+        const last = sizes[kept - 1]
         const ids = sizes.slice(0, kept).map((row) => row.chunk_id)
-        // Read by id and filter: on PostgreSQL a row may have changed since its size was read.
-        const rows = kept === 0 ? [] : yield * repo.findListedChunks(db, query, ids, withEmbedding)
-        return { rows, total: yield * repo.countChunks(db, query), last: sizes[kept - 1], more: sizes.length > kept }
+        // By id and filter: on PostgreSQL a row may have changed since its size was read.
+        const rows = last === undefined ? [] : yield * repo.findListedChunks(db, query, after, last, ids, withEmbedding)
+        return { rows, total: yield * repo.countChunks(db, query), last, more: sizes.length > kept }
       })
       // The estimate leaves out the content's escapes: the texts themselves decide.
       const chunks: string[] = []

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { chunk, seededRandom } from '../../test/fixtures.js'
 import { buildTestApp, describeOn, dialects, sqlite, type TestApp } from '../../test/helpers.js'
-import { findModel } from './chunk.repository.js'
+import { CompiledQuery, sql, type Compilable } from 'kysely'
+import type { Work } from '../db/work.js'
+import { countChunks, findListedChunks, findModel, listChunkSizes, type ListFilter } from './chunk.repository.js'
 import { LIST_PAGE_BYTES } from './chunk.schemas.js'
 
 const post = (t: TestApp, url: string, payload: unknown) => t.request({ method: 'POST', url, payload: payload as object })
@@ -22,6 +24,21 @@ async function allPages (t: TestApp, query: string): Promise<Array<{ bytes: numb
     assert.ok(pages.length <= 100, 'too many pages')
   } while (cursor !== null)
   return pages
+}
+
+/** The first query `work` yields, as the database would plan it (sequential scans and sorts off on PostgreSQL, so any usable index shows). */
+async function planOf (t: TestApp, work: Work<unknown>): Promise<string> {
+  const query = (work.next().value as Compilable<unknown>).compile()
+  if (t.database.dialect === 'sqlite') {
+    const { rows } = await t.database.db.executeQuery(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]))
+    return rows.map((row: any) => row.detail).join(' / ')
+  }
+  return await t.database.db.transaction().execute(async (trx) => {
+    await sql`set local enable_seqscan = off`.execute(trx)
+    await sql`set local enable_sort = off`.execute(trx)
+    const { rows } = await trx.executeQuery(CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]))
+    return rows.map((row: any) => row['QUERY PLAN']).join(' / ')
+  })
 }
 
 /** Chunk ids in list order: parent, then sequence, then id. */
@@ -425,6 +442,35 @@ for (const dialect of dialects) {
           assert.equal((await post(t, '/api/chunks/batch', { chunks: records })).status, 200)
           const pages = await allPages(t, `limit=1&source=${source}`)
           assert.deepEqual(pages.map((p) => p.body.chunks.map((c: any) => c.chunk_id)), records.map((r) => [r.chunk_id]))
+        }
+      })
+
+      it('reads a filtered page and its total from indexes in list order, never the whole table', async () => {
+        const after = { parent_id: 'doc-a', sequence: 2, chunk_id: 'c2' }
+        const last = { parent_id: 'doc-b', sequence: 0, chunk_id: 'z' }
+        const own = { source: 'chunks_source_order_idx', embedding_model: 'chunks_model_order_idx' } as const
+        for (const field of ['source', 'embedding_model', 'task', 'content_type'] as const) {
+          const filter: ListFilter = { [field]: 'x' }
+          const plans = [
+            await planOf(t, listChunkSizes(t.database.db, filter, undefined, 101)),
+            await planOf(t, listChunkSizes(t.database.db, filter, after, 101)),
+            await planOf(t, findListedChunks(t.database.db, filter, after, last, ['c10', 'z'], true)),
+            await planOf(t, countChunks(t.database.db, filter))
+          ]
+          for (const plan of [plans[0], plans[1], plans[3]] as string[]) {
+            // No pass over the table's rows, no sort of the matches.
+            assert.doesNotMatch(plan, /SCAN chunks$|SCAN chunks \/|Seq Scan|TEMP B-TREE FOR ORDER BY|Sort/, `${field}: ${plan}`)
+          }
+          // The page's rows: by their ids, or by the page's range of an index (never every match).
+          assert.doesNotMatch(plans[2] as string, /SCAN chunks$|SCAN chunks \/|Seq Scan/, `${field}: ${plans[2]}`)
+          assert.match(plans[2] as string, /\(chunk_id=\?\)|<\(\?,\?,\?\)\)|Index Cond: .*ROW\(parent_id, sequence, chunk_id\) <=|Index Cond: \(chunk_id = ANY/, `${field}: ${plans[2]}`)
+          if (field in own) {
+            const index = own[field as keyof typeof own]
+            for (const plan of [plans[0], plans[1], plans[3]]) assert.match(plan as string, new RegExp(index), `${field}: ${plan}`)
+          } else {
+            // A handful of values each: read from the list-order index alone.
+            assert.match(plans[3] as string, /COVERING INDEX chunks_list_idx|Index Only Scan using chunks_list_idx/, `${field}: ${plans[3]}`)
+          }
         }
       })
 

@@ -8,6 +8,7 @@ import { healthMigration } from './migrations/002-health.js'
 import { auditMigration } from './migrations/003-audit.js'
 import { chunksMigration } from './migrations/004-chunks.js'
 import { proxyMigration } from './migrations/005-proxy.js'
+import { chunkFiltersMigration } from './migrations/006-chunk-filters.js'
 import { refusalExpiryMigration } from './migrations/007-refusal-expiry.js'
 import type { Db, Dialect } from './types.js'
 
@@ -18,6 +19,7 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '003-audit': auditMigration(dialect),
     '004-chunks': chunksMigration(dialect),
     '005-proxy': proxyMigration,
+    '006-chunk-filters': chunkFiltersMigration,
     '007-refusal-expiry': refusalExpiryMigration
   }
 }
