@@ -5,7 +5,7 @@
  * clock), run by the app's housekeeping timer.
  */
 import type { WorkRunner } from '../db/work.js'
-import { RequestValidationError } from '../errors.js'
+import { decodeCursor, encodeCursor } from '../http/cursor.js'
 import * as repo from './audit.repository.js'
 
 /** A list request as the route passes it on. */
@@ -25,21 +25,11 @@ const DAY_MS = 24 * 60 * 60 * 1000
 
 const STORED_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
-/** Cursor of the page after `row`: opaque to clients. */
-function encodeCursor (row: repo.AuditPosition): string {
-  return Buffer.from(JSON.stringify([row.timestamp, row.id])).toString('base64url')
-}
-
-function decodeCursor (cursor: string): repo.AuditPosition {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && STORED_TIME.test(value[0]) &&
-      Number.isSafeInteger(value[1]) && (value[1] as number) > 0) {
-      return { timestamp: value[0], id: value[1] as number }
-    }
-  } catch {}
-  throw new RequestValidationError([{ loc: ['query', 'cursor'], msg: 'invalid cursor: pass next_cursor from the previous page as it is', type: 'value_error.cursor' }])
-}
+/** The position an audit cursor holds: a stored timestamp and a record id. */
+const readPosition = (v: readonly unknown[]): repo.AuditPosition | undefined =>
+  v.length === 2 && typeof v[0] === 'string' && STORED_TIME.test(v[0]) && Number.isSafeInteger(v[1]) && (v[1] as number) > 0
+    ? { timestamp: v[0], id: v[1] as number }
+    : undefined
 
 /** Builds the audit service; `maxAgeDays` null keeps every record. */
 export function createAuditService ({ database, now, maxAgeDays }: { database: WorkRunner, now: () => Date, maxAgeDays: number | null }) {
@@ -47,7 +37,7 @@ export function createAuditService ({ database, now, maxAgeDays }: { database: W
     /** A page of records matching the filters, how many match in all, and the cursor of the next page (null on the last). */
     async list (query: AuditQuery): Promise<{ records: AuditRecord[], total: number, nextCursor: string | null }> {
       const { limit, cursor, ...filter } = query
-      const after = cursor === undefined ? undefined : decodeCursor(cursor)
+      const after = cursor === undefined ? undefined : decodeCursor(cursor, readPosition)
       const { rows, total } = await database.read(function * (db) {
         const rows = yield * repo.listAudit(db, filter, after, limit + 1)
         return { rows, total: yield * repo.countAudit(db, filter) }
@@ -57,7 +47,7 @@ export function createAuditService ({ database, now, maxAgeDays }: { database: W
       return {
         records: page.map((row) => ({ ...row, changes: JSON.parse(row.changes) as Record<string, unknown> })),
         total,
-        nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null
+        nextCursor: rows.length > limit && last !== undefined ? encodeCursor([last.timestamp, last.id]) : null
       }
     },
 

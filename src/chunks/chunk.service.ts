@@ -12,6 +12,7 @@ import { ConflictError, NotFoundError, RequestValidationError, type ValidationIs
 import * as repo from './chunk.repository.js'
 import { chunkJson, estimateChunkJson } from './chunk.json.js'
 import { LIST_PAGE_BYTES, type ChunkInput, type ChunkListInput } from './chunk.schemas.js'
+import { decodeCursor, encodeCursor } from '../http/cursor.js'
 import { encodeEmbedding } from './embedding.js'
 
 /** Where a field of record `index` sits in the request (for 422 locations). */
@@ -85,20 +86,14 @@ function dimensionIssue (loc: Array<string | number>, model: string, stored: num
   }
 }
 
-/** Cursor of the page after `row`: opaque to clients. */
-function encodeCursor (row: repo.ListPosition): string {
-  return Buffer.from(JSON.stringify([row.parent_id, row.sequence, row.chunk_id])).toString('base64url')
-}
+/** Cursor of the page after `row`. */
+const cursorAfter = (row: repo.ListPosition) => encodeCursor([row.parent_id, row.sequence, row.chunk_id])
 
-function decodeCursor (cursor: string): repo.ListPosition {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-    if (Array.isArray(value) && value.length === 3 && typeof value[0] === 'string' && Number.isInteger(value[1]) && typeof value[2] === 'string') {
-      return { parent_id: value[0], sequence: value[1] as number, chunk_id: value[2] }
-    }
-  } catch {}
-  throw new RequestValidationError([{ loc: ['query', 'cursor'], msg: 'invalid cursor: pass next_cursor from the previous page as it is', type: 'value_error.cursor' }])
-}
+/** The position a chunk list cursor holds. */
+const readPosition = (v: readonly unknown[]): repo.ListPosition | undefined =>
+  v.length === 3 && typeof v[0] === 'string' && Number.isInteger(v[1]) && typeof v[2] === 'string'
+    ? { parent_id: v[0], sequence: v[1] as number, chunk_id: v[2] }
+    : undefined
 
 /** Builds the chunk service over the database's work runner and a clock. */
 export function createChunkService ({ database, now }: { database: WorkRunner, now: () => Date }) {
@@ -230,7 +225,7 @@ export function createChunkService ({ database, now }: { database: WorkRunner, n
      * sizes before any embedding is read, so only those sent are read.
      */
     async listChunks (query: ChunkListInput): Promise<{ chunks: string[], total: number, nextCursor: string | null }> {
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, readPosition)
       const limit = query.limit ?? 100
       const withEmbedding = query.include_embedding !== false
       const { rows, total, last, more } = await database.read(function * (db) {
@@ -256,12 +251,12 @@ export function createChunkService ({ database, now }: { database: WorkRunner, n
         const text = chunkJson(row)
         const next = Buffer.byteLength(text) + 1
         if (chunks.length > 0 && bytes + next > PAGE_RECORDS_BYTES) {
-          return { chunks, total, nextCursor: encodeCursor(rows[chunks.length - 1] as repo.ListPosition) }
+          return { chunks, total, nextCursor: cursorAfter(rows[chunks.length - 1] as repo.ListPosition) }
         }
         bytes += next
         chunks.push(text)
       }
-      return { chunks, total, nextCursor: more && last !== undefined ? encodeCursor(last) : null }
+      return { chunks, total, nextCursor: more && last !== undefined ? cursorAfter(last) : null }
     }
   }
 }
