@@ -61,7 +61,8 @@ function decodeName (name: string): string {
 export function maskRequestTarget (target: string): string {
   const queryAt = target.indexOf('?')
   if (queryAt === -1) return target
-  const masked = maskUrl(`http://x${target.startsWith('/') ? '' : '/'}${target}`)
-  if (!masked.includes(MASK)) return target
-  return `${target.slice(0, queryAt)}${new URL(masked).search}`
+  const url = `http://x${target.startsWith('/') ? '' : '/'}${target}`
+  // maskUrl answers its input itself when there was nothing to mask.
+  const masked = maskUrl(url)
+  return masked === url ? target : `${target.slice(0, queryAt)}${new URL(masked).search}`
 }
