@@ -34,6 +34,12 @@ export interface Config {
   readonly maxRefusalsPerProvider: number
   /** Audit records older than this many days are deleted in the background; null keeps them all. */
   readonly auditMaxAgeDays: number | null
+  /** How often the proxy's counters, outcomes and health changes are written down (and other processes' read). */
+  readonly flushIntervalMs: number
+  /** History records kept per pool (the newest); null keeps them all. */
+  readonly historyMaxPerPool: number | null
+  /** History records older than this many days are deleted in the background; null keeps them. */
+  readonly historyMaxAgeDays: number | null
 }
 
 /** Thrown for a bad setting; its message names the variable and what is allowed. */
@@ -82,6 +88,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const keepAliveTimeoutMs = readInteger(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000)
   const maxRefusalsPerProvider = readInteger(env, 'MAX_REFUSALS_PER_PROVIDER', 1000, 1, 1_000_000)
   const auditMaxAgeDays = readOptionalInteger(env, 'AUDIT_MAX_AGE_DAYS', null, 1, 36_500)
+  const flushIntervalMs = readInteger(env, 'FLUSH_INTERVAL_MS', 100, 10, 60_000)
+  const historyMaxPerPool = readOptionalInteger(env, 'HISTORY_MAX_PER_POOL', 10_000, 10, 100_000_000)
+  const historyMaxAgeDays = readOptionalInteger(env, 'HISTORY_MAX_AGE_DAYS', null, 1, 36_500)
 
   return Object.freeze({
     host,
@@ -98,7 +107,10 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs,
     keepAliveTimeoutMs,
     maxRefusalsPerProvider,
-    auditMaxAgeDays
+    auditMaxAgeDays,
+    flushIntervalMs,
+    historyMaxPerPool,
+    historyMaxAgeDays
   })
 }
 

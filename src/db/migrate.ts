@@ -10,6 +10,7 @@ import { chunksMigration } from './migrations/004-chunks.js'
 import { proxyMigration } from './migrations/005-proxy.js'
 import { chunkFiltersMigration } from './migrations/006-chunk-filters.js'
 import { refusalExpiryMigration } from './migrations/007-refusal-expiry.js'
+import { changeSeqMigration } from './migrations/008-change-seq.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
@@ -20,7 +21,8 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '004-chunks': chunksMigration(dialect),
     '005-proxy': proxyMigration,
     '006-chunk-filters': chunkFiltersMigration,
-    '007-refusal-expiry': refusalExpiryMigration
+    '007-refusal-expiry': refusalExpiryMigration,
+    '008-change-seq': changeSeqMigration
   }
 }
 

@@ -60,6 +60,8 @@ export interface PoolTable {
   forward_client_auth: Generated<number>
   /** Proxy: how long a provider's refusal (403) of a resource is remembered. */
   forbidden_ttl_seconds: Generated<number>
+  /** Bumped by every write that changes the pool's status record (migration 008). */
+  change_seq: Generated<number>
 }
 
 export interface PoolMemberTable {

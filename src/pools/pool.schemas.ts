@@ -3,9 +3,31 @@
  */
 import { Type, type Static } from 'typebox'
 import { Id, Nullable, Timestamp } from '../http/schemas.js'
-import { HealthFields, Quota } from '../rotation/health.schemas.js'
-import { HistoryRecord } from '../rotation/rotation.schemas.js'
-import { STRATEGIES } from '../rotation/strategies.js'
+import { STRATEGIES } from '../rules/strategies.js'
+
+/** A member's health, as the status record and outcome reports show it. */
+export const HealthFields = {
+  health: Type.Union([Type.Literal('healthy'), Type.Literal('cooling_down'), Type.Literal('probing')]),
+  cooldown_until: Nullable(Timestamp),
+  cooldown_reason: Nullable(Type.String()),
+  consecutive_failures: Type.Integer(),
+  latency_ms: Nullable(Type.Number({ description: 'moving average of reported latencies (α = 0.3)' })),
+  success_rate: Nullable(Type.Number({ description: 'successes / (successes + failures); null before any outcome' }))
+}
+
+export const Quota = Nullable(Type.Object({ used: Type.Integer(), limit: Type.Integer(), resets_at: Timestamp }))
+
+/** One rotation history record (operation 11, and `recent_rotations`). */
+export const HistoryRecord = Type.Object({
+  id: Type.Integer(),
+  timestamp: Timestamp,
+  from_provider: Nullable(Type.String()),
+  to_provider: Nullable(Type.String()),
+  reason: Type.String(),
+  success: Type.Boolean(),
+  notes: Nullable(Type.String())
+})
+export type HistoryRecordValue = Static<typeof HistoryRecord>
 
 const Strategy = Type.Unsafe<typeof STRATEGIES[number]>({ type: 'string', enum: [...STRATEGIES] })
 const Description = Type.String({ maxLength: 2000 })

@@ -3,7 +3,7 @@
  */
 import { Type, type Static } from 'typebox'
 import { Id, Nullable, Timestamp } from '../http/schemas.js'
-import { QUOTA_PERIODS, type QuotaPeriod } from '../rotation/quota.js'
+import { QUOTA_PERIODS, type QuotaPeriod } from '../rules/quota.js'
 
 const Name = Type.String({ minLength: 1, maxLength: 200 })
 const Category = Type.String({ maxLength: 100 })

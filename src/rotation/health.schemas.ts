@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from 'typebox'
 import { Id, Nullable, Timestamp } from '../http/schemas.js'
+import { HealthFields, Quota } from '../pools/pool.schemas.js'
 
 export const ReportBody = Type.Object({
   provider_id: Id,
@@ -14,17 +15,6 @@ export const ReportBody = Type.Object({
   error: Type.Optional(Nullable(Type.String({ maxLength: 500 })))
 })
 export type ReportInput = Static<typeof ReportBody>
-
-export const HealthFields = {
-  health: Type.Union([Type.Literal('healthy'), Type.Literal('cooling_down'), Type.Literal('probing')]),
-  cooldown_until: Nullable(Timestamp),
-  cooldown_reason: Nullable(Type.String()),
-  consecutive_failures: Type.Integer(),
-  latency_ms: Nullable(Type.Number({ description: 'moving average of reported latencies (α = 0.3)' })),
-  success_rate: Nullable(Type.Number({ description: 'successes / (successes + failures); null before any outcome' }))
-}
-
-export const Quota = Nullable(Type.Object({ used: Type.Integer(), limit: Type.Integer(), resets_at: Timestamp }))
 
 export const MemberHealth = Type.Object({
   pool_id: Type.Integer(),

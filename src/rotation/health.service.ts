@@ -8,12 +8,12 @@ import { NotFoundError } from '../errors.js'
 import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { findMemberWithName, listMembers, updateMemberHealth } from '../pools/member.repository.js'
 import { findPool, findPoolForRotation } from '../pools/pool.repository.js'
-import { normaliseResource } from '../proxy/refusal.service.js'
-import { activeRefusalsOf } from '../proxy/refusal.repository.js'
-import { assess, candidatesFor } from './eligibility.js'
-import { applyOutcome, healthAt, successRate } from './health.js'
+import { normaliseResource } from '../providers/refusal.service.js'
+import { activeRefusalsOf } from '../providers/refusal.repository.js'
+import { applyOutcome, healthAt, successRate } from '../rules/health.js'
 import type { ExplanationValue, MemberHealthValue, ReportInput } from './health.schemas.js'
-import { chooseMember, parseRotationState, pruneRotationState, type Strategy } from './strategies.js'
+import { planRotation } from '../rules/plan-rotation.js'
+import { parseRotationState, type Strategy } from '../rules/strategies.js'
 
 const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
 
@@ -68,18 +68,12 @@ export function createHealthService ({ database, now, events = NO_EVENTS }: { da
         const at = now()
         const refusals = asked === null ? [] : yield * activeRefusalsOf(db, members.map((m) => m.provider_id), asked, at.toISOString())
         const refusedUntil = new Map(refusals.map((r) => [r.provider_id, r.expires_at]))
-        const assessments = members.map((m) => {
-          const assessment = assess(m, at)
-          const until = refusedUntil.get(m.provider_id)
-          return assessment.eligible && until !== undefined ? { ...assessment, eligible: false, reason: 'refuses_resource' as const, until } : assessment
-        })
-        const { candidates, degraded } = pool.enabled === 1 ? candidatesFor(assessments, pool.all_down, new Set(refusedUntil.keys())) : { candidates: [], degraded: false }
         const strategy = pool.rotation_strategy as Strategy
-        const state = pruneRotationState(parseRotationState(pool.rotation_state), members.map((m) => m.id))
-        const choice = strategy === 'random'
-          ? undefined
-          : chooseMember(strategy, candidates.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count })), state)
-        const chosen = members.find((m) => m.id === choice?.member_id)
+        const plan = planRotation(pool, members, refusedUntil, at, new Set(), parseRotationState(pool.rotation_state))
+        const { assessments, candidates, degraded } = plan
+        // A random pick is made when the rotation happens; explain cannot name it.
+        const choice = strategy === 'random' ? undefined : plan.chosen
+        const chosen = choice?.member
         let explanation: string
         if (pool.enabled !== 1) explanation = 'The pool is disabled: rotations answer 404.'
         else if (candidates.length === 0) explanation = 'No member is eligible: rotations answer 404.'

@@ -1,8 +1,9 @@
 /**
  * Schemas of rotate, failover and history (operations 9, 10, 11).
  */
-import { Type, type Static } from 'typebox'
+import { Type } from 'typebox'
 import { Id, Nullable, Timestamp } from '../http/schemas.js'
+import { HistoryRecord } from '../pools/pool.schemas.js'
 
 const Reason = Type.String({ minLength: 1, maxLength: 200 })
 
@@ -37,17 +38,6 @@ export const FailoverResult = Type.Object({
 export const HistoryQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 }))
 })
-
-export const HistoryRecord = Type.Object({
-  id: Type.Integer(),
-  timestamp: Timestamp,
-  from_provider: Nullable(Type.String()),
-  to_provider: Nullable(Type.String()),
-  reason: Type.String(),
-  success: Type.Boolean(),
-  notes: Nullable(Type.String())
-})
-export type HistoryRecordValue = Static<typeof HistoryRecord>
 
 export const HistoryResult = Type.Object({
   pool_id: Type.Integer(),

@@ -13,14 +13,14 @@ import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { listMembers, markMemberUsed, updateMemberHealth, type MemberWithName } from '../pools/member.repository.js'
 import { findPoolForRotation, recordPoolRotation, type RotationPoolRow } from '../pools/pool.repository.js'
 import { consumeQuota } from '../providers/provider.repository.js'
-import { activeRefusalsOf, recordRefusal } from '../proxy/refusal.repository.js'
-import { DEFAULT_MAX_REFUSALS_PER_PROVIDER, MAX_RESOURCE_LENGTH } from '../proxy/refusal.service.js'
-import { assess, candidatesFor } from './eligibility.js'
-import { applyOutcome } from './health.js'
-import { insertHistory, listHistory } from './history.repository.js'
-import { toHistoryRecords } from './history.mapper.js'
-import type { HistoryRecordValue } from './rotation.schemas.js'
-import { chooseMember, parseRotationState, pruneRotationState, type Strategy } from './strategies.js'
+import { activeRefusalsOf, recordRefusal } from '../providers/refusal.repository.js'
+import { DEFAULT_MAX_REFUSALS_PER_PROVIDER, MAX_RESOURCE_LENGTH } from '../providers/refusal.service.js'
+import { applyOutcome } from '../rules/health.js'
+import { insertHistory, listHistory } from '../pools/history.repository.js'
+import { toHistoryRecords } from '../pools/history.mapper.js'
+import type { HistoryRecordValue } from '../pools/pool.schemas.js'
+import { planRotation } from '../rules/plan-rotation.js'
+import { parseRotationState } from '../rules/strategies.js'
 
 export interface Rotation {
   readonly providerId: number
@@ -64,31 +64,30 @@ export function createRotationService ({
   database, now, random = Math.random, events = NO_EVENTS, maxRefusalsPerProvider = DEFAULT_MAX_REFUSALS_PER_PROVIDER
 }: Deps) {
   /**
-   * Chooses by the pool's strategy among the eligible members (all but those of
-   * `excludeProviderIds`), takes one from the provider's quota and records the use.
+   * Plans by the pool's strategy (rules/plan-rotation.ts) among the eligible members
+   * but those of `exclude` and those refusing the resource (`refusals`), takes one from
+   * the chosen provider's quota and records the use. A quota another process used up
+   * first leaves that member out, and the plan is made again.
    */
   function * rotateWithin (
-    db: Db, pool: RotationPoolRow, members: MemberWithName[], at: Date, excludeProviderIds?: ReadonlySet<number>
-  ): Work<{ member: MemberWithName, degraded: boolean } | undefined> {
-    const state = pruneRotationState(parseRotationState(pool.rotation_state), members.map((m) => m.id))
-    let assessments = members.map((m) => assess(m, at))
+    db: Db, pool: RotationPoolRow, members: MemberWithName[], at: Date,
+    exclude: ReadonlySet<number> = new Set(), refusals: ReadonlyMap<number, string> = new Map()
+  ): Work<{ chosen: { member: MemberWithName, degraded: boolean } | undefined, retryAfterMs: number | null }> {
+    const left = new Set(exclude)
+    const state = parseRotationState(pool.rotation_state)
     while (true) {
-      const { candidates, degraded } = candidatesFor(assessments, pool.all_down, excludeProviderIds)
-      const ranked = candidates.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count }))
-      const choice = chooseMember(pool.rotation_strategy as Strategy, ranked, state, random)
-      if (choice === undefined) return undefined
-      const chosen = assessments.find((a) => a.member.id === choice.member_id)
-      if (chosen === undefined) return undefined
+      const plan = planRotation(pool, members, refusals, at, left, state, random)
+      const chosen = plan.chosen
+      if (chosen === undefined) return { chosen: undefined, retryAfterMs: plan.retryAfterMs }
       const quota = chosen.quota
       if (quota !== null && !(yield * consumeQuota(db, chosen.member.provider_id, quota.window_start, quota.limit))) {
-        // Another process used the last of this window first: the member is out until it resets.
-        assessments = assessments.map((a) => a === chosen ? { ...a, eligible: false, reason: 'quota_exhausted' as const, until: quota.resets_at } : a)
+        left.add(chosen.member.provider_id)
         continue
       }
       const iso = at.toISOString()
       yield * markMemberUsed(db, chosen.member.id, iso)
-      yield * recordPoolRotation(db, pool.id, { providerId: chosen.member.provider_id, at: iso, state: JSON.stringify(choice.state) })
-      return { member: chosen.member, degraded }
+      yield * recordPoolRotation(db, pool.id, { providerId: chosen.member.provider_id, at: iso, state: JSON.stringify(plan.state) })
+      return { chosen: { member: chosen.member, degraded: plan.degraded }, retryAfterMs: null }
     }
   }
 
@@ -101,7 +100,7 @@ export function createRotationService ({
         const members = yield * listMembers(db, poolId)
         // Read the clock inside the lock, so history timestamps follow commit order.
         const at = now()
-        const chosen = yield * rotateWithin(db, pool, members, at)
+        const { chosen } = yield * rotateWithin(db, pool, members, at)
         if (chosen === undefined) throw noneAvailable(poolId)
         const { member, degraded } = chosen
         if (pool.current_provider_id !== member.provider_id) {
@@ -139,7 +138,7 @@ export function createRotationService ({
         const { state, cooldownStarted } = applyOutcome(failed, { success: false }, pool, at)
         yield * updateMemberHealth(db, failed.id, { ...state, last_error: `failover: ${reason}`, successes: 0, failures: 1 })
         if (cooldownStarted !== null) cooldowns.push(cooldownStarted)
-        const chosen = pool.enabled === 1 ? yield * rotateWithin(db, pool, members, at, new Set([failedProviderId])) : undefined
+        const chosen = pool.enabled === 1 ? (yield * rotateWithin(db, pool, members, at, new Set([failedProviderId]))).chosen : undefined
         yield * insertHistory(db, {
           pool_id: poolId,
           from_provider_id: failedProviderId,
@@ -185,25 +184,16 @@ export function createRotationService ({
         const members = yield * listMembers(db, poolId)
         const at = now()
         const refused = yield * activeRefusalsOf(db, members.map((m) => m.provider_id), resource, at.toISOString())
-        const skipped = new Set([
-          ...exclude,
-          ...members.filter((m) => m.base_url === null).map((m) => m.provider_id),
-          ...refused.map((r) => r.provider_id)
-        ])
-        const chosen = yield * rotateWithin(db, pool, members, at, skipped)
+        const skipped = new Set([...exclude, ...members.filter((m) => m.base_url === null).map((m) => m.provider_id)])
+        const { chosen, retryAfterMs } = yield * rotateWithin(db, pool, members, at, skipped, new Map(refused.map((r) => [r.provider_id, r.expires_at])))
         if (chosen === undefined) {
-          const ends = members
-            .filter((m) => !skipped.has(m.provider_id))
-            .map((m) => assess(m, at).until)
-            .filter((until): until is string => until !== null)
-            .map((until) => Date.parse(until) - at.getTime())
           const refusals = refused.filter((r) => !exclude.has(r.provider_id)).map((r) => ({
             provider_id: r.provider_id,
             provider_name: members.find((m) => m.provider_id === r.provider_id)?.provider_name ?? null,
             resource: r.resource,
             expires_at: r.expires_at
           }))
-          return { kind: 'none', pool, retryAfterS: ends.length === 0 ? null : Math.max(1, Math.ceil(Math.min(...ends) / 1000)), refusals }
+          return { kind: 'none', pool, retryAfterS: retryAfterMs === null ? null : Math.max(1, Math.ceil(retryAfterMs / 1000)), refusals }
         }
         if (pool.current_provider_id !== chosen.member.provider_id) {
           yield * insertHistory(db, {

@@ -6,7 +6,7 @@ import type { Work } from '../db/work.js'
 import type { Db } from '../db/types.js'
 import { findProviderNames } from '../providers/provider.repository.js'
 import type { HistoryRow } from './history.repository.js'
-import type { HistoryRecordValue } from './rotation.schemas.js'
+import type { HistoryRecordValue } from './pool.schemas.js'
 
 /**
  * History records for `rows`. `known` holds names the caller already has (a pool's

@@ -5,7 +5,7 @@
 import { recordAudit, type Actor } from '../audit/audit.js'
 import type { WorkRunner } from '../db/work.js'
 import { NotFoundError } from '../errors.js'
-import { findProvider } from '../providers/provider.repository.js'
+import { findProvider } from './provider.repository.js'
 import { deleteRefusal, listRefusals, purgeExpiredRefusals, type RefusalRow } from './refusal.repository.js'
 
 /** The longest resource remembered (as `/next?resource` accepts); a longer one is never recorded. */

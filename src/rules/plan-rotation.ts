@@ -1,0 +1,76 @@
+/**
+ * One plan for "who is next": the pure function behind the API's rotate and
+ * failover, the explain endpoint and the proxy's in-memory runtime, so what
+ * explain says can never drift from what a rotation does.
+ */
+import { assess, candidatesFor, type Assessment, type EligibilityInput } from './eligibility.js'
+import { chooseMember, pruneRotationState, type RotationState, type Strategy } from './strategies.js'
+
+/** What a plan needs of the pool. */
+export interface PlanPool {
+  readonly enabled: number
+  readonly rotation_strategy: string
+  readonly all_down: string
+}
+
+/** What a plan needs of a member (its provider's quota state included). */
+export interface PlanMember extends EligibilityInput {
+  readonly priority: number
+  readonly weight: number
+  readonly use_count: number
+}
+
+export interface RotationPlan<M extends PlanMember> {
+  /** Every member, with why it is out (a refused resource counts as `refuses_resource`). */
+  readonly assessments: ReadonlyArray<Assessment<M>>
+  /** The members the strategy chose among. */
+  readonly candidates: readonly M[]
+  /** Every eligible member was cooling down; the one whose cooldown ends first is offered. */
+  readonly degraded: boolean
+  /** The strategy's choice, undefined when there is no candidate. */
+  readonly chosen: Assessment<M> | undefined
+  /** The strategy's cursor after the choice (unchanged when nothing was chosen). */
+  readonly state: RotationState
+  /**
+   * With nothing chosen: milliseconds until the soonest member left out by a
+   * cooldown or a quota (and not excluded) comes back; null when none will.
+   */
+  readonly retryAfterMs: number | null
+}
+
+/**
+ * Plans the next rotation of `pool` at `at`: assesses every member, leaves out
+ * those in `exclude` (by provider id) and those refusing the resource asked for
+ * (`refusals`: provider id → when the refusal ends), and lets the pool's strategy
+ * choose among the rest from the cursor `state`.
+ */
+export function planRotation<M extends PlanMember> (
+  pool: PlanPool,
+  members: readonly M[],
+  refusals: ReadonlyMap<number, string>,
+  at: Date,
+  exclude: ReadonlySet<number>,
+  state: RotationState,
+  random: () => number = Math.random
+): RotationPlan<M> {
+  const assessments = members.map((m) => {
+    const assessment = assess(m, at)
+    const until = refusals.get(m.provider_id)
+    return assessment.eligible && until !== undefined ? { ...assessment, eligible: false, reason: 'refuses_resource' as const, until } : assessment
+  })
+  const left = refusals.size === 0 ? exclude : new Set([...exclude, ...refusals.keys()])
+  const { candidates, degraded } = pool.enabled === 1 ? candidatesFor(assessments, pool.all_down, left) : { candidates: [], degraded: false }
+  const current = pruneRotationState(state, members.map((m) => m.id))
+  const ranked = candidates.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count }))
+  const choice = chooseMember(pool.rotation_strategy as Strategy, ranked, current, random)
+  const chosen = choice === undefined ? undefined : assessments.find((a) => a.member.id === choice.member_id)
+  let retryAfterMs: number | null = null
+  if (chosen === undefined && pool.enabled === 1) {
+    for (const a of assessments) {
+      if (left.has(a.member.provider_id) || a.until === null || (a.reason !== 'cooling_down' && a.reason !== 'quota_exhausted')) continue
+      const ms = Date.parse(a.until) - at.getTime()
+      if (retryAfterMs === null || ms < retryAfterMs) retryAfterMs = ms
+    }
+  }
+  return { assessments, candidates, degraded, chosen, state: choice?.state ?? current, retryAfterMs }
+}
