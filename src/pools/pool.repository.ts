@@ -72,11 +72,24 @@ const updatePoolRotation = prepared((db, p: { id: number, providerId: number, at
       current_provider_id: p.providerId,
       total_rotations: eb('total_rotations', '+', 1),
       last_rotation: p.at,
-      rotation_state: p.state
+      rotation_state: p.state,
+      change_seq: eb('change_seq', '+', 1)
     }))
     .where('id', '=', p.id))
 
 /** Deletes a pool with its members and history; returns the deleted row. */
 export function * deletePool (db: Db, id: number): Work<PoolRow | undefined> {
   return yield * first(db.deleteFrom('pools').where('id', '=', id).returningAll())
+}
+
+const bumpPool = prepared((db, p: { id: number }) =>
+  db.updateTable('pools').set((eb) => ({ change_seq: eb('change_seq', '+', 1) })).where('id', '=', p.id))
+
+/**
+ * Marks the pool changed for the read model and the runtimes of every process
+ * (migration 008): called in the transaction of every write that changes what the
+ * pool's status record shows, unless that write already bumps `change_seq`.
+ */
+export function * touchPool (db: Db, id: number): Work<void> {
+  yield * execute(bumpPool(db, { id }))
 }

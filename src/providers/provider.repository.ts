@@ -5,7 +5,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import { prepared } from '../db/prepared.js'
 import type { Db, ProviderTable } from '../db/types.js'
-import { all, first, type Work } from '../db/work.js'
+import { all, execute, first, type Work } from '../db/work.js'
 
 export type ProviderRow = Selectable<ProviderTable>
 
@@ -61,4 +61,17 @@ const takeQuota = prepared((db, p: { id: number, windowStart: string, limit: num
  */
 export function * consumeQuota (db: Db, id: number, windowStart: string, limit: number): Work<boolean> {
   return (yield * first(takeQuota(db, { id, windowStart, limit }))) !== undefined
+}
+
+const bumpPoolsOf = prepared((db, p: { providerId: number }) => db.updateTable('pools')
+  .set((eb) => ({ change_seq: eb('change_seq', '+', 1) }))
+  .where('id', 'in', db.selectFrom('pool_members').select('pool_id').where('provider_id', '=', p.providerId)))
+
+/**
+ * Marks every pool the provider serves changed (pools.change_seq, migration 008):
+ * called in the transaction of every write to what those pools' status records or
+ * runtimes show of the provider (name, rate limit, quota used, credentials, refusals).
+ */
+export function * touchPoolsOfProvider (db: Db, providerId: number): Work<void> {
+  yield * execute(bumpPoolsOf(db, { providerId }))
 }

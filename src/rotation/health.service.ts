@@ -4,10 +4,11 @@
  * without changing any state.
  */
 import type { Work, WorkRunner } from '../db/work.js'
+import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import { NotFoundError } from '../errors.js'
 import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { findMemberWithName, listMembers, updateMemberHealth } from '../pools/member.repository.js'
-import { findPool, findPoolForRotation } from '../pools/pool.repository.js'
+import { findPool, findPoolForRotation, touchPool } from '../pools/pool.repository.js'
 import { normaliseResource } from '../providers/refusal.service.js'
 import { activeRefusalsOf } from '../providers/refusal.repository.js'
 import { applyOutcome, healthAt, successRate } from '../rules/health.js'
@@ -18,7 +19,7 @@ import { parseRotationState, type Strategy } from '../rules/strategies.js'
 const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
 
 /** Builds the health service. */
-export function createHealthService ({ database, now, events = NO_EVENTS }: { database: WorkRunner, now: () => Date, events?: RotationEvents }) {
+export function createHealthService ({ database, now, events = NO_EVENTS, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, events?: RotationEvents, changes?: ChangeFeed }) {
   return {
     /** Applies one outcome report to a member and answers its new health record. */
     async report (poolId: number, input: ReportInput): Promise<MemberHealthValue> {
@@ -34,6 +35,7 @@ export function createHealthService ({ database, now, events = NO_EVENTS }: { da
         const successes = input.success ? 1 : 0
         const lastError = input.success ? null : input.error ?? (input.status_code != null ? `HTTP ${input.status_code}` : member.last_error)
         yield * updateMemberHealth(db, member.id, { ...state, last_error: lastError, successes, failures: 1 - successes })
+        yield * touchPool(db, poolId)
         cooldown = cooldownStarted
         const counts = { success_count: member.success_count + successes, failure_count: member.failure_count + 1 - successes }
         return {
@@ -50,6 +52,7 @@ export function createHealthService ({ database, now, events = NO_EVENTS }: { da
           last_error: lastError
         }
       })
+      changes.pool(poolId)
       events.reported(input.success)
       if (cooldown !== null) events.cooldownStarted(cooldown)
       return record

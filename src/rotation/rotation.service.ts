@@ -8,11 +8,12 @@
  */
 import type { Db } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
+import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import { NotFoundError } from '../errors.js'
 import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { listMembers, markMemberUsed, updateMemberHealth, type MemberWithName } from '../pools/member.repository.js'
-import { findPoolForRotation, recordPoolRotation, type RotationPoolRow } from '../pools/pool.repository.js'
-import { consumeQuota } from '../providers/provider.repository.js'
+import { findPoolForRotation, recordPoolRotation, touchPool, type RotationPoolRow } from '../pools/pool.repository.js'
+import { consumeQuota, touchPoolsOfProvider } from '../providers/provider.repository.js'
 import { activeRefusalsOf, recordRefusal } from '../providers/refusal.repository.js'
 import { DEFAULT_MAX_REFUSALS_PER_PROVIDER, MAX_RESOURCE_LENGTH } from '../providers/refusal.service.js'
 import { applyOutcome } from '../rules/health.js'
@@ -55,13 +56,15 @@ interface Deps {
   events?: RotationEvents
   /** Refusals kept per provider (config.maxRefusalsPerProvider). */
   maxRefusalsPerProvider?: number
+  /** Told of every committed change, so memory kept of the pool is dropped at once. */
+  changes?: ChangeFeed
 }
 
 const noneAvailable = (poolId: number) => new NotFoundError(`No available providers in pool ${poolId}`)
 
 /** Builds the rotation service. */
 export function createRotationService ({
-  database, now, random = Math.random, events = NO_EVENTS, maxRefusalsPerProvider = DEFAULT_MAX_REFUSALS_PER_PROVIDER
+  database, now, random = Math.random, events = NO_EVENTS, maxRefusalsPerProvider = DEFAULT_MAX_REFUSALS_PER_PROVIDER, changes = NO_CHANGES
 }: Deps) {
   /**
    * Plans by the pool's strategy (rules/plan-rotation.ts) among the eligible members
@@ -84,6 +87,8 @@ export function createRotationService ({
         left.add(chosen.member.provider_id)
         continue
       }
+      // The quota used shows in every pool the provider serves.
+      if (quota !== null) yield * touchPoolsOfProvider(db, chosen.member.provider_id)
       const iso = at.toISOString()
       yield * markMemberUsed(db, chosen.member.id, iso)
       yield * recordPoolRotation(db, pool.id, { providerId: chosen.member.provider_id, at: iso, state: JSON.stringify(plan.state) })
@@ -116,6 +121,9 @@ export function createRotationService ({
         }
         return { providerId: member.provider_id, providerName: member.provider_name, timestamp: at.toISOString(), degraded }
       })
+      changes.pool(poolId)
+      // Its quota shows in every pool the provider serves.
+      changes.provider(rotation.providerId)
       events.rotated(poolId, rotation.providerName)
       return rotation
     },
@@ -137,6 +145,7 @@ export function createRotationService ({
         if (failed === undefined) throw new NotFoundError(`Member not found in pool ${poolId}`)
         const { state, cooldownStarted } = applyOutcome(failed, { success: false }, pool, at)
         yield * updateMemberHealth(db, failed.id, { ...state, last_error: `failover: ${reason}`, successes: 0, failures: 1 })
+        yield * touchPool(db, poolId)
         if (cooldownStarted !== null) cooldowns.push(cooldownStarted)
         const chosen = pool.enabled === 1 ? (yield * rotateWithin(db, pool, members, at, new Set([failedProviderId]))).chosen : undefined
         yield * insertHistory(db, {
@@ -160,6 +169,7 @@ export function createRotationService ({
           failedProviderName
         }
       })
+      if (outcome !== undefined) changes.pool(poolId)
       for (const cooldown of cooldowns) events.cooldownStarted(cooldown)
       if (outcome !== undefined) events.failedOver(poolId, outcome.failedProviderName)
       if (outcome === undefined || !('providerId' in outcome)) {
