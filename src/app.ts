@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
+import { createChangeFeed } from './changes.js'
 import type { Config } from './config.js'
 import { createDb, type DbHandle } from './db/create-db.js'
 import { healthzRoutes } from './healthz.routes.js'
@@ -121,7 +122,9 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(swaggerUi, { routePrefix: '/docs' })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
-  const services = { database, now }
+  // This process's committed changes, for everything that keeps state in memory.
+  const changes = createChangeFeed()
+  const services = { database, now, changes }
   // Background jobs that keep caller-grown tables bounded (expired rows purged).
   const housekeeping: Array<() => Promise<void>> = []
   app.decorate('runHousekeeping', async () => {
