@@ -26,8 +26,9 @@ import { v1Routes } from './v1/v1.routes.js'
 import { chunkRoutes } from './chunks/chunk.routes.js'
 import { createChunkSearch } from './chunks/chunk-search.js'
 import { createChunkService } from './chunks/chunk.service.js'
-import { proxyRoutes } from './proxy/proxy.routes.js'
+import { PROXY_ROUTE, proxyRoutes } from './proxy/proxy.routes.js'
 import { createProxyService } from './proxy/proxy.service.js'
+import { createPoolRuntime, type PoolRuntime } from './runtime/pool-runtime.js'
 import { refusalRoutes } from './providers/refusal.routes.js'
 import { createRefusalService } from './providers/refusal.service.js'
 import rateLimit from '@fastify/rate-limit'
@@ -59,6 +60,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Runs every background housekeeping job once, now (the timer does it every minute). */
     runHousekeeping(): Promise<void>
+    /** The proxy's per-process pool runtime (flush it to write down proxied traffic now). */
+    runtime: PoolRuntime
   }
 }
 
@@ -160,12 +163,35 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(providerRoutes, { providers: createProviderService(services) })
   await app.register(poolRoutes, { pools: createPoolService(services) })
   await app.register(memberRoutes, { members: createMemberService(services) })
-  const rotation = createRotationService({ ...services, random: deps.random, events: metrics.events, maxRefusalsPerProvider: config.maxRefusalsPerProvider })
+  const rotation = createRotationService({ ...services, random: deps.random, events: metrics.events })
   const health = createHealthService({ ...services, events: metrics.events })
   await app.register(rotationRoutes, { rotation })
   await app.register(healthRoutes, { health })
-  const proxy = createProxyService({ rotation, health })
-  app.addHook('onClose', async () => { await proxy.close() })
+  const runtime = createPoolRuntime({
+    ...services,
+    random: deps.random,
+    events: metrics.events,
+    flushIntervalMs: config.flushIntervalMs,
+    maxRefusalsPerProvider: config.maxRefusalsPerProvider,
+    warn: (error, message) => { app.log.warn({ err: error }, message) }
+  })
+  runtime.start()
+  app.decorate('runtime', runtime)
+  // Every API call but the proxy's sees what this process's proxied traffic did:
+  // what is pending is written down first (at most one flush, usually nothing to do).
+  app.addHook('preHandler', (request, _reply, done) => {
+    if (!runtime.unsettled() || request.routeOptions.url === PROXY_ROUTE) {
+      done()
+      return
+    }
+    runtime.settle().then(() => { done() }, done)
+  })
+  const proxy = createProxyService({ runtime })
+  // The proxy's connections end first, then the runtime writes down what is left.
+  app.addHook('onClose', async () => {
+    await proxy.close()
+    await runtime.close()
+  })
   await app.register(proxyRoutes, { proxy })
   const refusals = createRefusalService(services)
   housekeeping.push(refusals.purgeExpired)

@@ -11,6 +11,9 @@ import { Id } from '../http/schemas.js'
 import { ALLOWED_METHODS, MethodNotAllowedError, UnsafePathError } from './forward.js'
 import type { ProxyService } from './proxy.service.js'
 
+/** The proxy's route (API calls other than this one first write down pending proxied traffic). */
+export const PROXY_ROUTE = '/api/pools/:pool_id/proxy/*'
+
 /** Largest request body the proxy forwards. */
 export const PROXY_BODY_LIMIT = 10 * 1024 * 1024
 
@@ -22,7 +25,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService }> = a
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT }, (_request, body, done) => { done(null, body) })
 
-  app.all('/api/pools/:pool_id/proxy/*', {
+  app.all(PROXY_ROUTE, {
     schema: {
       tags: ['proxy'],
       summary: 'Forward a request to a provider of the pool, failing over within the request',

@@ -1,9 +1,10 @@
 /**
  * The proxy: one client request, answered by whichever member of the pool
- * works. Each attempt is a rotation (strategy, eligibility, quota, history) to a
- * provider not yet tried in this request; its outcome is reported like a client
- * report (health, cooldowns); a failure moves on to the next provider when the
- * request may be repeated. The answer that ends the loop is streamed back as the
+ * works. Each attempt is chosen by the pool runtime (runtime/: strategy,
+ * eligibility, quota lease, in memory) among the providers not yet tried in this
+ * request; its outcome is folded into the runtime's health and counters (written
+ * down by its flusher); a failure moves on to the next provider when the request
+ * may be repeated, and that failover goes into the history. The answer that ends the loop is streamed back as the
  * provider sends it (answers that have no body — to HEAD, 204, 304 — without one).
  * An error of ours (the upstream client refused the request as built) is no
  * provider's failure: nothing is reported, and it ends the request as a 500.
@@ -11,8 +12,7 @@
 import type { Readable } from 'node:stream'
 import { Agent, request, type Dispatcher } from 'undici'
 import { NotFoundError } from '../errors.js'
-import type { HealthService } from '../rotation/health.service.js'
-import type { ProxyRefusal, RotationService } from '../rotation/rotation.service.js'
+import type { FailedAttempt as Failed, PoolRuntime, ProxyRefusal } from '../runtime/pool-runtime.js'
 import {
   assertForwardableMethod, assertSafePath, baseUrlAuthorization, classifyError, classifyStatus, downstreamHeaders, hasNoBody, mayRetry, proxiedPath,
   resourceOf, upstreamHeaders, upstreamUrl, type AttemptResult
@@ -48,8 +48,7 @@ export type ProxyAnswer =
   | { kind: 'failed', attempts: FailedAttempt[], refusals: ProxyRefusal[] }
 
 interface Deps {
-  rotation: Pick<RotationService, 'chooseForProxy' | 'recordRefusal'>
-  health: Pick<HealthService, 'report'>
+  runtime: Pick<PoolRuntime, 'choose' | 'report' | 'learnRefusal'>
 }
 
 /**
@@ -64,27 +63,22 @@ function credentialsOf (baseUrl: string, authHeaders: string | null): Record<str
   return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization') ? headers : { authorization: basic, ...headers }
 }
 
-/** Builds the proxy over the rotation and health services; `close` ends its upstream connections. */
-export function createProxyService ({ rotation, health }: Deps) {
+/** Builds the proxy over the pool runtime; `close` ends its upstream connections. */
+export function createProxyService ({ runtime }: Deps) {
   // One agent: undici keeps a pool of keep-alive connections per upstream origin.
   const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 })
 
-  /** Reports an attempt's outcome; a member removed meanwhile has nothing to report to. */
-  async function report (poolId: number, providerId: number, result: AttemptResult, latencyMs: number, statusCode?: number): Promise<void> {
+  /** Folds an attempt's outcome into the runtime (a refusal or an error of ours is no outcome). */
+  function report (poolId: number, providerId: number, result: AttemptResult, latencyMs: number, statusCode?: number): void {
     if (result.kind === 'forbidden' || result.kind === 'ours') return
     const failure = result.kind === 'failure'
-    try {
-      await health.report(poolId, {
-        provider_id: providerId,
-        success: !failure,
-        status_code: statusCode ?? null,
-        latency_ms: latencyMs,
-        retry_after_s: failure ? result.retryAfterS ?? null : null,
-        error: failure ? `proxy: ${result.reason}` : null
-      })
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error
-    }
+    runtime.report(poolId, providerId, {
+      success: !failure,
+      status_code: statusCode ?? null,
+      latency_ms: latencyMs,
+      retry_after_s: failure ? result.retryAfterS ?? null : null,
+      error: failure ? `proxy: ${result.reason}` : null
+    })
   }
 
   return {
@@ -99,10 +93,10 @@ export function createProxyService ({ rotation, health }: Deps) {
       const tried = new Set<number>()
       let refusals: ProxyRefusal[] = []
       const attempts: FailedAttempt[] = []
-      let reason = 'proxy'
+      let failed: Failed | undefined
       let maxAttempts = 1
       do {
-        const choice = await rotation.chooseForProxy(poolId, resource, tried, reason)
+        const choice = await runtime.choose(poolId, resource, tried, failed)
         if (choice.kind === 'unknown_pool') throw new NotFoundError(`Pool ${poolId} not found`)
         maxAttempts = choice.pool.max_attempts
         if (choice.kind === 'none') {
@@ -152,18 +146,13 @@ export function createProxyService ({ rotation, health }: Deps) {
           result = classifyError(sent.error, timedOut)
           // Ours: the provider was never asked, so it is not told against; the request ends (500).
           if (result.kind === 'ours') throw sent.error
-          await report(poolId, member.provider_id, result, latencyMs)
+          report(poolId, member.provider_id, result, latencyMs)
           attempts.push({ provider_id: member.provider_id, provider_name: member.provider_name, error: result.kind === 'failure' ? result.reason : 'failed', latency_ms: latencyMs })
         } else {
           const { response } = sent
           result = classifyStatus(response.statusCode, response.headers['retry-after'])
-          try {
-            await report(poolId, member.provider_id, result, latencyMs, response.statusCode)
-            if (result.kind === 'forbidden') await rotation.recordRefusal(member.provider_id, resource, choice.pool.forbidden_ttl_seconds)
-          } catch (error) {
-            response.body.destroy()
-            throw error
-          }
+          report(poolId, member.provider_id, result, latencyMs, response.statusCode)
+          if (result.kind === 'forbidden') runtime.learnRefusal(member.provider_id, resource, choice.pool.forbidden_ttl_seconds)
           if (result.kind === 'success') {
             const bodiless = hasNoBody(incoming.method, response.statusCode)
             if (bodiless) response.body.resume()
@@ -179,7 +168,7 @@ export function createProxyService ({ rotation, health }: Deps) {
           response.body.resume()
           attempts.push({ provider_id: member.provider_id, provider_name: member.provider_name, status_code: response.statusCode, latency_ms: latencyMs })
         }
-        reason = result.kind === 'forbidden' ? 'proxy:forbidden' : `proxy:${result.kind === 'failure' ? result.reason : 'error'}`
+        failed = { providerId: member.provider_id, reason: result.kind === 'forbidden' ? 'proxy:forbidden' : `proxy:${result.kind === 'failure' ? result.reason : 'error'}` }
         // A refusal means the provider did nothing, so moving on is always safe; a failure
         // may have had an effect, so only a request that may be repeated moves on.
         if (result.kind === 'failure' && !mayRetry(incoming.method, incoming.headers, choice.pool.retry_non_idempotent === 1)) break

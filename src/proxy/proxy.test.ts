@@ -301,10 +301,9 @@ for (const dialect of dialects) {
       assert.equal(res.headers['x-sourcepool-provider'], 'order-2')
       assert.equal(failing.seen.length, 1)
       assert.equal(working.seen.length, 1)
-      // History: how the serving provider changed, and why.
+      // History: each failover and why (the first choice of a request is no event).
       const history = (await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })).body.history.reverse()
       assert.deepEqual(history.map((h: any) => [h.from_provider, h.to_provider, h.reason]), [
-        [null, 'order-0', 'proxy'],
         ['order-0', 'order-1', 'proxy:http_503'],
         ['order-1', 'order-2', 'proxy:connect_error']
       ])
@@ -327,7 +326,8 @@ for (const dialect of dialects) {
       ])
       assert.equal(c.seen.length, 0)
       const history = (await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })).body.history
-      assert.deepEqual(history.map((h: any) => h.reason), ['proxy:http_500', 'proxy'])
+      // Proxied traffic records what a person looks for: the failover, and the cooldown the 429 started.
+      assert.deepEqual(history.map((h: any) => h.reason), ['cooldown:rate_limited', 'proxy:http_500'])
       // The 429 with Retry-After cooled its member down at once.
       const member = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.members.find((m: any) => m.provider_id === providers[1])
       assert.deepEqual([member.health, member.cooldown_reason], ['cooling_down', 'rate_limited'])
@@ -551,8 +551,12 @@ for (const dialect of dialects) {
     })
 
     /** Every refusal row of the provider, expired ones too, by resource. */
-    const storedRefusals = async (providerId: number) => (await t.database.db.selectFrom('provider_refusals').select('resource')
-      .where('provider_id', '=', providerId).orderBy('resource').execute()).map((r) => r.resource)
+    /** The refusals in the database, once the runtime has written down what it learned. */
+    const storedRefusals = async (providerId: number) => {
+      await t.app.runtime.flush()
+      return (await t.database.db.selectFrom('provider_refusals').select('resource')
+        .where('provider_id', '=', providerId).orderBy('resource').execute()).map((r) => r.resource)
+    }
 
     /** A portal that refuses every resource starting with /r, and a mirror (round robin, portal first). */
     async function refusingPortal (poolExtra: Record<string, unknown> = {}) {

@@ -14,8 +14,6 @@ import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { listMembers, markMemberUsed, updateMemberHealth, type MemberWithName } from '../pools/member.repository.js'
 import { findPoolForRotation, recordPoolRotation, touchPool, type RotationPoolRow } from '../pools/pool.repository.js'
 import { consumeQuota, touchPoolsOfProvider } from '../providers/provider.repository.js'
-import { activeRefusalsOf, recordRefusal } from '../providers/refusal.repository.js'
-import { DEFAULT_MAX_REFUSALS_PER_PROVIDER, MAX_RESOURCE_LENGTH } from '../providers/refusal.service.js'
 import { applyOutcome } from '../rules/health.js'
 import { insertHistory, listHistory } from '../pools/history.repository.js'
 import { toHistoryRecords } from '../pools/history.mapper.js'
@@ -31,20 +29,6 @@ export interface Rotation {
   readonly degraded: boolean
 }
 
-/** What the proxy gets for one attempt: a provider to call, or why there is none. */
-export type ProxyChoice =
-  | { readonly kind: 'chosen', readonly pool: RotationPoolRow, readonly member: MemberWithName, readonly degraded: boolean }
-  | { readonly kind: 'none', readonly pool: RotationPoolRow, readonly retryAfterS: number | null, readonly refusals: ProxyRefusal[] }
-  | { readonly kind: 'unknown_pool' }
-
-/** A provider's refusal of a resource that kept it out of a proxy choice. */
-export interface ProxyRefusal {
-  readonly provider_id: number
-  readonly provider_name: string | null
-  readonly resource: string
-  readonly expires_at: string
-}
-
 export interface Failover extends Rotation {
   readonly failedProviderName: string | null
 }
@@ -54,8 +38,6 @@ interface Deps {
   now: () => Date
   random?: () => number
   events?: RotationEvents
-  /** Refusals kept per provider (config.maxRefusalsPerProvider). */
-  maxRefusalsPerProvider?: number
   /** Told of every committed change, so memory kept of the pool is dropped at once. */
   changes?: ChangeFeed
 }
@@ -64,7 +46,7 @@ const noneAvailable = (poolId: number) => new NotFoundError(`No available provid
 
 /** Builds the rotation service. */
 export function createRotationService ({
-  database, now, random = Math.random, events = NO_EVENTS, maxRefusalsPerProvider = DEFAULT_MAX_REFUSALS_PER_PROVIDER, changes = NO_CHANGES
+  database, now, random = Math.random, events = NO_EVENTS, changes = NO_CHANGES
 }: Deps) {
   /**
    * Plans by the pool's strategy (rules/plan-rotation.ts) among the eligible members
@@ -177,59 +159,6 @@ export function createRotationService ({
       }
       events.rotated(poolId, outcome.providerName)
       return outcome
-    },
-
-    /**
-     * For one proxy attempt: chooses by the pool's strategy among the eligible members
-     * that have a base URL, do not refuse `resource` and are not in `exclude`, records
-     * the use, and, when the serving provider changes, a history record with `reason`.
-     * With none eligible, `retryAfterS` tells when the soonest cooldown or quota window
-     * ends, and `refusals` which members were left out because they refuse the resource.
-     */
-    async chooseForProxy (poolId: number, resource: string, exclude: ReadonlySet<number>, reason: string): Promise<ProxyChoice> {
-      const choice = await database.transact(function * (db): Work<ProxyChoice> {
-        const pool = yield * findPoolForRotation(db, poolId)
-        if (pool === undefined) return { kind: 'unknown_pool' }
-        if (pool.enabled === 0) return { kind: 'none', pool, retryAfterS: null, refusals: [] }
-        const members = yield * listMembers(db, poolId)
-        const at = now()
-        const refused = yield * activeRefusalsOf(db, members.map((m) => m.provider_id), resource, at.toISOString())
-        const skipped = new Set([...exclude, ...members.filter((m) => m.base_url === null).map((m) => m.provider_id)])
-        const { chosen, retryAfterMs } = yield * rotateWithin(db, pool, members, at, skipped, new Map(refused.map((r) => [r.provider_id, r.expires_at])))
-        if (chosen === undefined) {
-          const refusals = refused.filter((r) => !exclude.has(r.provider_id)).map((r) => ({
-            provider_id: r.provider_id,
-            provider_name: members.find((m) => m.provider_id === r.provider_id)?.provider_name ?? null,
-            resource: r.resource,
-            expires_at: r.expires_at
-          }))
-          return { kind: 'none', pool, retryAfterS: retryAfterMs === null ? null : Math.max(1, Math.ceil(retryAfterMs / 1000)), refusals }
-        }
-        if (pool.current_provider_id !== chosen.member.provider_id) {
-          yield * insertHistory(db, {
-            pool_id: poolId,
-            from_provider_id: pool.current_provider_id,
-            to_provider_id: chosen.member.provider_id,
-            reason,
-            success: 1,
-            notes: chosen.degraded ? 'degraded: every eligible member was cooling down' : null,
-            timestamp: at.toISOString()
-          })
-        }
-        return { kind: 'chosen', pool, member: chosen.member, degraded: chosen.degraded }
-      })
-      if (choice.kind === 'chosen') events.rotated(poolId, choice.member.provider_name)
-      return choice
-    },
-
-    /**
-     * Remembers that the provider refuses `resource`, for the pool's `forbidden_ttl_seconds`,
-     * within the per-provider cap; a resource longer than MAX_RESOURCE_LENGTH is not recorded.
-     */
-    async recordRefusal (providerId: number, resource: string, ttlSeconds: number): Promise<void> {
-      if (resource.length > MAX_RESOURCE_LENGTH) return
-      const at = now()
-      await database.transact((db) => recordRefusal(db, providerId, resource, at.toISOString(), new Date(at.getTime() + ttlSeconds * 1000).toISOString(), maxRefusalsPerProvider))
     },
 
     /** The newest `limit` history records; empty (not 404) for an unknown pool. */

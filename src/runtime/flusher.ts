@@ -1,0 +1,170 @@
+/**
+ * The write-behind flusher of the pool runtime: every interval (and at shutdown,
+ * and before a read) it writes what proxied traffic did since the last flush in
+ * ONE transaction — counters added, health merged, pool counters, history events,
+ * refusals learned, unused quota given back — and reads which pools other
+ * processes changed since (pools.change_seq), so their cooldowns and admin
+ * changes reach this process within an interval. A crash loses at most what
+ * was pending: one interval of proxy counters and outcomes.
+ */
+import type { Insertable } from 'kysely'
+import type { ChangeFeed } from '../changes.js'
+import type { RotationHistoryTable } from '../db/types.js'
+import type { Work, WorkRunner } from '../db/work.js'
+import type { Db } from '../db/types.js'
+import { insertHistory } from '../pools/history.repository.js'
+import { touchPoolsOfProvider } from '../providers/provider.repository.js'
+import { recordRefusal } from '../providers/refusal.repository.js'
+import type { QuotaLeases, QuotaReturn } from './quota-leases.js'
+import { listChangeSeqs, returnQuota, writeMemberDelta, writePoolDelta, type HealthWrite } from './runtime.repository.js'
+
+/** One member's pending counters. */
+export interface PendingMember {
+  readonly poolId: number
+  uses: number
+  successes: number
+  failures: number
+  lastUsed: string | null
+  health: HealthWrite | null
+}
+
+/** One pool's pending counters. */
+export interface PendingPool {
+  rotations: number
+  currentProviderId: number | null
+  lastRotation: string | null
+}
+
+/** What proxied traffic did since the last flush. */
+export interface Batch {
+  readonly members: Map<number, PendingMember>
+  readonly pools: Map<number, PendingPool>
+  readonly history: Array<Omit<Required<Insertable<RotationHistoryTable>>, 'id'>>
+  readonly refusals: Array<{ providerId: number, resource: string, at: string, expiresAt: string }>
+}
+
+export const emptyBatch = (): Batch => ({ members: new Map(), pools: new Map(), history: [], refusals: [] })
+export const memberDeltaOf = (poolId: number): PendingMember => ({ poolId, uses: 0, successes: 0, failures: 0, lastUsed: null, health: null })
+export const poolDeltaOf = (): PendingPool => ({ rotations: 0, currentProviderId: null, lastRotation: null })
+
+/** What the flusher needs of the runtime's pools. */
+interface KnownPool {
+  pool: { change_seq: number }
+  stale: boolean
+}
+
+interface Deps {
+  database: WorkRunner
+  now: () => Date
+  pools: Map<number, KnownPool>
+  leases: QuotaLeases
+  changes: ChangeFeed
+  maxRefusalsPerProvider: number
+  warn: (error: unknown, message: string) => void
+  /** Hands over what is pending (and starts a new batch). */
+  take: () => Batch
+  /** Takes back a batch that could not be written. */
+  putBack: (batch: Batch) => void
+}
+
+function * flushWork (db: Db, batch: Batch, returns: readonly QuotaReturn[], known: readonly number[], at: string, maxRefusals: number): Work<{ seqs: Map<number, number>, written: Map<number, number> }> {
+  for (const [memberId, d] of batch.members) {
+    yield * writeMemberDelta(db, { memberId, uses: d.uses, successes: d.successes, failures: d.failures, lastUsed: d.lastUsed, health: d.health }, at)
+  }
+  const written = new Map<number, number>()
+  for (const [poolId, d] of batch.pools) {
+    const seq = yield * writePoolDelta(db, poolId, d)
+    if (seq !== undefined) written.set(poolId, seq)
+  }
+  for (const row of batch.history) yield * insertHistory(db, row)
+  const touched = new Set<number>()
+  for (const r of batch.refusals) {
+    if (yield * recordRefusal(db, r.providerId, r.resource, r.at, r.expiresAt, maxRefusals)) touched.add(r.providerId)
+  }
+  for (const providerId of touched) yield * touchPoolsOfProvider(db, providerId)
+  for (const r of returns) yield * returnQuota(db, r.providerId, r.window, r.unused)
+  return { seqs: yield * listChangeSeqs(db, known), written }
+}
+
+/** Builds the flusher; nothing runs until `start` or `flush`. */
+export function createFlusher ({ database, now, pools, leases, changes, maxRefusalsPerProvider, warn, take, putBack }: Deps) {
+  let running: Promise<void> | undefined
+  let inFlight: Batch | undefined
+  let timer: NodeJS.Timeout | undefined
+  let notifying = false
+
+  async function once (): Promise<void> {
+    const at = now()
+    const batch = take()
+    const returns = leases.settle(at)
+    const known = [...pools.keys()]
+    if (batch.members.size === 0 && batch.pools.size === 0 && batch.history.length === 0 && batch.refusals.length === 0 && returns.length === 0 && known.length === 0) return
+    inFlight = batch
+    let result: { seqs: Map<number, number>, written: Map<number, number> }
+    try {
+      result = await database.transact((db) => flushWork(db, batch, returns, known, at.toISOString(), maxRefusalsPerProvider))
+    } catch (error) {
+      putBack(batch)
+      leases.restore(returns)
+      warn(error, 'flush failed; its counters are kept for the next one')
+      return
+    } finally {
+      inFlight = undefined
+    }
+    for (const id of known) {
+      const state = pools.get(id)
+      if (state === undefined) continue
+      const seq = result.seqs.get(id)
+      if (seq === undefined) {
+        pools.delete(id)
+        continue
+      }
+      const mine = result.written.get(id)
+      // Our own write moved it by one from what we knew, and nobody wrote since: still current.
+      if (mine === state.pool.change_seq + 1 && seq === mine) state.pool.change_seq = seq
+      else if (seq !== state.pool.change_seq) state.stale = true
+    }
+    // Tell this process's other listeners (the read model); the runtime ignores its own news.
+    notifying = true
+    try {
+      for (const id of batch.pools.keys()) changes.pool(id)
+      for (const providerId of new Set([...batch.refusals.map((r) => r.providerId), ...returns.map((r) => r.providerId)])) changes.provider(providerId)
+    } finally {
+      notifying = false
+    }
+  }
+
+  /** Resolves when no flush is under way. */
+  async function idle (): Promise<void> {
+    for (let current = running; current !== undefined; current = running) await current
+  }
+
+  async function flush (): Promise<void> {
+    // One flush at a time; a flush asked for during one runs after it. The check and
+    // the start are in one synchronous step, so two waiting callers never both start.
+    for (let current = running; current !== undefined; current = running) await current
+    const mine = once().finally(() => { running = undefined })
+    running = mine
+    await mine
+  }
+
+  return {
+    flush,
+    idle,
+    /** The batch being written now, if any. */
+    inFlight: (): Batch | undefined => inFlight,
+    /** True while the flusher tells the change feed about its own writes. */
+    notifying: (): boolean => notifying,
+    start (intervalMs: number): void {
+      if (timer !== undefined) return
+      timer = setInterval(() => { flush().catch((error: unknown) => { warn(error, 'flush failed') }) }, intervalMs)
+      timer.unref()
+    },
+    /** Stops the timer and flushes what is left. */
+    async stop (): Promise<void> {
+      if (timer !== undefined) clearInterval(timer)
+      timer = undefined
+      await flush()
+    }
+  }
+}

@@ -1,0 +1,391 @@
+/**
+ * The data plane's pool runtime: for each pool the proxy uses, its members, the
+ * strategy's cursor, health, refusals and quota leases kept in this process's
+ * memory. A proxied attempt is chosen here without a database round trip (only a
+ * quota block is ever leased on the way) and its outcome is folded into counters
+ * that the flusher (flusher.ts) writes down in one transaction per interval.
+ * Explicit API calls do not come through here: they commit before they answer
+ * (rotation/), and this runtime follows them through the change feed (this
+ * process) and `pools.change_seq` (other processes, read at every flush).
+ */
+import type { ChangeFeed } from '../changes.js'
+import type { WorkRunner } from '../db/work.js'
+import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
+import { listMembers, type MemberWithName } from '../pools/member.repository.js'
+import { MAX_RESOURCE_LENGTH } from '../providers/refusal.service.js'
+import { applyOutcome, healthAt, type Outcome } from '../rules/health.js'
+import { planRotation } from '../rules/plan-rotation.js'
+import { parseRotationState, pruneRotationState, type RotationState } from '../rules/strategies.js'
+import { createFlusher, emptyBatch, memberDeltaOf, poolDeltaOf, type Batch } from './flusher.js'
+import { createQuotaLeases } from './quota-leases.js'
+import { findRuntimePool, leaseQuota, listActiveRefusals, type RuntimePoolRow } from './runtime.repository.js'
+
+/** A provider's refusal of a resource that kept it out of a proxy choice. */
+export interface ProxyRefusal {
+  readonly provider_id: number
+  readonly provider_name: string | null
+  readonly resource: string
+  readonly expires_at: string
+}
+
+/** What the proxy gets for one attempt: a provider to call, or why there is none. */
+export type ProxyChoice =
+  | { readonly kind: 'chosen', readonly pool: RuntimePoolRow, readonly member: MemberWithName, readonly degraded: boolean }
+  | { readonly kind: 'none', readonly pool: RuntimePoolRow, readonly retryAfterS: number | null, readonly refusals: ProxyRefusal[] }
+  | { readonly kind: 'unknown_pool' }
+
+/** The attempt that failed before this choice: the choice is then a failover, recorded in the history. */
+export interface FailedAttempt {
+  readonly providerId: number
+  /** `proxy:<why>`, as the history shows it. */
+  readonly reason: string
+}
+
+type Member = { -readonly [K in keyof MemberWithName]: MemberWithName[K] }
+
+/** One pool as this process keeps it. */
+export interface PoolState {
+  pool: RuntimePoolRow
+  members: Member[]
+  cursor: RotationState
+  /** provider id → resource → when the refusal ends. */
+  refusals: Map<number, Map<string, string>>
+  /** Changed in the database since it was read: read again before the next choice. */
+  stale: boolean
+}
+
+interface Deps {
+  database: WorkRunner
+  now: () => Date
+  random?: () => number
+  events?: RotationEvents
+  changes: ChangeFeed
+  flushIntervalMs: number
+  maxRefusalsPerProvider: number
+  /** Where a failed flush or lease is logged. */
+  warn?: (error: unknown, message: string) => void
+}
+
+/** How often one choice may lease a quota block before giving up on that provider. */
+const MAX_LEASE_ROUNDS = 4
+
+/** Builds the runtime; `close` stops the flusher after a last flush. */
+export function createPoolRuntime ({
+  database, now, random = Math.random, events = NO_EVENTS, changes, flushIntervalMs, maxRefusalsPerProvider, warn = () => {}
+}: Deps) {
+  const pools = new Map<number, PoolState>()
+  const loading = new Map<number, Promise<PoolState | undefined>>()
+  const leasing = new Map<number, Promise<void>>()
+  const leases = createQuotaLeases()
+  let pending: Batch = emptyBatch()
+  const flusher = createFlusher({
+    database,
+    now,
+    pools,
+    leases,
+    changes,
+    warn,
+    maxRefusalsPerProvider,
+    take: () => { const batch = pending; pending = emptyBatch(); return batch },
+    putBack: (batch) => { pending = mergeBatches(batch, pending) }
+  })
+
+  /** Applies what this process has not written down yet to members read from the database. */
+  function withPending (poolId: number, members: Member[]): Member[] {
+    for (const batch of [flusher.inFlight(), pending]) {
+      if (batch === undefined) continue
+      for (const m of members) {
+        const delta = batch.members.get(m.id)
+        if (delta === undefined || delta.poolId !== poolId) continue
+        m.use_count += delta.uses
+        m.success_count += delta.successes
+        m.failure_count += delta.failures
+        if (delta.lastUsed !== null && (m.last_used === null || m.last_used < delta.lastUsed)) m.last_used = delta.lastUsed
+        if (delta.health !== null) Object.assign(m, delta.health)
+      }
+    }
+    return members
+  }
+
+  async function load (poolId: number): Promise<PoolState | undefined> {
+    // A flush under way holds deltas the database may or may not have yet: wait for it.
+    await flusher.idle()
+    const at = now().toISOString()
+    const read = await database.read(function * (db) {
+      const pool = yield * findRuntimePool(db, poolId)
+      if (pool === undefined) return undefined
+      const members = yield * listMembers(db, poolId)
+      const refusals = yield * listActiveRefusals(db, members.map((m) => m.provider_id), at)
+      return { pool, members, refusals }
+    })
+    if (read === undefined) {
+      pools.delete(poolId)
+      return undefined
+    }
+    const before = pools.get(poolId)
+    const members = withPending(poolId, read.members as Member[])
+    const refusals = new Map<number, Map<string, string>>()
+    for (const r of read.refusals) {
+      let byResource = refusals.get(r.provider_id)
+      if (byResource === undefined) refusals.set(r.provider_id, byResource = new Map())
+      byResource.set(r.resource, r.expires_at)
+    }
+    // The cursor is this process's own (per-process strategies): kept across reloads.
+    const cursor = pruneRotationState(before?.cursor ?? parseRotationState(read.pool.rotation_state), members.map((m) => m.id))
+    const state: PoolState = { pool: read.pool, members, cursor, refusals, stale: false }
+    pools.set(poolId, state)
+    return state
+  }
+
+  async function stateOf (poolId: number): Promise<PoolState | undefined> {
+    const known = pools.get(poolId)
+    if (known !== undefined && !known.stale) return known
+    let promise = loading.get(poolId)
+    if (promise === undefined) {
+      promise = load(poolId).finally(() => loading.delete(poolId))
+      loading.set(poolId, promise)
+    }
+    return await promise
+  }
+
+  /** Leases a block of the provider's window (one at a time per provider). */
+  async function lease (providerId: number, block: { window: string, limit: number, want: number }): Promise<void> {
+    let promise = leasing.get(providerId)
+    if (promise === undefined) {
+      promise = database.transact((db) => leaseQuota(db, providerId, block.window, block.limit, block.want))
+        .then((granted) => { leases.granted(providerId, block.window, granted) })
+        .catch((error: unknown) => {
+          // Without the database no block can be counted: the provider is out until the next flush.
+          warn(error, 'quota lease failed')
+          leases.granted(providerId, block.window, 0)
+        })
+        .finally(() => leasing.delete(providerId))
+      leasing.set(providerId, promise)
+    }
+    await promise
+  }
+
+  function poolPending (poolId: number) {
+    let delta = pending.pools.get(poolId)
+    if (delta === undefined) pending.pools.set(poolId, delta = poolDeltaOf())
+    return delta
+  }
+
+  function memberPending (poolId: number, memberId: number) {
+    let delta = pending.members.get(memberId)
+    if (delta === undefined) pending.members.set(memberId, delta = memberDeltaOf(poolId))
+    return delta
+  }
+
+  function refusalsFor (state: PoolState, resource: string, at: string): Map<number, string> {
+    const found = new Map<number, string>()
+    if (state.refusals.size === 0) return found
+    for (const m of state.members) {
+      const until = state.refusals.get(m.provider_id)?.get(resource)
+      if (until !== undefined && until > at) found.set(m.provider_id, until)
+    }
+    return found
+  }
+
+  const stopListening = changes.listen(({ poolId, providerId }) => {
+    if (flusher.notifying()) return
+    if (poolId !== undefined) {
+      const state = pools.get(poolId)
+      if (state !== undefined) state.stale = true
+    }
+    if (providerId !== undefined) {
+      for (const state of pools.values()) if (state.members.some((m) => m.provider_id === providerId)) state.stale = true
+    }
+  })
+
+  return {
+    /**
+     * Chooses the provider for one proxy attempt: by the pool's strategy among the
+     * eligible members that have a base URL, do not refuse `resource` and are not in
+     * `exclude`, with a use of the provider's quota. With `failed`, the choice is a
+     * failover and goes into the history. With none eligible, `retryAfterS` tells
+     * when the soonest member comes back, and `refusals` which were left out for refusing.
+     */
+    async choose (poolId: number, resource: string, exclude: ReadonlySet<number>, failed?: FailedAttempt): Promise<ProxyChoice> {
+      for (let round = 0; ; round++) {
+        const state = await stateOf(poolId)
+        if (state === undefined) return { kind: 'unknown_pool' }
+        const { pool } = state
+        if (pool.enabled !== 1) return { kind: 'none', pool, retryAfterS: null, refusals: [] }
+        const at = now()
+        const iso = at.toISOString()
+        const members = state.members.map((m) => m.rate_limit_requests === null ? m : { ...m, ...leases.view(m.provider_id, m, at) })
+        const refused = refusalsFor(state, resource, iso)
+        const left = new Set(exclude)
+        for (const m of members) if (m.base_url === null) left.add(m.provider_id)
+        let block: { providerId: number, window: string, limit: number, want: number } | undefined
+        while (block === undefined) {
+          const plan = planRotation(pool, members, refused, at, left, state.cursor, random)
+          const chosen = plan.chosen?.member
+          if (chosen === undefined) {
+            const refusals = [...refused].filter(([id]) => !exclude.has(id)).map(([id, until]) => ({
+              provider_id: id, provider_name: members.find((m) => m.provider_id === id)?.provider_name ?? null, resource, expires_at: until
+            }))
+            return { kind: 'none', pool, retryAfterS: plan.retryAfterMs === null ? null : Math.max(1, Math.ceil(plan.retryAfterMs / 1000)), refusals }
+          }
+          if (chosen.rate_limit_requests !== null && !leases.take(chosen.provider_id, chosen, at)) {
+            const want = round < MAX_LEASE_ROUNDS ? leases.want(chosen.provider_id, chosen, at) : undefined
+            if (want === undefined) left.add(chosen.provider_id)
+            else block = { providerId: chosen.provider_id, ...want }
+            continue
+          }
+          state.cursor = plan.state
+          const member = state.members.find((m) => m.id === chosen.id) as Member
+          member.use_count++
+          member.last_used = iso
+          const memberDelta = memberPending(poolId, member.id)
+          memberDelta.uses++
+          memberDelta.lastUsed = iso
+          const poolDelta = poolPending(poolId)
+          poolDelta.rotations++
+          poolDelta.currentProviderId = member.provider_id
+          poolDelta.lastRotation = iso
+          if (failed !== undefined) {
+            pending.history.push({
+              pool_id: poolId,
+              from_provider_id: failed.providerId,
+              to_provider_id: member.provider_id,
+              reason: failed.reason,
+              success: 1,
+              notes: `Failover from failed provider ${failed.providerId}${plan.degraded ? ' (degraded: every eligible member was cooling down)' : ''}`,
+              timestamp: iso
+            })
+          }
+          events.rotated(poolId, member.provider_name)
+          return { kind: 'chosen', pool, member, degraded: plan.degraded }
+        }
+        // Lease outside the loop: after the wait, choose again from what is then true.
+        await lease(block.providerId, block)
+      }
+    },
+
+    /**
+     * Folds one attempt's outcome into the member's health and counters, in memory;
+     * a cooldown started or a member recovered goes into the history. A member
+     * removed meanwhile has nothing to report to.
+     */
+    report (poolId: number, providerId: number, outcome: Outcome & { readonly error?: string | null }): void {
+      const state = pools.get(poolId)
+      const member = state?.members.find((m) => m.provider_id === providerId)
+      if (state === undefined || member === undefined) return
+      const at = now()
+      const iso = at.toISOString()
+      const before = healthAt(member, at)
+      const { state: health, cooldownStarted } = applyOutcome(member, outcome, state.pool, at)
+      const lastError = outcome.success ? null : outcome.error ?? (outcome.status_code != null ? `HTTP ${outcome.status_code}` : member.last_error)
+      Object.assign(member, health, { last_error: lastError })
+      const delta = memberPending(poolId, member.id)
+      delta.health = { ...health, last_error: lastError }
+      if (outcome.success) {
+        member.success_count++
+        delta.successes++
+      } else {
+        member.failure_count++
+        delta.failures++
+      }
+      poolPending(poolId)
+      if (cooldownStarted !== null) {
+        pending.history.push({
+          pool_id: poolId,
+          from_provider_id: providerId,
+          to_provider_id: null,
+          reason: `cooldown:${cooldownStarted}`,
+          success: 0,
+          notes: `Provider ${providerId} cooling down until ${health.cooldown_until ?? '?'}${lastError === null ? '' : ` after: ${lastError}`}`,
+          timestamp: iso
+        })
+        events.cooldownStarted(cooldownStarted)
+      } else if (before === 'probing' && health.cooldown_until === null) {
+        pending.history.push({
+          pool_id: poolId,
+          from_provider_id: null,
+          to_provider_id: providerId,
+          reason: 'recovered',
+          success: 1,
+          notes: `Provider ${providerId} answered again after its cooldown`,
+          timestamp: iso
+        })
+      }
+      events.reported(outcome.success)
+    },
+
+    /**
+     * Remembers that the provider refuses `resource` for `ttlSeconds`, in every pool
+     * it serves here at once and in the database at the next flush.
+     */
+    learnRefusal (providerId: number, resource: string, ttlSeconds: number): void {
+      if (resource.length > MAX_RESOURCE_LENGTH) return
+      const at = now()
+      const expiresAt = new Date(at.getTime() + ttlSeconds * 1000).toISOString()
+      for (const state of pools.values()) {
+        if (!state.members.some((m) => m.provider_id === providerId)) continue
+        let byResource = state.refusals.get(providerId)
+        if (byResource === undefined) state.refusals.set(providerId, byResource = new Map())
+        byResource.set(resource, expiresAt)
+      }
+      pending.refusals.push({ providerId, resource, at: at.toISOString(), expiresAt })
+    },
+
+    /** True when proxied traffic is not written down yet (pending, or a flush under way). */
+    unsettled: (): boolean => !isEmpty(pending) || flusher.inFlight() !== undefined,
+
+    /** Writes down what is pending now (API calls wait for it, so a client reads its own proxied requests). */
+    settle: async (): Promise<void> => {
+      if (!isEmpty(pending)) await flusher.flush()
+      else await flusher.idle()
+    },
+
+    /** Writes down what is pending and reads what other processes changed. */
+    flush: async (): Promise<void> => { await flusher.flush() },
+
+    /** Starts flushing every `flushIntervalMs`. */
+    start (): void { flusher.start(flushIntervalMs) },
+
+    /** Stops the timer and writes down what is left (leases given back). */
+    close: async (): Promise<void> => {
+      stopListening()
+      await flusher.stop()
+    }
+  }
+}
+
+function isEmpty (batch: Batch): boolean {
+  return batch.members.size === 0 && batch.pools.size === 0 && batch.history.length === 0 && batch.refusals.length === 0
+}
+
+/** `first` then `later`, as one batch (a failed flush's batch goes back in front of what came since). */
+function mergeBatches (first: Batch, later: Batch): Batch {
+  const merged = emptyBatch()
+  for (const batch of [first, later]) {
+    for (const [id, d] of batch.members) {
+      const m = merged.members.get(id)
+      if (m === undefined) merged.members.set(id, { ...d })
+      else {
+        m.uses += d.uses
+        m.successes += d.successes
+        m.failures += d.failures
+        if (d.lastUsed !== null) m.lastUsed = d.lastUsed
+        if (d.health !== null) m.health = d.health
+      }
+    }
+    for (const [id, d] of batch.pools) {
+      const p = merged.pools.get(id)
+      if (p === undefined) merged.pools.set(id, { ...d })
+      else {
+        p.rotations += d.rotations
+        if (d.currentProviderId !== null) p.currentProviderId = d.currentProviderId
+        if (d.lastRotation !== null) p.lastRotation = d.lastRotation
+      }
+    }
+    merged.history.push(...batch.history)
+    merged.refusals.push(...batch.refusals)
+  }
+  return merged
+}
+
+export type PoolRuntime = ReturnType<typeof createPoolRuntime>

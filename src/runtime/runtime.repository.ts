@@ -1,0 +1,149 @@
+/**
+ * The queries of the data plane: loading a pool into a process's runtime, the
+ * write-behind flush (counters added, health merged, pool counters, change_seq),
+ * and quota leases. Plain generator functions taking the query builder first
+ * (db/work.ts), run inside the runtime's transactions.
+ */
+import type { Selectable } from 'kysely'
+import type { Db, PoolTable } from '../db/types.js'
+import { all, execute, first, type Work } from '../db/work.js'
+import { touchPoolsOfProvider } from '../providers/provider.repository.js'
+
+/** What the runtime keeps of a pool. */
+export type RuntimePoolRow = Pick<Selectable<PoolTable>, 'id' | 'enabled' | 'rotation_strategy' | 'rotation_state' | 'current_provider_id' |
+'failure_threshold' | 'cooldown_seconds' | 'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' |
+'forbidden_ttl_seconds' | 'change_seq'>
+
+/** The pool's row as the runtime keeps it (no lock taken), or undefined. */
+export function * findRuntimePool (db: Db, id: number): Work<RuntimePoolRow | undefined> {
+  return yield * first(db.selectFrom('pools')
+    .select(['id', 'enabled', 'rotation_strategy', 'rotation_state', 'current_provider_id', 'failure_threshold', 'cooldown_seconds',
+      'max_cooldown_seconds', 'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds', 'change_seq'])
+    .where('id', '=', id))
+}
+
+/** The change counters of `ids` that still exist. */
+export function * listChangeSeqs (db: Db, ids: readonly number[]): Work<Map<number, number>> {
+  if (ids.length === 0) return new Map()
+  const rows = yield * all(db.selectFrom('pools').select(['id', 'change_seq']).where('id', 'in', ids))
+  return new Map(rows.map((r) => [r.id, r.change_seq]))
+}
+
+/** Refusals of `providerIds` in force at `at`. */
+export function * listActiveRefusals (db: Db, providerIds: readonly number[], at: string): Work<Array<{ provider_id: number, resource: string, expires_at: string }>> {
+  if (providerIds.length === 0) return []
+  return yield * all(db.selectFrom('provider_refusals').select(['provider_id', 'resource', 'expires_at'])
+    .where('provider_id', 'in', providerIds).where('expires_at', '>', at))
+}
+
+/** A member's health as this process last saw it; written only when it changed here. */
+export interface HealthWrite {
+  readonly consecutive_failures: number
+  readonly cooldown_trips: number
+  readonly cooldown_until: string | null
+  readonly cooldown_reason: string | null
+  readonly latency_ms: number | null
+  readonly last_error: string | null
+}
+
+/** What one member's proxied traffic adds up to since the last flush. */
+export interface MemberDelta {
+  readonly memberId: number
+  readonly uses: number
+  readonly successes: number
+  readonly failures: number
+  readonly lastUsed: string | null
+  readonly health: HealthWrite | null
+}
+
+/**
+ * Adds a member's counters and merges its health: counters add up across
+ * processes; a cooldown this process started stands unless the stored one ends
+ * later; a cooldown this process saw end is cleared only when the stored one has
+ * ended too (another process may have started a newer one).
+ */
+export function * writeMemberDelta (db: Db, delta: MemberDelta, at: string): Work<void> {
+  const { health } = delta
+  yield * execute(db.updateTable('pool_members').set((eb) => ({
+    use_count: eb('use_count', '+', delta.uses),
+    success_count: eb('success_count', '+', delta.successes),
+    failure_count: eb('failure_count', '+', delta.failures),
+    ...(delta.lastUsed === null
+      ? {}
+      : { last_used: eb.case().when('last_used', 'is', null).then(delta.lastUsed).when('last_used', '<', delta.lastUsed).then(delta.lastUsed).else(eb.ref('last_used')).end() }),
+    ...(health === null
+      ? {}
+      : {
+          consecutive_failures: health.consecutive_failures,
+          cooldown_trips: health.cooldown_trips,
+          latency_ms: health.latency_ms,
+          last_error: health.last_error,
+          ...(health.cooldown_until !== null
+            ? {
+                cooldown_until: eb.case().when('cooldown_until', 'is', null).then(health.cooldown_until)
+                  .when('cooldown_until', '<', health.cooldown_until).then(health.cooldown_until).else(eb.ref('cooldown_until')).end(),
+                cooldown_reason: eb.case().when('cooldown_until', 'is', null).then(health.cooldown_reason)
+                  .when('cooldown_until', '<', health.cooldown_until).then(health.cooldown_reason).else(eb.ref('cooldown_reason')).end()
+              }
+            : {
+                cooldown_until: eb.case().when('cooldown_until', '<=', at).then(null).else(eb.ref('cooldown_until')).end(),
+                cooldown_reason: eb.case().when('cooldown_until', '<=', at).then(null).else(eb.ref('cooldown_reason')).end()
+              })
+        })
+  })).where('id', '=', delta.memberId))
+}
+
+/** Adds proxied rotations to the pool and marks it changed; answers the new change_seq (undefined: pool gone). */
+export function * writePoolDelta (
+  db: Db, poolId: number, delta: { rotations: number, currentProviderId: number | null, lastRotation: string | null }
+): Work<number | undefined> {
+  const row = yield * first(db.updateTable('pools').set((eb) => ({
+    total_rotations: eb('total_rotations', '+', delta.rotations),
+    ...(delta.currentProviderId === null ? {} : { current_provider_id: delta.currentProviderId }),
+    ...(delta.lastRotation === null ? {} : { last_rotation: delta.lastRotation }),
+    change_seq: eb('change_seq', '+', 1)
+  })).where('id', '=', poolId).returning('change_seq'))
+  return row?.change_seq
+}
+
+/**
+ * Leases up to `want` uses of the provider's quota in the window starting at
+ * `windowStart` (at most what is left of `limit`): one conditional UPDATE takes
+ * `want` when that much is left; otherwise what is left is read and taken.
+ * Answers how many were granted (0: the window is used up). Across processes
+ * the total never exceeds `limit`: every grant is counted in the provider's row.
+ */
+export function * leaseQuota (db: Db, providerId: number, windowStart: string, limit: number, want: number): Work<number> {
+  const take = (n: number) => db.updateTable('providers')
+    .set((eb) => ({
+      quota_used: eb.case().when('quota_window_start', '=', windowStart).then(eb('quota_used', '+', n)).else(n).end(),
+      quota_window_start: windowStart
+    }))
+    .where('id', '=', providerId)
+    .where((eb) => eb.or([
+      eb('quota_window_start', 'is', null),
+      eb('quota_window_start', '<>', windowStart),
+      eb('quota_used', '<=', limit - n)
+    ]))
+    .returning('id')
+  if ((yield * first(take(want))) !== undefined) {
+    yield * touchPoolsOfProvider(db, providerId)
+    return want
+  }
+  const row = yield * first(db.selectFrom('providers').select(['quota_used', 'quota_window_start']).where('id', '=', providerId))
+  if (row === undefined) return 0
+  const left = row.quota_window_start === windowStart ? limit - row.quota_used : limit
+  if (left <= 0) return 0
+  const granted = Math.min(left, want)
+  if ((yield * first(take(granted))) === undefined) return 0
+  yield * touchPoolsOfProvider(db, providerId)
+  return granted
+}
+
+/** Gives back `unused` leased uses of the window starting at `windowStart` (nothing once that window is over). */
+export function * returnQuota (db: Db, providerId: number, windowStart: string, unused: number): Work<void> {
+  yield * execute(db.updateTable('providers')
+    .set((eb) => ({ quota_used: eb.case().when('quota_used', '>=', unused).then(eb('quota_used', '-', unused)).else(0).end() }))
+    .where('id', '=', providerId).where('quota_window_start', '=', windowStart))
+  yield * touchPoolsOfProvider(db, providerId)
+}
