@@ -18,6 +18,7 @@ import { memberRoutes } from './pools/member.routes.js'
 import { createMemberService } from './pools/member.service.js'
 import { poolRoutes } from './pools/pool.routes.js'
 import { createPoolService } from './pools/pool.service.js'
+import { createHistoryRetention } from './pools/history-retention.js'
 import { providerRoutes } from './providers/provider.routes.js'
 import { createProviderService } from './providers/provider.service.js'
 import { rotationRoutes } from './rotation/rotation.routes.js'
@@ -200,6 +201,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(metricsRoutes, { registry: metrics.registry })
   const audit = createAuditService({ ...services, maxAgeDays: config.auditMaxAgeDays })
   if (config.auditMaxAgeDays !== null) housekeeping.push(async () => { await audit.purgeExpired() })
+  const historyRetention = createHistoryRetention({ ...services, maxPerPool: config.historyMaxPerPool, maxAgeDays: config.historyMaxAgeDays })
+  if (config.historyMaxPerPool !== null || config.historyMaxAgeDays !== null) housekeeping.push(async () => { await historyRetention.prune() })
   await app.register(auditRoutes, { audit })
   await app.register(v1Routes)
 

@@ -1,11 +1,13 @@
 /**
  * Rotation history rows: generator functions (db/work.ts). Rows carry provider
  * ids; history.mapper.ts resolves the names (null once a provider is deleted).
+ * The deletes at the end serve retention (history-retention.ts): each reads and
+ * deletes a pool's oldest records through the (pool_id, timestamp, id) index.
  */
 import type { Insertable, Selectable } from 'kysely'
 import { prepared } from '../db/prepared.js'
 import type { Db, RotationHistoryTable } from '../db/types.js'
-import { all, execute, type Work } from '../db/work.js'
+import { all, execute, first, type Work } from '../db/work.js'
 
 /** A history record as read back. */
 export type HistoryRow = Pick<Selectable<RotationHistoryTable>,
@@ -42,3 +44,81 @@ const selectHistory = prepared((db, p: { poolId: number, limit: number }) => db.
   .where('pool_id', '=', p.poolId)
   .orderBy('timestamp', 'desc').orderBy('id', 'desc')
   .limit(p.limit))
+
+/** Where a record stands in list order: its timestamp and id. */
+export interface HistoryPosition {
+  timestamp: string
+  id: number
+}
+
+/** A pool and the id of its newest record in list order (null: no history). */
+export interface PoolHistoryHead {
+  pool_id: number
+  newest_id: number | null
+}
+
+/**
+ * Up to `limit` pools with ids above `afterPoolId`, by id, each with its newest
+ * record's id: one index probe per pool, however long its history.
+ */
+export function * listHistoryHeads (db: Db, afterPoolId: number, limit: number): Work<PoolHistoryHead[]> {
+  return yield * all(db.selectFrom('pools')
+    .select((eb) => ['pools.id as pool_id', eb.selectFrom('rotation_history')
+      .select('rotation_history.id')
+      .whereRef('rotation_history.pool_id', '=', 'pools.id')
+      .orderBy('rotation_history.timestamp', 'desc').orderBy('rotation_history.id', 'desc')
+      .limit(1)
+      .as('newest_id')])
+    .where('pools.id', '>', afterPoolId)
+    .orderBy('pools.id')
+    .limit(limit))
+}
+
+/**
+ * The pool's record at `offset` in list order (0 is the newest), or undefined when it
+ * has no more than `offset` records. Walks `offset` entries of the list-order index.
+ */
+export function * findHistoryAt (db: Db, poolId: number, offset: number): Work<HistoryPosition | undefined> {
+  return yield * first(db.selectFrom('rotation_history')
+    .select(['timestamp', 'id'])
+    .where('pool_id', '=', poolId)
+    .orderBy('timestamp', 'desc').orderBy('id', 'desc')
+    .limit(1).offset(offset))
+}
+
+/**
+ * Deletes up to `limit` of the pool's oldest records, of those at `position` or after
+ * it in list order (that is, not newer); returns how many it deleted.
+ */
+export function * deleteHistoryThrough (db: Db, poolId: number, position: HistoryPosition, limit: number): Work<number> {
+  const oldest = db.selectFrom('rotation_history').select('id')
+    .where('pool_id', '=', poolId)
+    .where((eb) => eb(eb.refTuple('timestamp', 'id'), '<=', eb.tuple(position.timestamp, position.id)))
+    .orderBy('timestamp').orderBy('id')
+    .limit(limit)
+  return (yield * all(db.deleteFrom('rotation_history').where('id', 'in', oldest).returning('id'))).length
+}
+
+/** Up to `limit` pools with ids above `afterPoolId`, by id, holding a record older than `before` (ISO). */
+export function * listPoolsWithHistoryBefore (db: Db, before: string, afterPoolId: number, limit: number): Work<number[]> {
+  const rows = yield * all(db.selectFrom('pools')
+    .select('pools.id')
+    .where('pools.id', '>', afterPoolId)
+    .where(({ exists, selectFrom }) => exists(selectFrom('rotation_history')
+      .select('rotation_history.id')
+      .whereRef('rotation_history.pool_id', '=', 'pools.id')
+      .where('rotation_history.timestamp', '<', before)))
+    .orderBy('pools.id')
+    .limit(limit))
+  return rows.map((row) => row.id)
+}
+
+/** Deletes up to `limit` of the pool's oldest records written before `before` (ISO); returns how many. */
+export function * deleteHistoryBefore (db: Db, poolId: number, before: string, limit: number): Work<number> {
+  const oldest = db.selectFrom('rotation_history').select('id')
+    .where('pool_id', '=', poolId)
+    .where('timestamp', '<', before)
+    .orderBy('timestamp').orderBy('id')
+    .limit(limit)
+  return (yield * all(db.deleteFrom('rotation_history').where('id', 'in', oldest).returning('id'))).length
+}
