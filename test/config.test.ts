@@ -33,7 +33,10 @@ describe('loadConfig', () => {
       headersTimeoutMs: 10000,
       keepAliveTimeoutMs: 72000,
       maxRefusalsPerProvider: 1000,
-      auditMaxAgeDays: null
+      auditMaxAgeDays: null,
+      flushIntervalMs: 100,
+      historyMaxPerPool: 10_000,
+      historyMaxAgeDays: null
     })
     assert.equal(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).databaseUrl, 'sqlite::memory:')
     assert.equal(loadConfig({ ADMIN_RATE_LIMIT: '5', SHUTDOWN_TIMEOUT_MS: '250' }).adminRateLimit, 5)
@@ -56,6 +59,37 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ REQUEST_TIMEOUT_MS: '3000' }).headersTimeoutMs, 3000)
     assert.equal(loadConfig({ ADMIN_RATE_LIMIT: 'off' }).adminRateLimit, null)
     assert.equal(loadConfig({ AUTH_FAILURE_LIMIT: '0' }).authFailureLimit, null)
+  })
+
+  it('reads the history limits: 10,000 records per pool and no age limit by default; `off` keeps every record', () => {
+    const defaults = loadConfig({})
+    assert.deepEqual([defaults.historyMaxPerPool, defaults.historyMaxAgeDays], [10_000, null])
+    const set = loadConfig({ HISTORY_MAX_PER_POOL: ' 10 ', HISTORY_MAX_AGE_DAYS: '90' })
+    assert.deepEqual([set.historyMaxPerPool, set.historyMaxAgeDays], [10, 90])
+    assert.equal(loadConfig({ HISTORY_MAX_PER_POOL: '100000000' }).historyMaxPerPool, 100_000_000)
+    assert.equal(loadConfig({ HISTORY_MAX_AGE_DAYS: '36500' }).historyMaxAgeDays, 36_500)
+    for (const off of ['off', 'OFF', '0']) {
+      const config = loadConfig({ HISTORY_MAX_PER_POOL: off, HISTORY_MAX_AGE_DAYS: off })
+      assert.deepEqual([config.historyMaxPerPool, config.historyMaxAgeDays], [null, null], off)
+    }
+  })
+
+  it('refuses history limits out of range, naming the variable and what is allowed', () => {
+    const perPool = (text: string) => new RegExp(`^HISTORY_MAX_PER_POOL: '${text}' is not a whole number from 10 to 100000000, or off$`)
+    const age = (text: string) => new RegExp(`^HISTORY_MAX_AGE_DAYS: '${text}' is not a whole number from 1 to 36500, or off$`)
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ HISTORY_MAX_PER_POOL: '9' }, perPool('9')],
+      [{ HISTORY_MAX_PER_POOL: '100000001' }, perPool('100000001')],
+      [{ HISTORY_MAX_PER_POOL: '-10' }, perPool('-10')],
+      [{ HISTORY_MAX_PER_POOL: '1e4' }, perPool('1e4')],
+      [{ HISTORY_MAX_PER_POOL: 'all' }, perPool('all')],
+      [{ HISTORY_MAX_AGE_DAYS: '1.5' }, age('1\\.5')],
+      [{ HISTORY_MAX_AGE_DAYS: '36501' }, age('36501')],
+      [{ HISTORY_MAX_AGE_DAYS: 'a week' }, age('a week')]
+    ]
+    for (const [env, message] of cases) {
+      assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && message.test(error.message), JSON.stringify(env))
+    }
   })
 
   it('refuses a non-loopback HOST without tokens unless ALLOW_UNAUTHENTICATED=true', () => {
@@ -124,6 +158,16 @@ describe('start-up with a bad setting', () => {
     assert.equal(code, 2)
     assert.equal(stderr.trim().split('\n').length, 1)
     assert.match(stderr, /invalid configuration: PORT: '99999' is not a port number/)
+  })
+
+  it('exits with code 2 and one line for a history limit out of range', async () => {
+    const perPool = await runMain({ HISTORY_MAX_PER_POOL: '5', DATABASE_URL: 'sqlite::memory:' })
+    assert.equal(perPool.code, 2)
+    assert.equal(perPool.stderr.trim().split('\n').length, 1)
+    assert.match(perPool.stderr, /invalid configuration: HISTORY_MAX_PER_POOL: '5' is not a whole number from 10 to 100000000, or off/)
+    const age = await runMain({ HISTORY_MAX_AGE_DAYS: 'forever', DATABASE_URL: 'sqlite::memory:' })
+    assert.equal(age.code, 2)
+    assert.match(age.stderr, /invalid configuration: HISTORY_MAX_AGE_DAYS: 'forever' is not a whole number from 1 to 36500, or off/)
   })
 
   it('exits with code 2 for an unparseable DATABASE_URL', async () => {
