@@ -5,9 +5,10 @@
 import Fastify from 'fastify'
 
 const app = Fastify({ logger: false })
-app.get('/bare', {
-  schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' }, value: { type: 'integer' } } } } }
-}, async () => ({ status: 'ok', value: 42 }))
+const schema = { response: { 200: { type: 'object', properties: { status: { type: 'string' }, value: { type: 'integer' } } } } }
+app.get('/bare', { schema }, async () => ({ status: 'ok', value: 42 }))
+// The limit of a write such as rotate: the same answer to a POST.
+app.post('/bare', { schema }, async () => ({ status: 'ok', value: 42 }))
 const address = await app.listen({ host: '127.0.0.1', port: 0 })
 process.stdout.write(`Server listening at ${address}\n`)
 process.once('SIGTERM', () => { app.close().then(() => process.exit(0), () => process.exit(1)) })

@@ -1,15 +1,30 @@
 /**
  * Helper processes of the benchmark: a script run with Node (through tsx) that
- * prints `Server listening at <url>` once it serves.
+ * prints `Server listening at <url>` once it serves, and the service itself
+ * (`src/main.ts`), each optionally pinned to a CPU (see options.ts).
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { freePort } from '../test/server-process.js'
+import { pinned } from './options.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
-/** Starts `script` (a path from the project root) and resolves with its URL and a stop function. */
-export async function startScript (script: string, env: Record<string, string> = {}): Promise<{ url: string, stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+/** A process the benchmark started: where it listens and how to end it. */
+export interface Running {
+  readonly url: string
+  /** Sends SIGTERM and resolves once the process has exited. */
+  stop(): Promise<void>
+}
+
+/**
+ * Starts `script` (a path from the project root), on the CPU named by `cpu` when
+ * given, and resolves with its URL and a stop function.
+ */
+export async function startScript (script: string, env: Record<string, string> = {}, cpu?: 'load' | 'server'): Promise<Running> {
+  const node: [string, string[]] = [process.execPath, ['--import', 'tsx', script]]
+  const [command, args] = cpu === undefined ? node : pinned(cpu, ...node)
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   const url = await new Promise<string>((resolve, reject) => {
     let out = ''
     child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
@@ -19,5 +34,42 @@ export async function startScript (script: string, env: Record<string, string> =
       if (match?.[1] !== undefined) resolve(match[1])
     })
   })
-  return { url, stop: () => child.kill('SIGTERM') }
+  return { url, stop: async () => { await stopChild(child) } }
+}
+
+/**
+ * Starts the service (`node --import tsx src/main.ts`) with `env` on the server's
+ * CPU, on a free port, and resolves once `GET /healthz` answers 200.
+ */
+export async function startService (env: Record<string, string>, timeoutMs = 30_000): Promise<Running> {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const [command, args] = pinned('server', process.execPath, ['--import', 'tsx', 'src/main.ts'])
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe']
+  })
+  let stderr = ''
+  child.stderr.on('data', (chunk) => { stderr += String(chunk) })
+  const deadline = Date.now() + timeoutMs
+  while (!await fetch(`${url}/healthz`).then((res) => res.status === 200, () => false)) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}: ${stderr.trim()}`)
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`the service did not answer /healthz within ${timeoutMs} ms: ${stderr.trim()}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return { url, stop: async () => { await stopChild(child) } }
+}
+
+/** SIGTERM, then SIGKILL after 10 s; resolves once the child has exited. */
+export async function stopChild (child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+  await exited
+  clearTimeout(timer)
 }

@@ -1,120 +1,70 @@
 /**
- * The proxy benchmark (part `proxy` of `npm run bench`): one local upstream
- * answering a 1 KiB JSON body, loaded directly, through NGINX as a plain reverse
- * proxy (Debian package `nginx`; skipped when it is not installed), through
- * Fastify with @fastify/reply-from as a plain Node proxy, and through our proxy
- * with a 3-member pool whose members all point at that upstream.
+ * The proxy job of the target table (`proxy`): the service's
+ * `/api/pools/{id}/proxy/*` over a 3-member pool whose members all point at one
+ * local upstream answering 1 KiB of JSON, beside the limits of the job, each run
+ * just before it: the upstream directly, NGINX (one worker, upstream keep-alive;
+ * skipped when not installed) and Fastify with @fastify/reply-from. Throughput
+ * and p50/p99 come from 10 connections; the added latency from requests sent one
+ * at a time on one connection, where no queue hides it.
  */
-import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { request } from 'node:http'
 import { join } from 'node:path'
-import autocannon from 'autocannon'
-import { freePort, http, startServer } from '../test/server-process.js'
-import { startScript } from './processes.js'
+import { startNginx } from './nginx.js'
+import { call } from './pool-jobs.js'
+import { DURATION } from './options.js'
+import { startScript, startService, type Running } from './processes.js'
+import { latencyRow, ratioRow, skippedRow, type RunLog, type TargetRow } from './target-table.js'
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
-const CONNECTIONS = 10
-const SEQUENTIAL = 2000
+const PATH = '/data'
 
-/** NGINX with one worker in front of `upstream`, or undefined when nginx is not installed. */
-async function startNginx (dir: string, upstream: string): Promise<{ url: string, stop: () => void } | undefined> {
-  if (spawnSync('nginx', ['-v']).error !== undefined) return undefined
-  const port = await freePort()
-  const prefix = join(dir, 'nginx')
-  mkdirSync(join(prefix, 'logs'), { recursive: true })
-  const target = new URL(upstream)
-  writeFileSync(join(prefix, 'nginx.conf'), `
-worker_processes 1;
-pid ${prefix}/nginx.pid;
-error_log ${prefix}/logs/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${prefix}/body;
-  proxy_temp_path ${prefix}/proxy;
-  fastcgi_temp_path ${prefix}/fastcgi;
-  uwsgi_temp_path ${prefix}/uwsgi;
-  scgi_temp_path ${prefix}/scgi;
-  upstream backend { server ${target.host}; keepalive 64; }
-  server {
-    listen 127.0.0.1:${port};
-    location / { proxy_pass http://backend; proxy_http_version 1.1; proxy_set_header Connection ""; }
+/** Seeds a 3-member pool on the service at `url` and checks that one proxied GET answers the upstream's 1 KiB. */
+async function seedProxyPool (url: string, upstream: string): Promise<number> {
+  const pool = (await call('POST', `${url}/api/pools`, { name: 'proxied', category: 'bench' })).pool_id
+  for (let m = 0; m < 3; m++) {
+    const provider = (await call('POST', `${url}/api/providers`, { name: `upstream-${m}`, base_url: upstream })).provider_id
+    await call('POST', `${url}/api/pools/${pool}/members`, { provider_id: provider })
   }
-}
-`)
-  const child = spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'ignore' })
-  const url = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 100; i++) {
-    if (await fetch(`${url}/ready`).then((r) => r.ok, () => false)) return { url, stop: () => child.kill('SIGTERM') }
-    await new Promise((resolve) => setTimeout(resolve, 50))
+  const res = await fetch(`${url}/api/pools/${pool}/proxy${PATH}`)
+  const body = await res.text()
+  if (res.status !== 200 || body.length !== 1024) {
+    throw new Error(`the service's proxy answered ${res.status} with ${body.length} bytes (expected 200 and the upstream's 1024): ${body.slice(0, 300)}`)
   }
-  child.kill('SIGKILL')
-  throw new Error('nginx did not start')
+  return pool
 }
 
-/** Median latency of `SEQUENTIAL` GETs one after the other on one keep-alive connection, in ms. */
-async function sequentialMedian (url: string): Promise<number> {
-  const times: number[] = []
-  for (let i = 0; i < SEQUENTIAL; i++) {
-    const started = performance.now()
-    await new Promise<void>((resolve, reject) => {
-      request(url, (res) => { res.resume(); res.on('end', resolve) }).on('error', reject).end()
-    })
-    times.push(performance.now() - started)
-  }
-  times.sort((a, b) => a - b)
-  return times[times.length >> 1] as number
-}
-
-interface Row { name: string, rps: number, p50: number, p99: number, median: number, errors: number }
-
-async function measure (name: string, url: string): Promise<Row> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS })
-  return {
-    name,
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    median: await sequentialMedian(url),
-    errors: result.errors + result.timeouts + result.non2xx
-  }
-}
-
-/** Runs the proxy benchmark and prints its table. */
-export async function measureProxy (dir: string): Promise<void> {
-  const upstream = await startScript('bench/upstream-server.ts')
-  const stops: Array<() => void | Promise<unknown>> = [upstream.stop]
+/** Runs the proxy job on a fresh service (SQLite file in `dir`) in front of `upstream`. */
+export async function measureProxy (log: RunLog, dir: string, upstream: string): Promise<TargetRow[]> {
+  const running: Running[] = []
   try {
-    const nginx = await startNginx(dir, upstream.url)
-    if (nginx !== undefined) stops.push(nginx.stop)
-    const replyFrom = await startScript('bench/reply-from-server.ts', { UPSTREAM_URL: upstream.url })
-    stops.push(replyFrom.stop)
-    const service = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'proxy.db')}`, LOG_LEVEL: 'warn' })
-    stops.push(service.stop)
-    const pool = (await http('POST', `${service.url}/api/pools`, { name: 'proxied', category: 'bench' })).body.pool_id
-    for (let m = 0; m < 3; m++) {
-      const provider = (await http('POST', `${service.url}/api/providers`, { name: `upstream-${m}`, base_url: upstream.url })).body.provider_id
-      await http('POST', `${service.url}/api/pools/${pool}/members`, { provider_id: provider })
-    }
+    const service = await startService({ DATABASE_URL: `sqlite:${join(dir, 'proxy.db')}`, ADMIN_RATE_LIMIT: '1000000' })
+    running.push(service)
+    const pool = await seedProxyPool(service.url, upstream)
+    let nginxFailure = 'nginx not installed (apt-get install nginx)'
+    const nginx = await startNginx(dir, upstream).catch((error: Error) => { nginxFailure = error.message; return undefined })
+    if (nginx !== undefined) running.push(nginx)
+    const replyFrom = await startScript('bench/reply-from-server.ts', { UPSTREAM_URL: upstream }, 'server')
+    running.push(replyFrom)
+    const ours = `${service.url}/api/pools/${pool}/proxy${PATH}`
 
-    const rows: Row[] = [await measure('upstream directly', `${upstream.url}/data`)]
-    if (nginx !== undefined) rows.push(await measure('NGINX reverse proxy (1 worker, keepalive)', `${nginx.url}/data`))
-    rows.push(await measure('@fastify/reply-from (plain Node proxy)', `${replyFrom.url}/data`))
-    rows.push(await measure('sourcepool proxy, 3-member pool', `${service.url}/api/pools/${pool}/proxy/data`))
+    await log.load('upstream directly', { url: `${upstream}${PATH}` })
+    const nginxRun = nginx === undefined ? undefined : await log.load('NGINX (1 worker, upstream keepalive)', { url: `${nginx.url}${PATH}` })
+    const replyFromRun = await log.load('Fastify + @fastify/reply-from', { url: `${replyFrom.url}${PATH}` })
+    const oursRun = await log.load('sourcepool proxy, 3-member pool', { url: ours })
 
-    const [direct] = rows
-    const ours = rows[rows.length - 1] as Row
-    const plain = rows.find((r) => r.name.startsWith('@fastify')) as Row
-    const nginxRow = rows.find((r) => r.name.startsWith('NGINX'))
-    console.log(`\nproxy: autocannon ${CONNECTIONS} connections, ${SECONDS} s each; median of ${SEQUENTIAL} sequential requests on one connection\n`)
-    console.log('| path | requests/s | p50 ms | p99 ms | sequential median ms | errors |')
-    console.log('|---|---:|---:|---:|---:|---:|')
-    for (const row of rows) console.log(`| ${row.name} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${row.median.toFixed(3)} | ${row.errors} |`)
-    console.log(`\nours / plain Node proxy: ${(ours.rps / plain.rps * 100).toFixed(0)}% of requests/s` +
-      (nginxRow === undefined ? ' (NGINX not installed: apt-get install nginx)' : `; ours / NGINX: ${(ours.rps / nginxRow.rps * 100).toFixed(0)}%`) +
-      `; added median latency over direct: ${((ours.median - (direct as Row).median)).toFixed(3)} ms`)
+    const seconds = Math.max(2, Math.round(DURATION / 2))
+    const direct = await log.sequential('upstream directly', `${upstream}${PATH}`, seconds)
+    if (nginx !== undefined) await log.sequential('NGINX (1 worker, upstream keepalive)', `${nginx.url}${PATH}`, seconds)
+    await log.sequential('Fastify + @fastify/reply-from', `${replyFrom.url}${PATH}`, seconds)
+    const oursAlone = await log.sequential('sourcepool proxy, 3-member pool', ours, seconds)
+
+    const job = 'proxy `/api/pools/{id}/proxy/…`, 1 KiB answer, 3-member pool'
+    return [
+      ratioRow(job, oursRun, 'Fastify + @fastify/reply-from', replyFromRun, 0.9),
+      nginxRun === undefined
+        ? skippedRow(job, 'NGINX, 1 worker, upstream keepalive', '≥ 0.4', nginxFailure)
+        : ratioRow(job, oursRun, 'NGINX, 1 worker, upstream keepalive', nginxRun, 0.4),
+      latencyRow(`${job}: added median latency, one request at a time`, oursAlone.p50, 'upstream directly', direct.p50, 0.5, oursAlone.errors + direct.errors)
+    ]
   } finally {
-    for (const stop of stops.reverse()) await stop()
+    for (const process of running.reverse()) await process.stop()
   }
 }

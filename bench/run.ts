@@ -1,22 +1,20 @@
 /**
- * `npm run bench`: starts the service on a temporary SQLite database and a bare
- * Fastify route beside it, loads both with autocannon (10 connections, 10 s per
- * endpoint by default; BENCH_SECONDS overrides) and prints requests/s, p50/p99
- * latency and each endpoint's ratio to the bare route.
+ * `npm run bench`: the target table of issue #12 (parts `reads`, `proxy` and
+ * `rotate`: see targets.ts), then the older parts: `pools` (the service on a
+ * temporary SQLite database and a bare Fastify route beside it, loaded with
+ * autocannon in this process, requests/s, p50/p99 and each endpoint's ratio to
+ * the bare route), `chunks` and `auth`. BENCH_ONLY picks parts (comma-separated);
+ * BENCH_DURATION sets the seconds of each load (default 10).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { buildApp } from '../src/app.js'
-import { loadConfig } from '../src/config.js'
 import { http, startServer } from '../test/server-process.js'
 import { measureChunks } from './chunks.js'
-import { measureProxy } from './proxy.js'
-import { startScript } from './processes.js'
-
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
-const CONNECTIONS = 10
+import { CONNECTIONS, DURATION as SECONDS } from './options.js'
+import { startScript, type Running } from './processes.js'
+import { measureTargets, TARGET_JOBS, type TargetJob } from './targets.js'
 
 interface Row { name: string, rps: number, p50: number, p99: number, errors: number }
 
@@ -36,7 +34,7 @@ async function load (name: string, url: string, method: 'GET' | 'POST' = 'GET', 
   return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors }
 }
 
-async function startBare (): Promise<{ url: string, stop: () => void }> {
+async function startBare (): Promise<Running> {
   return await startScript('bench/bare-server.ts')
 }
 
@@ -150,6 +148,9 @@ async function measureAuthCost (dir: string): Promise<void> {
  * counts (the least disturbed by the rest of the machine).
  */
 async function measureAuthCpu (): Promise<void> {
+  // Imported here, so the other parts run (the service as its own process) without loading src/ into this one.
+  const { buildApp } = await import('../src/app.js')
+  const { loadConfig } = await import('../src/config.js')
   const make = async (env: Record<string, string>, token?: string) => {
     const app = await buildApp(loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', ...env }), { logger: false })
     await app.ready()
@@ -216,26 +217,31 @@ async function measurePools (dir: string): Promise<void> {
       console.log(`rotate with health and quotas in play: ${((health.rps / plain.rps) * 100).toFixed(0)}% of plain rotate's requests/s`)
     }
   } finally {
-    bare.stop()
+    await bare.stop()
     await service.stop()
   }
 }
 
-/** `BENCH_ONLY=pools,auth,chunks` runs those parts only; all by default. */
+/** The older parts, each on its own services. */
 const SECTIONS: Record<string, (dir: string) => Promise<void>> = {
   pools: measurePools,
   chunks: measureChunks,
-  proxy: measureProxy,
   auth: async (dir) => { await measureAuthCost(dir); await measureAuthCpu() }
 }
-const only = (process.env.BENCH_ONLY ?? Object.keys(SECTIONS).join(',')).split(',').map((s) => s.trim())
+const PARTS = [...TARGET_JOBS, ...Object.keys(SECTIONS)]
+
+/** `BENCH_ONLY=reads,proxy,rotate,pools,chunks,auth` runs those parts only; all by default. */
+const only = (process.env.BENCH_ONLY ?? PARTS.join(',')).split(',').map((s) => s.trim()).filter((s) => s !== '')
+const unknown = only.filter((name) => !PARTS.includes(name))
+if (unknown.length > 0) {
+  console.error(`BENCH_ONLY: unknown part '${unknown.join("', '")}' (${PARTS.join(', ')})`)
+  process.exit(2)
+}
 const dir = mkdtempSync(join(tmpdir(), 'sourcepool-bench-'))
 try {
-  for (const name of only) {
-    const section = SECTIONS[name]
-    if (section === undefined) throw new Error(`BENCH_ONLY: unknown part '${name}' (${Object.keys(SECTIONS).join(', ')})`)
-    await section(dir)
-  }
+  const targets = TARGET_JOBS.filter((job: TargetJob) => only.includes(job))
+  if (targets.length > 0) await measureTargets(dir, targets)
+  for (const name of only) await SECTIONS[name]?.(dir)
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

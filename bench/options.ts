@@ -1,0 +1,52 @@
+/**
+ * The benchmark's settings and its view of the machine: how long each load
+ * runs (BENCH_DURATION, seconds; BENCH_SECONDS is the older name), how many
+ * connections, and which CPUs the load generator and the process under test
+ * are pinned to (with `taskset`, when it exists and there are two CPUs or more).
+ */
+import { spawnSync } from 'node:child_process'
+import { availableParallelism } from 'node:os'
+
+/** Seconds of each load run. */
+export const DURATION = readDuration()
+
+/** Connections of each load run, like the issue's wrk runs. */
+export const CONNECTIONS = 10
+
+/** CPUs the machine offers this process. */
+export const CPUS = availableParallelism()
+
+const hasTaskset = spawnSync('taskset', ['--version']).error === undefined
+
+/**
+ * Where each side runs: the load generator (and the proxy's upstream) on one CPU,
+ * the process under test on another; undefined for both when pinning is not possible.
+ */
+export const PINNING: { readonly load: number, readonly server: number } | undefined =
+  hasTaskset && CPUS >= 2 ? { load: 0, server: 1 } : undefined
+
+/** One line saying how the processes are placed. */
+export function describePinning (): string {
+  if (PINNING !== undefined) {
+    return `pinned with taskset: load generator and the proxy's upstream on CPU ${PINNING.load}, ` +
+      `the process under test (sourcepool or its limit) on CPU ${PINNING.server}`
+  }
+  return hasTaskset
+    ? `not pinned (${CPUS} CPU: nothing to pin apart)`
+    : 'not pinned (taskset not found; it is in util-linux)'
+}
+
+/** `command args` prefixed with `taskset -c <cpu>` when pinning is possible. */
+export function pinned (cpu: 'load' | 'server', command: string, args: string[]): [string, string[]] {
+  if (PINNING === undefined) return [command, args]
+  return ['taskset', ['-c', String(PINNING[cpu]), command, ...args]]
+}
+
+function readDuration (): number {
+  const text = process.env.BENCH_DURATION ?? process.env.BENCH_SECONDS ?? '10'
+  const seconds = Number(text)
+  if (!Number.isInteger(seconds) || seconds < 1) {
+    throw new Error(`BENCH_DURATION: '${text}' is not a whole number of seconds (1 or more)`)
+  }
+  return seconds
+}
