@@ -1,0 +1,148 @@
+/**
+ * The pool runtime in one process, through the proxy: choices in memory with
+ * today's strategy sequences, counters written behind in one transaction per
+ * flush, history for failovers and health changes only, quota leases exact,
+ * and API changes honoured at once.
+ */
+import assert from 'node:assert/strict'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, it } from 'node:test'
+import { addMember, createPool, createProvider } from '../../test/fixtures.js'
+import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
+
+/** An upstream answering `status` with its own name, counting what it saw. */
+async function upstream (name: string, status = 200): Promise<{ url: string, seen: () => number, setStatus: (s: number) => void, close: () => Promise<void> }> {
+  let seen = 0
+  let answer = status
+  const server: Server = createServer((_req, res) => {
+    seen++
+    res.writeHead(answer, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ name }))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen: () => seen,
+    setStatus: (s) => { answer = s },
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  }
+}
+
+for (const dialect of dialects) {
+  describeOn(dialect, 'pool runtime (data plane)', () => {
+    let t: TestApp
+    let closers: Array<() => Promise<void>> = []
+    let clock = Date.parse('2026-03-01T10:00:00.000Z')
+
+    afterEach(async () => {
+      for (const close of closers) await close()
+      closers = []
+      await t?.close()
+    })
+
+    /** A pool over one upstream per name (created in that order, so member ids follow it). */
+    async function pool (names: string[], extra: Record<string, unknown> = {}, providerExtra: (i: number) => Record<string, unknown> = () => ({})) {
+      const ups = []
+      for (const name of names) {
+        const u = await upstream(name)
+        closers.push(u.close)
+        ups.push(u)
+      }
+      const poolId = await createPool(t, `p-${names.join('')}`, extra)
+      const providers: number[] = []
+      for (const [i, u] of ups.entries()) {
+        const id = await createProvider(t, names[i] as string, { base_url: u.url, ...providerExtra(i) })
+        providers.push(id)
+        await addMember(t, poolId, id, i === 0 ? { weight: extra.rotation_strategy === 'weighted' ? 5 : 1 } : {})
+      }
+      return { poolId, providers, ups }
+    }
+
+    const proxy = async (poolId: number) => await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy/x` })
+
+    it('chooses in memory by the same sequences as the API: weighted 5,1,1 gives A A B A C A A', async () => {
+      t = await buildTestApp(dialect)
+      const { poolId } = await pool(['A', 'B', 'C'], { rotation_strategy: 'weighted' })
+      const served: string[] = []
+      for (let i = 0; i < 7; i++) served.push(String((await proxy(poolId)).headers['x-sourcepool-provider']))
+      assert.deepEqual(served, ['A', 'A', 'B', 'A', 'C', 'A', 'A'])
+    })
+
+    it('counts every proxied attempt in memory and writes them down in one transaction per flush, with no history row per step', async () => {
+      t = await buildTestApp(dialect)
+      const { poolId } = await pool(['A', 'B'])
+      const stored = async () => await t.database.db.selectFrom('pool_members').select(['use_count', 'success_count']).where('pool_id', '=', poolId).orderBy('id').execute()
+      await t.app.runtime.flush()
+      for (let i = 0; i < 10; i++) assert.equal((await proxy(poolId)).statusCode, 200)
+      // Nothing written yet: the database still has the counts of before.
+      assert.deepEqual((await stored()).map((m) => m.use_count), [0, 0])
+      let transactions = 0
+      const transact = t.database.transact
+      t.database.transact = async (work) => { transactions++; return await transact(work) }
+      await t.app.runtime.flush()
+      t.database.transact = transact
+      assert.equal(transactions, 1)
+      assert.deepEqual(await stored(), [{ use_count: 5, success_count: 5 }, { use_count: 5, success_count: 5 }])
+      const status = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body
+      assert.equal(status.total_rotations, 10)
+      assert.equal(status.current_provider.name, 'B')
+      assert.deepEqual((await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })).body.history, [])
+    })
+
+    it('records a cooldown started and a member recovered in the history, as health changes', async () => {
+      t = await buildTestApp(dialect, { now: () => new Date(clock) })
+      const { poolId, ups } = await pool(['A', 'B'], { rotation_strategy: 'priority', failure_threshold: 1, cooldown_seconds: 30 })
+      ups[0]?.setStatus(500)
+      assert.equal((await proxy(poolId)).headers['x-sourcepool-provider'], 'B')
+      ups[0]?.setStatus(200)
+      clock += 31_000
+      // The cooldown is over: A is probed (round robin among equal priorities reaches it), answers, and is healthy again.
+      for (let i = 0; i < 2; i++) await proxy(poolId)
+      const history = (await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })).body.history.reverse()
+      assert.deepEqual(history.map((h: any) => [h.from_provider, h.to_provider, h.reason, h.success]), [
+        ['A', null, 'cooldown:consecutive_failures', false],
+        ['A', 'B', 'proxy:http_500', true],
+        [null, 'A', 'recovered', true]
+      ])
+      const member = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.members[0]
+      assert.deepEqual([member.health, member.cooldown_until], ['healthy', null])
+    })
+
+    it('never hands out more than the quota, and gives back what it leased and did not use', async () => {
+      t = await buildTestApp(dialect, { now: () => new Date(clock) })
+      const { poolId, ups } = await pool(['Q'], {}, () => ({ rate_limit: { requests: 5, per: 'minute' } }))
+      const statuses: number[] = []
+      for (let i = 0; i < 8; i++) statuses.push((await proxy(poolId)).statusCode)
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 503, 503, 503])
+      assert.equal(ups[0]?.seen(), 5)
+      await t.app.runtime.flush()
+      const stored = await t.database.db.selectFrom('providers').select('quota_used').executeTakeFirstOrThrow()
+      assert.equal(stored.quota_used, 5)
+      // A new window: the quota is there again.
+      clock += 60_000
+      assert.equal((await proxy(poolId)).statusCode, 200)
+      await t.app.runtime.flush()
+      const member = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.members[0]
+      assert.equal(member.quota.used, 1)
+    })
+
+    it('honours an API change at once: a member disabled, a failure reported', async () => {
+      t = await buildTestApp(dialect)
+      const { poolId, providers, ups } = await pool(['A', 'B'], { failure_threshold: 1 })
+      await proxy(poolId)
+      const disabled = await t.request({ method: 'PUT', url: `/api/pools/${poolId}/members/${providers[1]}`, payload: { enabled: false } })
+      assert.equal(disabled.status, 200)
+      for (let i = 0; i < 3; i++) assert.equal((await proxy(poolId)).headers['x-sourcepool-provider'], 'A')
+      await t.request({ method: 'PUT', url: `/api/pools/${poolId}/members/${providers[1]}`, payload: { enabled: true } })
+      const reported = await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers[0], success: false } })
+      assert.equal(reported.body.health, 'cooling_down')
+      const before = ups[0]?.seen()
+      for (let i = 0; i < 3; i++) assert.equal((await proxy(poolId)).headers['x-sourcepool-provider'], 'B')
+      assert.equal(ups[0]?.seen(), before)
+    })
+  })
+}
