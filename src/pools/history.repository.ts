@@ -4,9 +4,9 @@
  * The deletes at the end serve retention (history-retention.ts): each reads and
  * deletes a pool's oldest records through the (pool_id, timestamp, id) index.
  */
-import type { Insertable, Selectable } from 'kysely'
+import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import { prepared } from '../db/prepared.js'
-import type { Db, RotationHistoryTable } from '../db/types.js'
+import type { Database, Db, RotationHistoryTable } from '../db/types.js'
 import { all, execute, first, type Work } from '../db/work.js'
 
 /** A history record as read back. */
@@ -91,12 +91,7 @@ export function * findHistoryAt (db: Db, poolId: number, offset: number): Work<H
  * it in list order (that is, not newer); returns how many it deleted.
  */
 export function * deleteHistoryThrough (db: Db, poolId: number, position: HistoryPosition, limit: number): Work<number> {
-  const oldest = db.selectFrom('rotation_history').select('id')
-    .where('pool_id', '=', poolId)
-    .where((eb) => eb(eb.refTuple('timestamp', 'id'), '<=', eb.tuple(position.timestamp, position.id)))
-    .orderBy('timestamp').orderBy('id')
-    .limit(limit)
-  return (yield * all(db.deleteFrom('rotation_history').where('id', 'in', oldest).returning('id'))).length
+  return yield * deleteOldest(db, poolId, { through: position }, limit)
 }
 
 /** Up to `limit` pools with ids above `afterPoolId`, by id, holding a record older than `before` (ISO). */
@@ -115,10 +110,27 @@ export function * listPoolsWithHistoryBefore (db: Db, before: string, afterPoolI
 
 /** Deletes up to `limit` of the pool's oldest records written before `before` (ISO); returns how many. */
 export function * deleteHistoryBefore (db: Db, poolId: number, before: string, limit: number): Work<number> {
-  const oldest = db.selectFrom('rotation_history').select('id')
-    .where('pool_id', '=', poolId)
-    .where('timestamp', '<', before)
+  return yield * deleteOldest(db, poolId, { before }, limit)
+}
+
+/** A pool's oldest records: those at or after a position in list order, or written before a time. */
+type Older = { through: HistoryPosition } | { before: string }
+
+const olderThan = (bound: Older) => (eb: ExpressionBuilder<Database, 'rotation_history'>) => 'before' in bound
+  ? eb('timestamp', '<', bound.before)
+  : eb(eb.refTuple('timestamp', 'id'), '<=', eb.tuple(bound.through.timestamp, bound.through.id))
+
+/**
+ * Deletes up to `limit` of the pool's records matching `bound`, oldest first, as one
+ * range of the list-order index: the last record of the batch is read first. (PostgreSQL
+ * plans `id IN (subquery)` as a hash join over the whole table, read for every batch.)
+ */
+function * deleteOldest (db: Db, poolId: number, bound: Older, limit: number): Work<number> {
+  const last = yield * first(db.selectFrom('rotation_history').select(['timestamp', 'id'])
+    .where('pool_id', '=', poolId).where(olderThan(bound))
     .orderBy('timestamp').orderBy('id')
-    .limit(limit)
-  return (yield * all(db.deleteFrom('rotation_history').where('id', 'in', oldest).returning('id'))).length
+    .limit(1).offset(limit - 1))
+  let batch = db.deleteFrom('rotation_history').where('pool_id', '=', poolId).where(olderThan(bound))
+  if (last !== undefined) batch = batch.where(olderThan({ through: last }))
+  return (yield * all(batch.returning('id'))).length
 }
