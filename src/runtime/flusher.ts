@@ -76,7 +76,8 @@ function * flushWork (db: Db, batch: Batch, returns: readonly QuotaReturn[], kno
     const seq = yield * writePoolDelta(db, poolId, d)
     if (seq !== undefined) written.set(poolId, seq)
   }
-  for (const row of batch.history) yield * insertHistory(db, row)
+  // A pool deleted meanwhile takes its history with it (and would refuse the rows).
+  for (const row of batch.history) if (written.has(row.pool_id)) yield * insertHistory(db, row)
   const touched = new Set<number>()
   for (const r of batch.refusals) {
     if (yield * recordRefusal(db, r.providerId, r.resource, r.at, r.expiresAt, maxRefusals)) touched.add(r.providerId)

@@ -66,6 +66,9 @@ interface Deps {
   warn?: (error: unknown, message: string) => void
 }
 
+/** History events and refusals kept in memory while flushes fail. */
+const MAX_PENDING_EVENTS = 10_000
+
 /** How often one choice may lease a quota block before giving up on that provider. */
 const MAX_LEASE_ROUNDS = 4
 
@@ -385,6 +388,10 @@ function mergeBatches (first: Batch, later: Batch): Batch {
     merged.history.push(...batch.history)
     merged.refusals.push(...batch.refusals)
   }
+  // While the database refuses flushes, counters keep adding up in place; events are kept
+  // up to a bound (the newest), so memory stays bounded however long it lasts.
+  if (merged.history.length > MAX_PENDING_EVENTS) merged.history.splice(0, merged.history.length - MAX_PENDING_EVENTS)
+  if (merged.refusals.length > MAX_PENDING_EVENTS) merged.refusals.splice(0, merged.refusals.length - MAX_PENDING_EVENTS)
   return merged
 }
 

@@ -73,7 +73,8 @@ for (const dialect of dialects) {
     })
 
     it('counts every proxied attempt in memory and writes them down in one transaction per flush, with no history row per step', async () => {
-      t = await buildTestApp(dialect)
+      // The timer stays out of the way: this test flushes by hand.
+      t = await buildTestApp(dialect, {}, { FLUSH_INTERVAL_MS: '60000' })
       const { poolId } = await pool(['A', 'B'])
       const stored = async () => await t.database.db.selectFrom('pool_members').select(['use_count', 'success_count']).where('pool_id', '=', poolId).orderBy('id').execute()
       await t.app.runtime.flush()
@@ -128,6 +129,21 @@ for (const dialect of dialects) {
       await t.app.runtime.flush()
       const member = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.members[0]
       assert.equal(member.quota.used, 1)
+    })
+
+    it('keeps flushing when another process deleted a pool whose proxied traffic is pending', async () => {
+      t = await buildTestApp(dialect, {}, { FLUSH_INTERVAL_MS: '60000' })
+      const doomed = await pool(['A', 'B'], { failure_threshold: 1 })
+      const kept = await pool(['C'])
+      doomed.ups[0]?.setStatus(500)
+      assert.equal((await proxy(doomed.poolId)).headers['x-sourcepool-provider'], 'B')
+      assert.equal((await proxy(kept.poolId)).statusCode, 200)
+      // Deleted behind this process's back, with a failover and a cooldown of it pending here.
+      await t.database.db.deleteFrom('pools').where('id', '=', doomed.poolId).execute()
+      await t.app.runtime.flush()
+      const stored = await t.database.db.selectFrom('pool_members').select('use_count').where('pool_id', '=', kept.poolId).executeTakeFirstOrThrow()
+      assert.equal(stored.use_count, 1)
+      assert.equal((await proxy(doomed.poolId)).statusCode, 404)
     })
 
     it('honours an API change at once: a member disabled, a failure reported', async () => {
