@@ -28,8 +28,8 @@ export const PINNING: { readonly load: number, readonly server: number } | undef
 /** One line saying how the processes are placed. */
 export function describePinning (): string {
   if (PINNING !== undefined) {
-    return `pinned with taskset: load generator and the proxy's upstream on CPU ${PINNING.load}, ` +
-      `the process under test (sourcepool or its limit) on CPU ${PINNING.server}`
+    return `pinned with taskset: load generator and the upstream the proxies forward to on CPU ${PINNING.load}, ` +
+      `the process under test (sourcepool, its limit, or the upstream when loaded directly) on CPU ${PINNING.server}`
   }
   return hasTaskset
     ? `not pinned (${CPUS} CPU: nothing to pin apart)`

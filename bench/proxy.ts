@@ -43,15 +43,19 @@ export async function measureProxy (log: RunLog, dir: string, upstream: string):
     if (nginx !== undefined) running.push(nginx)
     const replyFrom = await startScript('bench/reply-from-server.ts', { UPSTREAM_URL: upstream }, 'server')
     running.push(replyFrom)
+    // The direct runs go to a copy of the upstream on the server's CPU, so every row pays
+    // the same hop between the load generator's CPU and the server's.
+    const direct = await startScript('bench/upstream-server.ts', {}, 'server')
+    running.push(direct)
     const ours = `${service.url}/api/pools/${pool}/proxy${PATH}`
 
-    await log.load('upstream directly', { url: `${upstream}${PATH}` })
+    await log.load('upstream directly', { url: `${direct.url}${PATH}` })
     const nginxRun = nginx === undefined ? undefined : await log.load('NGINX (1 worker, upstream keepalive)', { url: `${nginx.url}${PATH}` })
     const replyFromRun = await log.load('Fastify + @fastify/reply-from', { url: `${replyFrom.url}${PATH}` })
     const oursRun = await log.load('sourcepool proxy, 3-member pool', { url: ours })
 
     const seconds = Math.max(2, Math.round(DURATION / 2))
-    const direct = await log.sequential('upstream directly', `${upstream}${PATH}`, seconds)
+    const directAlone = await log.sequential('upstream directly', `${direct.url}${PATH}`, seconds)
     if (nginx !== undefined) await log.sequential('NGINX (1 worker, upstream keepalive)', `${nginx.url}${PATH}`, seconds)
     await log.sequential('Fastify + @fastify/reply-from', `${replyFrom.url}${PATH}`, seconds)
     const oursAlone = await log.sequential('sourcepool proxy, 3-member pool', ours, seconds)
@@ -62,7 +66,7 @@ export async function measureProxy (log: RunLog, dir: string, upstream: string):
       nginxRun === undefined
         ? skippedRow(job, 'NGINX, 1 worker, upstream keepalive', '≥ 0.4', nginxFailure)
         : ratioRow(job, oursRun, 'NGINX, 1 worker, upstream keepalive', nginxRun, 0.4),
-      latencyRow(`${job}: added median latency, one request at a time`, oursAlone.p50, 'upstream directly', direct.p50, 0.5, oursAlone.errors + direct.errors)
+      latencyRow(`${job}: added median latency, one request at a time`, oursAlone.p50, 'upstream directly', directAlone.p50, 0.5, oursAlone.errors + directAlone.errors)
     ]
   } finally {
     for (const process of running.reverse()) await process.stop()
