@@ -28,6 +28,13 @@ export interface DbHandle extends WorkRunner {
    * few milliseconds at most for a lock.
    */
   ping(): Promise<void>
+  /**
+   * A token that differs whenever the database may have changed since it was last
+   * taken, by this process or another (on SQLite, cheap: no table is read). Take it
+   * before the data it vouches for. Null where the dialect cannot tell (PostgreSQL):
+   * always check the data.
+   */
+  changeToken(): string | null
   close(): Promise<void>
 }
 
@@ -44,6 +51,7 @@ interface Opened extends WorkRunner {
   ping(): Promise<void>
   /** Checks the database, migrates it, and gets it ready to serve; throws DatabaseStartupError. */
   start(): Promise<void>
+  changeToken(): string | null
 }
 
 /** The one line for a failed migration (or a failure before any could run). */
@@ -129,6 +137,7 @@ function openPostgres (url: string): Opened {
     db,
     transact: async (work) => await db.transaction().execute(async (trx) => await driveAsync(trx, work(db))),
     read: async (work) => await db.connection().execute(async (connection) => await driveAsync(connection, work(db))),
+    changeToken: () => null,
     ping: async () => {
       const { rows } = await sql<{ read_only: string }>`select current_setting('transaction_read_only') as read_only`.execute(db)
       if (rows[0]?.read_only === 'on') throw new DatabaseNotWritableError()
@@ -178,14 +187,14 @@ export async function createDb (url: string): Promise<DbHandle> {
   const dialect: Dialect = url.startsWith('sqlite:') ? 'sqlite' : 'postgres'
   try {
     const opened = dialect === 'sqlite' ? openSqlite(url) : openPostgres(url)
-    const { db, transact, read, ping } = opened
+    const { db, transact, read, ping, changeToken } = opened
     try {
       await opened.start()
     } catch (error) {
       await db.destroy().catch(() => {})
       throw error
     }
-    return { db, dialect, transact, read, ping, close: async () => { await db.destroy() } }
+    return { db, dialect, transact, read, ping, changeToken, close: async () => { await db.destroy() } }
   } catch (error) {
     if (error instanceof DatabaseStartupError) throw new DatabaseStartupError(withoutPassword(error.message, url))
     throw error

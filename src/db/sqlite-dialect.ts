@@ -127,6 +127,12 @@ export interface SqliteRunner extends WorkRunner {
   ping(): Promise<void>
   /** Start-up is over: from now on lock waits yield to the event loop (see the header). */
   serve(): void
+  /**
+   * A token that differs whenever the database may have changed since it was last
+   * taken: `PRAGMA data_version` (moves when another connection commits) with
+   * `total_changes()` (moves with every row this connection writes).
+   */
+  changeToken(): string
 }
 
 /** The Kysely handle and the work runner over one open better-sqlite3 database. */
@@ -138,6 +144,7 @@ export function createSqliteRunner (database: SqliteDatabase): SqliteRunner {
   const prepare = statementCache(database)
   const readers = new WeakMap<Statement, Reader>()
   const inTransaction = database.transaction((work: Work<unknown>) => drive(work, prepare, readers))
+  const changeToken = database.prepare("select (select data_version from pragma_data_version) || ':' || total_changes()").pluck()
 
   // Group commit: the writes that arrive in one turn of the event loop run one after
   // the other inside one BEGIN IMMEDIATE … COMMIT, each in its own savepoint (a write
@@ -239,6 +246,7 @@ export function createSqliteRunner (database: SqliteDatabase): SqliteRunner {
         throw error
       }
     },
-    serve: () => { database.pragma(`busy_timeout = ${SERVING_BUSY_TIMEOUT_MS}`) }
+    serve: () => { database.pragma(`busy_timeout = ${SERVING_BUSY_TIMEOUT_MS}`) },
+    changeToken: () => changeToken.get() as string
   }
 }
