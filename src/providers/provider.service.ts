@@ -3,9 +3,12 @@
  * provider's memberships with it while history rows keep their (now nameless) ids,
  * and who sees what: credentials go in `auth_headers` (never in `base_url`'s
  * userinfo), and callers below `admin` see `base_url` with its query values and
- * any password masked.
+ * any password masked. A change to a provider bumps, in its transaction, the
+ * change_seq of every pool whose status record shows it, and tells the change
+ * feed once it has committed.
  */
 import type { Updateable } from 'kysely'
+import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import { isUniqueViolation } from '../db/errors.js'
 import type { ProviderTable } from '../db/types.js'
 import type { WorkRunner } from '../db/work.js'
@@ -14,6 +17,7 @@ import type { QuotaPeriod } from '../rules/quota.js'
 import { audited, type Actor } from '../audit/audit.js'
 import type { Scope } from '../auth/tokens.js'
 import { maskUrl } from '../http/redact.js'
+import { touchPoolsShowingProvider } from './provider-mentions.repository.js'
 import * as repo from './provider.repository.js'
 import { RESERVED_HEADERS, type CreateProviderInput, type ProviderRecord, type UpdateProviderInput } from './provider.schemas.js'
 
@@ -88,8 +92,8 @@ async function guardUniqueName<T> (name: string | null | undefined, write: () =>
   }
 }
 
-/** Builds the provider service over the database's work runner and a clock. */
-export function createProviderService ({ database, now }: { database: WorkRunner, now: () => Date }) {
+/** Builds the provider service over the database's work runner, a clock and the change feed. */
+export function createProviderService ({ database, now, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, changes?: ChangeFeed }) {
   return {
     async createProvider (input: CreateProviderInput, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
       if (input.base_url != null) checkBaseUrl(input.base_url)
@@ -124,43 +128,58 @@ export function createProviderService ({ database, now }: { database: WorkRunner
     async updateProvider (id: number, input: UpdateProviderInput, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
       if (input.base_url != null) checkBaseUrl(input.base_url)
       const at = now()
-      const changes: Updateable<ProviderTable> = { updated_at: at.toISOString() }
-      if (input.name != null) changes.name = input.name
-      if (input.category != null) changes.category = input.category
-      if (input.base_url != null) changes.base_url = input.base_url
-      if (input.description != null) changes.description = input.description
-      if (input.timeout_ms != null) changes.timeout_ms = input.timeout_ms
+      const fields: Updateable<ProviderTable> = { updated_at: at.toISOString() }
+      if (input.name != null) fields.name = input.name
+      if (input.category != null) fields.category = input.category
+      if (input.base_url != null) fields.base_url = input.base_url
+      if (input.description != null) fields.description = input.description
+      if (input.timeout_ms != null) fields.timeout_ms = input.timeout_ms
       // An object replaces every credential header; {} removes them.
-      if (input.auth_headers != null) changes.auth_headers = storedAuthHeaders(input.auth_headers)
+      if (input.auth_headers != null) fields.auth_headers = storedAuthHeaders(input.auth_headers)
       if (input.rate_limit != null) {
-        changes.rate_limit_requests = input.rate_limit.requests
-        changes.rate_limit_per = input.rate_limit.per
+        fields.rate_limit_requests = input.rate_limit.requests
+        fields.rate_limit_per = input.rate_limit.per
       }
-      const row = await guardUniqueName(input.name, () => database.transact((db) =>
-        audited(db, actor, { action: 'provider.update', target, changes: input, at }, repo.updateProvider(db, id, changes))))
+      const row = await guardUniqueName(input.name, () => database.transact(function * (db) {
+        const updated = yield * audited(db, actor, { action: 'provider.update', target, changes: input, at }, repo.updateProvider(db, id, fields))
+        // Its name shows wherever it is a member, the current provider or in recent history.
+        if (updated !== undefined) yield * touchPoolsShowingProvider(db, id)
+        return updated
+      }))
       if (row === undefined) throw notFound(id)
+      changes.provider(id)
       return toRecord(row, callerScope)
     },
 
     /** Lifts the provider's quota (and forgets its counter). */
     async removeRateLimit (id: number, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
       const at = now()
-      const row = await database.transact((db) => audited(db, actor, { action: 'provider.rate_limit.remove', target, changes: {}, at },
-        repo.updateProvider(db, id, {
-          rate_limit_requests: null,
-          rate_limit_per: null,
-          quota_window_start: null,
-          quota_used: 0,
-          updated_at: at.toISOString()
-        })))
+      const row = await database.transact(function * (db) {
+        const updated = yield * audited(db, actor, { action: 'provider.rate_limit.remove', target, changes: {}, at },
+          repo.updateProvider(db, id, {
+            rate_limit_requests: null,
+            rate_limit_per: null,
+            quota_window_start: null,
+            quota_used: 0,
+            updated_at: at.toISOString()
+          }))
+        // The quota shows in its members' records only.
+        if (updated !== undefined) yield * repo.touchPoolsOfProvider(db, id)
+        return updated
+      })
       if (row === undefined) throw notFound(id)
+      changes.provider(id)
       return toRecord(row, callerScope)
     },
 
     async deleteProvider (id: number, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
-      const row = await database.transact((db) =>
-        audited(db, actor, { action: 'provider.delete', target, changes: {}, at: now() }, repo.deleteProvider(db, id)))
+      const row = await database.transact(function * (db) {
+        // Before the row goes: deleting it takes its memberships and clears it as current provider.
+        yield * touchPoolsShowingProvider(db, id)
+        return yield * audited(db, actor, { action: 'provider.delete', target, changes: {}, at: now() }, repo.deleteProvider(db, id))
+      })
       if (row === undefined) throw notFound(id)
+      changes.provider(id)
       return toRecord(row, callerScope)
     }
   }

@@ -1,11 +1,13 @@
 /**
  * Reading and clearing the resources a provider refuses (see refusal.repository.ts),
- * and the background purge of expired refusals.
+ * and the background purge of expired refusals. Clearing one bumps the change_seq
+ * of the provider's pools (their runtimes choose by refusals) and tells the change feed.
  */
 import { recordAudit, type Actor } from '../audit/audit.js'
+import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import type { WorkRunner } from '../db/work.js'
 import { NotFoundError } from '../errors.js'
-import { findProvider } from './provider.repository.js'
+import { findProvider, touchPoolsOfProvider } from './provider.repository.js'
 import { deleteRefusal, listRefusals, purgeExpiredRefusals, type RefusalRow } from './refusal.repository.js'
 
 /** The longest resource remembered (as `/next?resource` accepts); a longer one is never recorded. */
@@ -19,8 +21,8 @@ export function normaliseResource (resource: string): string {
   return resource.startsWith('/') ? resource : `/${resource}`
 }
 
-/** Builds the refusal service over the database's work runner and a clock. */
-export function createRefusalService ({ database, now }: { database: WorkRunner, now: () => Date }) {
+/** Builds the refusal service over the database's work runner, a clock and the change feed. */
+export function createRefusalService ({ database, now, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, changes?: ChangeFeed }) {
   return {
     /** The provider's refusals in force, by resource; 404 for an unknown provider. */
     async list (providerId: number): Promise<RefusalRow[]> {
@@ -44,8 +46,10 @@ export function createRefusalService ({ database, now }: { database: WorkRunner,
         if (!(yield * deleteRefusal(db, providerId, resource, at.toISOString()))) {
           throw new NotFoundError(`Provider ${providerId} has no refusal of '${resource}'`)
         }
+        yield * touchPoolsOfProvider(db, providerId)
         yield * recordAudit(db, actor, { action: 'provider.refusal.clear', target: `provider:${providerId}`, changes: { resource }, at })
       })
+      changes.provider(providerId)
     }
   }
 }
