@@ -69,6 +69,7 @@ export const PoolCreated = Type.Object({
   created_at: Timestamp,
   message: Type.String()
 })
+export type PoolCreatedValue = Static<typeof PoolCreated>
 
 export const UpdatePoolBody = Type.Object({
   rotation_strategy: Type.Optional(Nullable(Strategy)),
@@ -86,8 +87,12 @@ export const PoolUpdated = Type.Object({
   updated_at: Timestamp,
   message: Type.String()
 })
+export type PoolUpdatedValue = Static<typeof PoolUpdated>
 
 export const PoolDeleted = Type.Object({ message: Type.String(), pool_id: Type.Integer() })
+export type PoolDeletedValue = Static<typeof PoolDeleted>
+
+const CurrentProvider = Nullable(Type.Object({ provider_id: Type.Integer(), name: Type.String() }))
 
 export const MemberStatus = Type.Object({
   member_id: Type.Integer(),
@@ -114,7 +119,7 @@ export const PoolStatus = Type.Object({
   enabled: Type.Boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,
-  current_provider: Nullable(Type.Object({ provider_id: Type.Integer(), name: Type.String() })),
+  current_provider: CurrentProvider,
   total_rotations: Type.Integer(),
   last_rotation: Nullable(Timestamp),
   policy: Type.Object({
@@ -132,11 +137,50 @@ export const PoolStatus = Type.Object({
 })
 export type PoolStatusValue = Static<typeof PoolStatus>
 
+/** A pool without its members list, history and policy (`fields=summary`). */
+export const PoolSummary = Type.Object({
+  pool_id: Type.Integer(),
+  name: Type.String(),
+  category: Type.String(),
+  description: Nullable(Type.String()),
+  rotation_strategy: Type.String(),
+  enabled: Type.Boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  current_provider: CurrentProvider,
+  total_rotations: Type.Integer(),
+  last_rotation: Nullable(Timestamp),
+  member_counts: Type.Object({
+    healthy: Type.Integer(),
+    probing: Type.Integer(),
+    cooling_down: Type.Integer(),
+    disabled: Type.Integer({ description: 'members switched off (enabled false), whatever their health' })
+  }, { description: 'members by health; the four add up to the number of members' })
+})
+export type PoolSummaryValue = Static<typeof PoolSummary>
+
+const ListTotal = Type.Integer({ description: 'every pool, whatever limit and offset (without them, the number of entries in pools)' })
+const ListTimestamp = Timestamp
+
 export const PoolList = Type.Object({
   pools: Type.Array(PoolStatus),
-  total: Type.Integer(),
-  timestamp: Timestamp
+  total: ListTotal,
+  timestamp: ListTimestamp
+}, { title: 'PoolList', description: 'status records (the default)' })
+
+export const PoolSummaryList = Type.Object({
+  pools: Type.Array(PoolSummary),
+  total: ListTotal,
+  timestamp: ListTimestamp
+}, { title: 'PoolSummaryList', description: 'summaries (fields=summary)' })
+
+/** Query of `GET /api/pools`: every pool, by pool_id, unless limit and offset choose a page. */
+export const PoolListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'at most this many pools (by pool_id, after offset); every pool when left out' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, default: 0, description: 'pools skipped first, by pool_id' })),
+  fields: Type.Optional(Type.Unsafe<'full' | 'summary'>({ type: 'string', enum: ['full', 'summary'], default: 'full', description: 'summary: pool fields and members counted by health, without members, policy and history' }))
 })
+export type PoolListQueryValue = Static<typeof PoolListQuery>
 
 const Priority = Type.Integer({ minimum: 0, maximum: 1000000 })
 const Weight = Type.Integer({ minimum: 1, maximum: 1000000 })
@@ -157,6 +201,7 @@ export const MemberAdded = Type.Object({
   weight: Type.Integer(),
   message: Type.String()
 })
+export type MemberAddedValue = Static<typeof MemberAdded>
 
 export const UpdateMemberBody = Type.Object({
   priority: Type.Optional(Nullable(Priority)),
@@ -173,5 +218,7 @@ export const MemberUpdated = Type.Object({
   enabled: Type.Boolean(),
   message: Type.String()
 })
+export type MemberUpdatedValue = Static<typeof MemberUpdated>
 
 export const MemberRemoved = Type.Object({ message: Type.String(), pool_id: Type.Integer(), provider_id: Type.Integer() })
+export type MemberRemovedValue = Static<typeof MemberRemoved>
