@@ -3,9 +3,14 @@
  * history rows: two prepared, indexed queries per pool (the history query reads
  * only the newest rows, however long the history). Per-pool queries keep one
  * compiled statement each; on SQLite they run inside one read transaction.
+ *
+ * Besides the record, a build says what the read model (read-model.ts) needs to
+ * keep it: the providers it shows and the first instant it would read differently
+ * with no write (a cooldown ending, a quota window starting).
  */
 import type { Db } from '../db/types.js'
 import type { Work } from '../db/work.js'
+import { RECENT_ROTATIONS_SHOWN } from '../providers/provider-mentions.repository.js'
 import { listHistory } from './history.repository.js'
 import { toHistoryRecords } from './history.mapper.js'
 import type { HistoryRecordValue } from './pool.schemas.js'
@@ -13,10 +18,21 @@ import { healthAt, successRate } from '../rules/health.js'
 import { quotaAt } from '../rules/quota.js'
 import { listMembers, type MemberWithName } from './member.repository.js'
 import type { PoolWithCurrent } from './pool.repository.js'
-import type { PoolStatusValue } from './pool.schemas.js'
+import type { PoolStatusValue, PoolSummaryValue } from './pool.schemas.js'
 
 /** How many history records a status record carries. */
-export const RECENT_ROTATIONS = 10
+export const RECENT_ROTATIONS = RECENT_ROTATIONS_SHOWN
+
+/** A status record and what keeping it in memory depends on. */
+export interface BuiltStatus {
+  readonly record: PoolStatusValue
+  /** The pool's change_seq as read before anything else of it (so the record is at least that new). */
+  readonly changeSeq: number
+  /** Every provider the record shows: members, the current provider, providers named in its history. */
+  readonly providerIds: ReadonlySet<number>
+  /** The first instant (ms since the epoch) at which the record reads differently without a write; Infinity for none. */
+  readonly validUntil: number
+}
 
 function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], history: HistoryRecordValue[], now: Date): PoolStatusValue {
   return {
@@ -72,16 +88,67 @@ function quotaOf (member: MemberWithName, now: Date): PoolStatusValue['members']
   return quota === null ? null : { used: quota.used, limit: quota.limit, resets_at: quota.resets_at }
 }
 
+/**
+ * The first instant after `now` at which the members read differently with no
+ * write: a cooldown ending (health turns probing) or a quota window ending (used
+ * goes back to 0, resets_at moves on). Infinity when there is none.
+ */
+export function nextChangeAt (members: readonly MemberWithName[], now: Date): number {
+  let next = Infinity
+  for (const member of members) {
+    if (member.cooldown_until !== null) {
+      const ends = Date.parse(member.cooldown_until)
+      if (ends > now.getTime()) next = Math.min(next, ends)
+    }
+    const quota = quotaAt(member, now)
+    if (quota !== null) next = Math.min(next, Date.parse(quota.resets_at))
+  }
+  return next
+}
+
+/** The status record of `pool`, with health and quotas as of `now`. */
+export function * buildPoolStatus (db: Db, pool: PoolWithCurrent, now: Date): Work<BuiltStatus> {
+  const members = yield * listMembers(db, pool.id)
+  // Members and the current provider already carry most names the history mentions.
+  const known = new Map(members.map((m) => [m.provider_id, m.provider_name]))
+  if (pool.current_provider_id !== null) known.set(pool.current_provider_id, pool.current_provider_name)
+  const rows = yield * listHistory(db, pool.id, RECENT_ROTATIONS)
+  const history = yield * toHistoryRecords(db, rows, known)
+  const providerIds = new Set(known.keys())
+  for (const row of rows) {
+    if (row.from_provider_id !== null) providerIds.add(row.from_provider_id)
+    if (row.to_provider_id !== null) providerIds.add(row.to_provider_id)
+  }
+  return { record: toStatus(pool, members, history, now), changeSeq: pool.change_seq, providerIds, validUntil: nextChangeAt(members, now) }
+}
+
 /** Status records for `pools`, in their order, with health and quotas as of `now`. */
 export function * buildPoolStatuses (db: Db, pools: readonly PoolWithCurrent[], now: Date): Work<PoolStatusValue[]> {
   const statuses: PoolStatusValue[] = []
-  for (const pool of pools) {
-    const members = yield * listMembers(db, pool.id)
-    // Members and the current provider already carry most names the history mentions.
-    const known = new Map(members.map((m) => [m.provider_id, m.provider_name]))
-    if (pool.current_provider_id !== null) known.set(pool.current_provider_id, pool.current_provider_name)
-    const history = yield * toHistoryRecords(db, yield * listHistory(db, pool.id, RECENT_ROTATIONS), known)
-    statuses.push(toStatus(pool, members, history, now))
-  }
+  for (const pool of pools) statuses.push((yield * buildPoolStatus(db, pool, now)).record)
   return statuses
+}
+
+/**
+ * The summary of a status record (`GET /api/pools?fields=summary`): the pool's own
+ * fields and its members counted by health; a switched-off member counts as
+ * `disabled` whatever its health.
+ */
+export function toPoolSummary (record: PoolStatusValue): PoolSummaryValue {
+  const counts = { healthy: 0, probing: 0, cooling_down: 0, disabled: 0 }
+  for (const member of record.members) counts[member.enabled ? member.health : 'disabled']++
+  return {
+    pool_id: record.pool_id,
+    name: record.name,
+    category: record.category,
+    description: record.description,
+    rotation_strategy: record.rotation_strategy,
+    enabled: record.enabled,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    current_provider: record.current_provider,
+    total_rotations: record.total_rotations,
+    last_rotation: record.last_rotation,
+    member_counts: counts
+  }
 }

@@ -93,3 +93,17 @@ const bumpPool = prepared((db, p: { id: number }) =>
 export function * touchPool (db: Db, id: number): Work<void> {
   yield * execute(bumpPool(db, { id }))
 }
+
+const selectChangeSeq = prepared((db, p: { id: number }) => db.selectFrom('pools').select('change_seq').where('id', '=', p.id))
+
+/** The pool's change_seq (one primary-key read), or undefined when there is no such pool. */
+export function * findChangeSeq (db: Db, id: number): Work<number | undefined> {
+  return (yield * first(selectChangeSeq(db, { id })))?.change_seq
+}
+
+const selectChangeSeqs = prepared((db) => db.selectFrom('pools').select(['id', 'change_seq']).orderBy('id'))
+
+/** Every pool's id and change_seq, by id: which pools exist and which changed. */
+export function * listChangeSeqs (db: Db): Work<Array<{ id: number, change_seq: number }>> {
+  return yield * all(selectChangeSeqs(db, {}))
+}

@@ -1,65 +1,57 @@
 /**
  * Operations 1–5 of the spec: list, create, read, update and delete pools.
+ * Status records come from the read model already serialised and are sent as
+ * they are: Fastify sends a string or Buffer with a JSON content type without
+ * serialising it again, while the declared response schemas still describe it.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
+import { Type } from 'typebox'
 import { actorOf } from '../audit/audit.js'
-import { errorResponses, nowIso } from '../http/schemas.js'
+import { errorResponses } from '../http/schemas.js'
 import {
-  CreatePoolBody, PoolCreated, PoolDeleted, PoolList, PoolParams, PoolStatus, PoolUpdated, UpdatePoolBody
+  CreatePoolBody, PoolCreated, PoolDeleted, PoolList, PoolListQuery, PoolParams, PoolStatus, PoolSummaryList, PoolUpdated, UpdatePoolBody
 } from './pool.schemas.js'
 import type { PoolService } from './pool.service.js'
 
 const tags = ['pools']
 
+/** The content type Fastify gives JSON it serialises itself. */
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** Sends JSON the service serialised (the type provider cannot tell bytes from the schema's object). */
+function sendJson (reply: FastifyReply, json: Buffer): FastifyReply {
+  return reply.type(JSON_TYPE).send(json)
+}
+
 export const poolRoutes: FastifyPluginAsyncTypebox<{ pools: PoolService }> = async (app, { pools }) => {
   app.get('/api/pools', {
-    schema: { tags, summary: 'List pools with their status', response: { 200: PoolList, 500: errorResponses[500] } },
+    schema: {
+      tags,
+      summary: 'List pools with their status (every pool by default; limit and offset page by pool_id; fields=summary leaves out members, policy and history)',
+      querystring: PoolListQuery,
+      response: { 200: Type.Union([PoolList, PoolSummaryList]), 422: errorResponses[422], 500: errorResponses[500] }
+    },
     config: { failure: 'Failed to list pools' }
-  }, async () => {
-    const list = await pools.listPoolStatuses()
-    return { pools: list, total: list.length, timestamp: nowIso() }
-  })
+  }, async (request, reply) => sendJson(reply, await pools.listPoolStatuses(request.query)))
 
   app.post('/api/pools', {
     schema: { tags, summary: 'Create a pool', body: CreatePoolBody, response: { 200: PoolCreated, ...errorResponses } },
     config: { failure: 'Failed to create pool', everyFailureIs500: true }
-  }, async (request) => {
-    const pool = await pools.createPool(request.body, actorOf(request))
-    return {
-      pool_id: pool.id,
-      name: pool.name,
-      category: pool.category,
-      rotation_strategy: pool.rotation_strategy,
-      created_at: pool.created_at,
-      message: `Pool '${pool.name}' created successfully`
-    }
-  })
+  }, async (request) => await pools.createPool(request.body, actorOf(request)))
 
   app.get('/api/pools/:pool_id', {
     schema: { tags, summary: 'Get a pool status record', params: PoolParams, response: { 200: PoolStatus, ...errorResponses } },
     config: { failure: 'Failed to get pool status' }
-  }, async (request) => await pools.getPoolStatus(request.params.pool_id))
+  }, async (request, reply) => sendJson(reply, await pools.getPoolStatus(request.params.pool_id)))
 
   app.put('/api/pools/:pool_id', {
     schema: { tags, summary: 'Update a pool', params: PoolParams, body: UpdatePoolBody, response: { 200: PoolUpdated, ...errorResponses } },
     config: { failure: 'Failed to update pool' }
-  }, async (request) => {
-    const pool = await pools.updatePool(request.params.pool_id, request.body ?? {}, actorOf(request))
-    return {
-      pool_id: pool.id,
-      name: pool.name,
-      rotation_strategy: pool.rotation_strategy,
-      enabled: pool.enabled === 1,
-      updated_at: pool.updated_at,
-      message: `Pool '${pool.name}' updated successfully`
-    }
-  })
+  }, async (request) => await pools.updatePool(request.params.pool_id, request.body ?? {}, actorOf(request)))
 
   app.delete('/api/pools/:pool_id', {
     schema: { tags, summary: 'Delete a pool with its members and history', params: PoolParams, response: { 200: PoolDeleted, ...errorResponses } },
     config: { failure: 'Failed to delete pool' }
-  }, async (request) => {
-    const pool = await pools.deletePool(request.params.pool_id, actorOf(request))
-    return { message: `Pool '${pool.name}' deleted successfully`, pool_id: pool.id }
-  })
+  }, async (request) => await pools.deletePool(request.params.pool_id, actorOf(request)))
 }

@@ -1,18 +1,23 @@
 /**
  * Pool rules: creation with a default strategy, partial updates that always
  * refresh `updated_at` (and restart the strategy's cursor when it changes),
- * deletion, and status records.
+ * deletion, and status records (served by the read model, read-model.ts). Every
+ * write bumps the pool's change_seq in its transaction and tells the change feed
+ * once it has committed.
  */
 import type { Updateable } from 'kysely'
+import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import { isUniqueViolation } from '../db/errors.js'
 import type { PoolTable } from '../db/types.js'
 import type { WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError, RequestValidationError } from '../errors.js'
 import { DEFAULT_POLICY } from '../rules/health.js'
 import { audited, type Actor } from '../audit/audit.js'
-import { buildPoolStatuses } from './pool-status.js'
 import * as repo from './pool.repository.js'
-import type { CreatePoolInput, PoolStatusValue, UpdatePoolInput } from './pool.schemas.js'
+import type {
+  CreatePoolInput, PoolCreatedValue, PoolDeletedValue, PoolListQueryValue, PoolUpdatedValue, UpdatePoolInput
+} from './pool.schemas.js'
+import { createPoolReadModel } from './read-model.js'
 
 /** The error operations 3, 4 and 5 give for an unknown pool. */
 export const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
@@ -30,17 +35,29 @@ function checkPolicy (cooldown: number, max: number): void {
   }
 }
 
-/** Builds the pool service over the database's work runner and a clock. */
-export function createPoolService ({ database, now }: { database: WorkRunner, now: () => Date }) {
+export interface PoolServiceDeps {
+  /** The database; `changeToken` (DbHandle) lets SQLite reads skip the change check. */
+  database: WorkRunner & { changeToken?: () => string | null }
+  now: () => Date
+  /** This process's committed changes: told of every write here, followed by the read model. */
+  changes?: ChangeFeed
+  /** Awaited before every status read: writes down this process's pending state (the proxy's counters). */
+  settle?: () => Promise<void>
+}
+
+/** Builds the pool service over the database's work runner, a clock and the change feed. */
+export function createPoolService ({ database, now, changes = NO_CHANGES, settle = async () => {} }: PoolServiceDeps) {
+  const statuses = createPoolReadModel({ database, now, changes, settle })
   return {
-    async createPool (input: CreatePoolInput, actor: Actor): Promise<repo.PoolRow> {
+    async createPool (input: CreatePoolInput, actor: Actor): Promise<PoolCreatedValue> {
       const created = now()
       const at = created.toISOString()
       const cooldown = input.cooldown_seconds ?? DEFAULT_POLICY.cooldown_seconds
       const maxCooldown = input.max_cooldown_seconds ?? Math.max(DEFAULT_POLICY.max_cooldown_seconds, cooldown)
       checkPolicy(cooldown, maxCooldown)
+      let pool: repo.PoolRow
       try {
-        return await database.transact((db) => audited(db, actor, { action: 'pool.create', target, changes: input, at: created }, repo.insertPool(db, {
+        pool = await database.transact((db) => audited(db, actor, { action: 'pool.create', target, changes: input, at: created }, repo.insertPool(db, {
           name: input.name,
           category: input.category,
           description: input.description ?? null,
@@ -64,53 +81,74 @@ export function createPoolService ({ database, now }: { database: WorkRunner, no
         if (isUniqueViolation(error)) throw new ConflictError(`pool name '${input.name}' already exists`)
         throw error
       }
+      // Read models learn of the new pool id at once.
+      changes.pool(pool.id)
+      return {
+        pool_id: pool.id,
+        name: pool.name,
+        category: pool.category,
+        rotation_strategy: pool.rotation_strategy,
+        created_at: pool.created_at,
+        message: `Pool '${pool.name}' created successfully`
+      }
     },
 
-    async listPoolStatuses (): Promise<PoolStatusValue[]> {
-      return await database.read(function * (db) {
-        return yield * buildPoolStatuses(db, yield * repo.listPools(db), now())
-      })
+    /** The list answer (operation 1) as JSON text: every pool by id, or the page `query` asks for. */
+    async listPoolStatuses (query: PoolListQueryValue = {}): Promise<Buffer> {
+      return await statuses.list({ offset: query.offset ?? 0, limit: query.limit ?? Infinity, fields: query.fields ?? 'full' })
     },
 
-    async getPoolStatus (id: number): Promise<PoolStatusValue> {
-      return await database.read(function * (db) {
-        const pool = yield * repo.findPool(db, id)
-        if (pool === undefined) throw poolNotFound(id)
-        return (yield * buildPoolStatuses(db, [pool], now()))[0] as PoolStatusValue
-      })
+    /** The pool's status record (operation 3) as JSON text. */
+    async getPoolStatus (id: number): Promise<Buffer> {
+      const json = await statuses.one(id)
+      if (json === undefined) throw poolNotFound(id)
+      return json
     },
 
     /** Changes only the fields present and not null; always refreshes updated_at. */
-    async updatePool (id: number, input: UpdatePoolInput, actor: Actor): Promise<repo.PoolRow> {
+    async updatePool (id: number, input: UpdatePoolInput, actor: Actor): Promise<PoolUpdatedValue> {
       const at = now()
-      const changes: Updateable<PoolTable> = { updated_at: at.toISOString() }
-      if (input.enabled != null) changes.enabled = input.enabled ? 1 : 0
-      if (input.description != null) changes.description = input.description
-      if (input.rotation_strategy != null) changes.rotation_strategy = input.rotation_strategy
-      if (input.failure_threshold != null) changes.failure_threshold = input.failure_threshold
-      if (input.cooldown_seconds != null) changes.cooldown_seconds = input.cooldown_seconds
-      if (input.max_cooldown_seconds != null) changes.max_cooldown_seconds = input.max_cooldown_seconds
-      if (input.all_down != null) changes.all_down = input.all_down
-      if (input.max_attempts != null) changes.max_attempts = input.max_attempts
-      if (input.retry_non_idempotent != null) changes.retry_non_idempotent = input.retry_non_idempotent ? 1 : 0
-      if (input.forward_client_auth != null) changes.forward_client_auth = input.forward_client_auth ? 1 : 0
-      if (input.forbidden_ttl_seconds != null) changes.forbidden_ttl_seconds = input.forbidden_ttl_seconds
-      return await database.transact(function * (db) {
+      const fields: Updateable<PoolTable> = { updated_at: at.toISOString() }
+      if (input.enabled != null) fields.enabled = input.enabled ? 1 : 0
+      if (input.description != null) fields.description = input.description
+      if (input.rotation_strategy != null) fields.rotation_strategy = input.rotation_strategy
+      if (input.failure_threshold != null) fields.failure_threshold = input.failure_threshold
+      if (input.cooldown_seconds != null) fields.cooldown_seconds = input.cooldown_seconds
+      if (input.max_cooldown_seconds != null) fields.max_cooldown_seconds = input.max_cooldown_seconds
+      if (input.all_down != null) fields.all_down = input.all_down
+      if (input.max_attempts != null) fields.max_attempts = input.max_attempts
+      if (input.retry_non_idempotent != null) fields.retry_non_idempotent = input.retry_non_idempotent ? 1 : 0
+      if (input.forward_client_auth != null) fields.forward_client_auth = input.forward_client_auth ? 1 : 0
+      if (input.forbidden_ttl_seconds != null) fields.forbidden_ttl_seconds = input.forbidden_ttl_seconds
+      const pool = await database.transact(function * (db) {
         const before = yield * repo.findPool(db, id)
         if (before === undefined) throw poolNotFound(id)
-        checkPolicy(changes.cooldown_seconds ?? before.cooldown_seconds, changes.max_cooldown_seconds ?? before.max_cooldown_seconds)
+        checkPolicy(fields.cooldown_seconds ?? before.cooldown_seconds, fields.max_cooldown_seconds ?? before.max_cooldown_seconds)
         // A cursor belongs to the strategy that wrote it.
-        if (changes.rotation_strategy !== undefined && changes.rotation_strategy !== before.rotation_strategy) {
-          changes.rotation_state = '{}'
+        if (fields.rotation_strategy !== undefined && fields.rotation_strategy !== before.rotation_strategy) {
+          fields.rotation_state = '{}'
         }
-        return (yield * audited(db, actor, { action: 'pool.update', target, changes: input, at }, repo.updatePool(db, id, changes))) as repo.PoolRow
+        const row = (yield * audited(db, actor, { action: 'pool.update', target, changes: input, at }, repo.updatePool(db, id, fields))) as repo.PoolRow
+        yield * repo.touchPool(db, id)
+        return row
       })
+      changes.pool(id)
+      return {
+        pool_id: pool.id,
+        name: pool.name,
+        rotation_strategy: pool.rotation_strategy,
+        enabled: pool.enabled === 1,
+        updated_at: pool.updated_at,
+        message: `Pool '${pool.name}' updated successfully`
+      }
     },
 
-    async deletePool (id: number, actor: Actor): Promise<repo.PoolRow> {
-      const row = await database.transact((db) => audited(db, actor, { action: 'pool.delete', target, changes: {}, at: now() }, repo.deletePool(db, id)))
-      if (row === undefined) throw poolNotFound(id)
-      return row
+    async deletePool (id: number, actor: Actor): Promise<PoolDeletedValue> {
+      // No change_seq to bump: the row goes, and readers find its id gone.
+      const pool = await database.transact((db) => audited(db, actor, { action: 'pool.delete', target, changes: {}, at: now() }, repo.deletePool(db, id)))
+      if (pool === undefined) throw poolNotFound(id)
+      changes.pool(id)
+      return { message: `Pool '${pool.name}' deleted successfully`, pool_id: pool.id }
     }
   }
 }

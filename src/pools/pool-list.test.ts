@@ -1,0 +1,101 @@
+/**
+ * `GET /api/pools` beyond the spec's every-pool answer: `limit` and `offset` page
+ * by pool_id, `fields=summary` answers pool fields and members counted by health,
+ * bad values are refused with FastAPI's 422, and the OpenAPI document shows it all.
+ */
+import assert from 'node:assert/strict'
+import { afterEach, beforeEach, it } from 'node:test'
+import { createPool, poolWithMembers, rotateTimes } from '../../test/fixtures.js'
+import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
+
+for (const dialect of dialects) {
+  describeOn(dialect, 'GET /api/pools: pages and summaries', () => {
+    let t: TestApp
+    beforeEach(async () => { t = await buildTestApp(dialect) })
+    afterEach(async () => { await t.close() })
+
+    const list = async (query: string) => await t.request({ method: 'GET', url: `/api/pools${query}` })
+
+    it('pages by pool_id with limit and offset; total counts every pool', async () => {
+      const ids: number[] = []
+      for (const name of ['p1', 'p2', 'p3', 'p4', 'p5']) ids.push(await createPool(t, name))
+      const all = await list('')
+      assert.deepEqual(all.body.pools.map((p: any) => p.pool_id), ids)
+      assert.equal(all.body.total, 5)
+      const page = await list('?limit=2&offset=1')
+      assert.equal(page.status, 200)
+      assert.deepEqual(page.body.pools.map((p: any) => p.pool_id), ids.slice(1, 3))
+      assert.equal(page.body.total, 5)
+      assert.deepEqual(page.body.pools[0], all.body.pools[1])
+      assert.deepEqual((await list('?limit=2')).body.pools.map((p: any) => p.pool_id), ids.slice(0, 2))
+      assert.deepEqual((await list('?offset=3')).body.pools.map((p: any) => p.pool_id), ids.slice(3))
+      const beyond = await list('?offset=10&limit=5')
+      assert.deepEqual(beyond.body.pools, [])
+      assert.equal(beyond.body.total, 5)
+      // The same page twice, after a change to a pool on it.
+      await t.request({ method: 'PUT', url: `/api/pools/${ids[1] as number}`, payload: { description: 'changed' } })
+      assert.equal((await list('?limit=2&offset=1')).body.pools[0].description, 'changed')
+    })
+
+    it('answers summaries: pool fields, the current provider and members counted by health', async () => {
+      const { poolId, providers } = await poolWithMembers(t, 'summed', ['a', 'b', 'c', 'd'], { description: 'four' })
+      await rotateTimes(t, poolId, 1)
+      await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers.b, success: false, status_code: 429, retry_after_s: 600 } })
+      await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers.c, success: false, status_code: 429, retry_after_s: 600 } })
+      await t.request({ method: 'PUT', url: `/api/pools/${poolId}/members/${providers.c}`, payload: { enabled: false } })
+      await createPool(t, 'bare')
+      const full = (await list('')).body.pools[0]
+      const res = await list('?fields=summary')
+      assert.equal(res.status, 200)
+      assert.equal(res.body.total, 2)
+      assert.deepEqual(res.body.pools[0], {
+        pool_id: poolId,
+        name: 'summed',
+        category: full.category,
+        description: 'four',
+        rotation_strategy: 'round_robin',
+        enabled: true,
+        created_at: full.created_at,
+        updated_at: full.updated_at,
+        current_provider: { provider_id: providers.a, name: 'summed-a' },
+        total_rotations: 1,
+        last_rotation: full.last_rotation,
+        member_counts: { healthy: 2, probing: 0, cooling_down: 1, disabled: 1 }
+      })
+      assert.deepEqual(res.body.pools[1].member_counts, { healthy: 0, probing: 0, cooling_down: 0, disabled: 0 })
+      assert.equal(res.body.pools[1].current_provider, null)
+      assert.deepEqual((await list('?fields=summary&limit=1&offset=1')).body.pools.map((p: any) => p.name), ['bare'])
+      assert.deepEqual((await list('?fields=full')).body.pools, (await list('')).body.pools)
+    })
+
+    it('answers 422 in FastAPI shape for a bad limit, offset or fields', async () => {
+      const cases: Array<[string, Record<string, unknown>]> = [
+        ['?limit=0', { loc: ['query', 'limit'], msg: 'ensure this value is greater than or equal to 1', type: 'value_error.number.not_ge', ctx: { limit_value: 1 } }],
+        ['?limit=1001', { loc: ['query', 'limit'], msg: 'ensure this value is less than or equal to 1000', type: 'value_error.number.not_le', ctx: { limit_value: 1000 } }],
+        ['?limit=ten', { loc: ['query', 'limit'], msg: 'value is not a valid integer', type: 'type_error.integer' }],
+        ['?limit=1.5', { loc: ['query', 'limit'], msg: 'value is not a valid integer', type: 'type_error.integer' }],
+        ['?offset=-1', { loc: ['query', 'offset'], msg: 'ensure this value is greater than or equal to 0', type: 'value_error.number.not_ge', ctx: { limit_value: 0 } }]
+      ]
+      for (const [query, issue] of cases) {
+        const res = await list(query)
+        assert.equal(res.status, 422, query)
+        assert.deepEqual(res.body, { detail: [issue] }, query)
+      }
+      const fields = await list('?fields=everything')
+      assert.equal(fields.status, 422)
+      assert.deepEqual(fields.body.detail[0].loc, ['query', 'fields'])
+      assert.equal(fields.body.detail[0].type, 'type_error.enum')
+    })
+
+    it('documents the query parameters and both answers in /openapi.json', async () => {
+      const doc = (await t.request({ method: 'GET', url: '/openapi.json' })).body
+      const operation = doc.paths['/api/pools'].get
+      assert.deepEqual(operation.parameters.map((p: any) => [p.in, p.name]).sort(), [['query', 'fields'], ['query', 'limit'], ['query', 'offset']])
+      const answers = operation.responses['200'].content['application/json'].schema.anyOf
+      assert.equal(answers.length, 2)
+      assert.ok(answers[0].properties.pools.items.properties.members, 'status records')
+      assert.ok(answers[1].properties.pools.items.properties.member_counts, 'summaries')
+      assert.ok(operation.responses['422'], 'validation errors documented')
+    })
+  })
+}

@@ -1,0 +1,177 @@
+/**
+ * The read model of pool status records (read-model.ts): what it serves from
+ * memory is byte for byte what Fastify wrote for a freshly built record; a cached
+ * read costs the change check at most; it is rebuilt when a cooldown or a quota
+ * window ends with no write; and the runtime's `settle` runs before every read.
+ */
+import assert from 'node:assert/strict'
+import { afterEach, beforeEach, it } from 'node:test'
+import Fastify from 'fastify'
+import type { TSchema } from 'typebox'
+import { createChangeFeed } from '../changes.js'
+import type { DbHandle } from '../db/create-db.js'
+import type { Db } from '../db/types.js'
+import { execute, type Work, type WorkRunner } from '../db/work.js'
+import { SYSTEM_ACTOR } from '../audit/audit.js'
+import { addMember, createPool, createProvider, poolWithMembers, rotateTimes } from '../../test/fixtures.js'
+import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
+import { createMemberService } from './member.service.js'
+import { buildPoolStatuses } from './pool-status.js'
+import { listPools, touchPool } from './pool.repository.js'
+import { PoolList, PoolStatus } from './pool.schemas.js'
+import { createPoolService } from './pool.service.js'
+
+/** What Fastify writes for `value` under the response schema `schema` (its default serializer, as the app uses). */
+async function fastifyBytes (schema: TSchema, value: unknown): Promise<string> {
+  const app = Fastify({ logger: false })
+  app.get('/', { schema: { response: { 200: schema } } }, async () => value)
+  const res = await app.inject({ method: 'GET', url: '/' })
+  await app.close()
+  return res.body
+}
+
+/** The handle as a work runner that counts the statements its work runs. */
+function counting (handle: DbHandle): { runner: WorkRunner & { changeToken: () => string | null }, statements: () => number } {
+  let statements = 0
+  const counted = <T>(work: (db: Db) => Work<T>) => (db: Db): Work<T> => (function * () {
+    const inner = work(db)
+    let step = inner.next()
+    while (step.done !== true) {
+      statements++
+      step = inner.next(yield step.value)
+    }
+    return step.value
+  })()
+  return {
+    runner: { transact: (work) => handle.transact(counted(work)), read: (work) => handle.read(counted(work)), changeToken: () => handle.changeToken() },
+    statements: () => statements
+  }
+}
+
+for (const dialect of dialects) {
+  describeOn(dialect, 'pool status read model', () => {
+    let clock = Date.parse('2026-03-01T12:00:00.000Z')
+    let t: TestApp
+    beforeEach(async () => {
+      clock = Date.parse('2026-03-01T12:00:00.000Z')
+      t = await buildTestApp(dialect, { now: () => new Date(clock) })
+    })
+    afterEach(async () => { await t.close() })
+
+    const get = async (url: string) => await t.app.inject({ method: 'GET', url })
+
+    it('serves from memory the bytes Fastify wrote for a freshly built record', async () => {
+      const { poolId, providers } = await poolWithMembers(t, 'odd "name" \\ é 😀 \u2028', ['a', 'b', 'c'], { description: 'tab\there\nline\u0007 ✓' })
+      const limited = await createProvider(t, 'limité "q"', { rate_limit: { requests: 100, per: 'hour' } })
+      await addMember(t, poolId, limited)
+      await t.request({ method: 'PUT', url: `/api/pools/${poolId}/members/${providers.c}`, payload: { enabled: false } })
+      await rotateTimes(t, poolId, 4)
+      for (const latency of [12.5, 7.25, 100]) {
+        await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers.a, success: latency !== 100, latency_ms: latency } })
+      }
+      await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers.b, success: false, status_code: 429, retry_after_s: 90 } })
+      // History now names a provider that no longer exists.
+      await t.request({ method: 'DELETE', url: `/api/providers/${providers.a}` })
+      await createPool(t, 'empty')
+
+      const first = await get(`/api/pools/${poolId}`)
+      const cached = await get(`/api/pools/${poolId}`)
+      const list = await get('/api/pools')
+      const fresh = await t.database.read(function * (db) { return yield * buildPoolStatuses(db, yield * listPools(db), new Date(clock)) })
+      assert.equal(fresh.length, 2)
+      assert.equal(fresh[0]?.members.some((m) => m.health === 'cooling_down' && m.quota === null), true)
+      assert.equal(fresh[0]?.members.some((m) => m.quota !== null && m.quota.used > 0), true)
+      assert.equal(fresh[0]?.recent_rotations.some((r) => r.to_provider === null), true)
+      const expected = await fastifyBytes(PoolStatus, fresh[0])
+      assert.equal(first.body, expected)
+      assert.equal(cached.body, expected)
+      assert.equal(cached.headers['content-type'], 'application/json; charset=utf-8')
+      assert.equal(list.body, await fastifyBytes(PoolList, { pools: fresh, total: 2, timestamp: new Date(clock).toISOString() }))
+    })
+
+    it('answers a cached read with the change check alone (none at all on SQLite), and rebuilds only the pool that changed', async () => {
+      const counter = counting(t.database)
+      const changes = createChangeFeed()
+      const pools = createPoolService({ database: counter.runner, now: () => new Date(clock), changes })
+      const members = createMemberService({ database: t.database, now: () => new Date(clock), changes })
+      const a = await poolWithMembers(t, 'a', ['x', 'y'])
+      await poolWithMembers(t, 'b', ['x', 'y'])
+      await rotateTimes(t, a.poolId, 2)
+      const check = dialect.name === 'sqlite' ? 0 : 1
+      const cost = async (read: () => Promise<unknown>) => {
+        const before = counter.statements()
+        await read()
+        return counter.statements() - before
+      }
+      assert.ok(await cost(() => pools.listPoolStatuses()) > 4)
+      assert.equal(await cost(() => pools.listPoolStatuses()), check)
+      assert.equal(await cost(() => pools.getPoolStatus(a.poolId)), check)
+      await members.updateMember(a.poolId, a.providers.x as number, { priority: 7 }, SYSTEM_ACTOR)
+      // The change check, then the one pool: its row, members and history.
+      assert.equal(await cost(() => pools.listPoolStatuses()), 1 + 3)
+      assert.equal(await cost(() => pools.listPoolStatuses()), check)
+      assert.equal(JSON.parse((await pools.getPoolStatus(a.poolId)).toString()).members[0].priority, 7)
+    })
+
+    it('shows a write of this process that moved change_seq without telling the change feed', async () => {
+      const { poolId } = await poolWithMembers(t, 'untold', ['x'])
+      assert.equal((await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.description, null)
+      assert.equal((await t.request({ method: 'GET', url: '/api/pools' })).body.pools[0].description, null)
+      await t.database.transact(function * (db) {
+        yield * execute(db.updateTable('pools').set({ description: 'untold' }).where('id', '=', poolId))
+        yield * touchPool(db, poolId)
+      })
+      assert.equal((await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.description, 'untold')
+      assert.equal((await t.request({ method: 'GET', url: '/api/pools' })).body.pools[0].description, 'untold')
+    })
+
+    it('awaits settle before every read, so what it writes down shows', async () => {
+      const { poolId, providers } = await poolWithMembers(t, 'settled', ['x'])
+      const changes = createChangeFeed()
+      const members = createMemberService({ database: t.database, now: () => new Date(clock), changes })
+      let priority = 1
+      const settle = async () => {
+        await new Promise((resolve) => setImmediate(resolve))
+        await members.updateMember(poolId, providers.x as number, { priority: ++priority }, SYSTEM_ACTOR)
+      }
+      const pools = createPoolService({ database: t.database, now: () => new Date(clock), changes, settle })
+      assert.equal(JSON.parse((await pools.getPoolStatus(poolId)).toString()).members[0].priority, 2)
+      assert.equal(JSON.parse((await pools.getPoolStatus(poolId)).toString()).members[0].priority, 3)
+      assert.equal(JSON.parse((await pools.listPoolStatuses()).toString()).pools[0].members[0].priority, 4)
+    })
+
+    it('shows probing once a cooldown ends, with no write', async () => {
+      const { poolId, providers } = await poolWithMembers(t, 'cooling', ['x', 'y'])
+      const report = await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers.x, success: false, status_code: 429, retry_after_s: 60 } })
+      assert.equal(report.status, 200)
+      const health = async () => {
+        const one = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.members[0].health
+        const listed = (await t.request({ method: 'GET', url: '/api/pools' })).body.pools[0].members[0].health
+        assert.equal(listed, one)
+        return one
+      }
+      assert.equal(await health(), 'cooling_down')
+      clock += 59_999
+      assert.equal(await health(), 'cooling_down')
+      clock += 1
+      assert.equal(await health(), 'probing')
+    })
+
+    it('shows used 0 and the next reset once the quota window ends, with no write', async () => {
+      const provider = await createProvider(t, 'metered', { rate_limit: { requests: 5, per: 'minute' } })
+      const poolId = await createPool(t, 'metered')
+      await addMember(t, poolId, provider)
+      await rotateTimes(t, poolId, 2)
+      const quota = async () => {
+        const one = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.members[0].quota
+        assert.deepEqual((await t.request({ method: 'GET', url: '/api/pools' })).body.pools[0].members[0].quota, one)
+        return one
+      }
+      assert.deepEqual(await quota(), { used: 2, limit: 5, resets_at: '2026-03-01T12:01:00.000Z' })
+      clock += 59_999
+      assert.equal((await quota()).used, 2)
+      clock += 1
+      assert.deepEqual(await quota(), { used: 0, limit: 5, resets_at: '2026-03-01T12:02:00.000Z' })
+    })
+  })
+}

@@ -1,0 +1,188 @@
+/**
+ * The read model of pool status records (operations 1 and 3): each pool's record
+ * kept serialised, as the bytes Fastify would have written, and rebuilt only when
+ * the pool changed or a time boundary passed (a cooldown ending, a quota window
+ * ending: see pool-status.ts `nextChangeAt`). Otherwise a read costs one
+ * change check, or nothing:
+ *
+ * - This process's writes are told through the change feed (changes.ts) after they
+ *   commit: a pool's entry is dropped, and a provider's change drops every entry
+ *   showing that provider.
+ * - Other processes' writes bump `pools.change_seq` (migration 008): a read of one
+ *   pool compares its change_seq (one primary-key read), a list read every pool's
+ *   (one query, which also finds pools created or deleted elsewhere).
+ * - On SQLite that check is skipped while the database's change token (PRAGMA
+ *   data_version with total_changes(): see db/create-db.ts) stands where it stood
+ *   when the entries were last checked. It moves when another connection commits and
+ *   when this one writes anything, so it does not depend on every writer of this
+ *   process telling the feed.
+ *
+ * Every check takes the token first, then reads the data, so data newer than its
+ * token can only cause a needless rebuild, never a stale answer.
+ */
+import type { ChangeFeed } from '../changes.js'
+import type { Db } from '../db/types.js'
+import type { Work, WorkRunner } from '../db/work.js'
+import { buildPoolStatus, toPoolSummary } from './pool-status.js'
+import { findChangeSeq, findPool, listChangeSeqs } from './pool.repository.js'
+
+/** Which records a list carries. */
+export type ListFields = 'full' | 'summary'
+
+interface Entry {
+  readonly changeSeq: number
+  readonly full: Buffer
+  readonly summary: Buffer
+  readonly providerIds: ReadonlySet<number>
+  /** The record is exact from builtAt (ms) until just before validUntil. */
+  readonly builtAt: number
+  readonly validUntil: number
+  /** The change token at which the entry was last found current; null: never without a check. */
+  checkedAt: string | null
+}
+
+export interface ReadModelDeps {
+  database: WorkRunner & { changeToken?: () => string | null }
+  now: () => Date
+  changes: ChangeFeed
+  /** Writes down this process's pending state first (the proxy's counters), so a read shows it. */
+  settle: () => Promise<void>
+}
+
+const LIST_OPEN = Buffer.from('{"pools":[')
+const COMMA = Buffer.from(',')
+
+function * rebuild (db: Db, id: number, at: Date): Work<Entry | undefined> {
+  const pool = yield * findPool(db, id)
+  if (pool === undefined) return undefined
+  const built = yield * buildPoolStatus(db, pool, at)
+  return {
+    changeSeq: built.changeSeq,
+    full: Buffer.from(JSON.stringify(built.record)),
+    summary: Buffer.from(JSON.stringify(toPoolSummary(built.record))),
+    providerIds: built.providerIds,
+    builtAt: at.getTime(),
+    validUntil: built.validUntil,
+    checkedAt: null
+  }
+}
+
+const fresh = (entry: Entry, at: Date) => at.getTime() >= entry.builtAt && at.getTime() < entry.validUntil
+
+/** Builds the read model and starts following `changes`. */
+export function createPoolReadModel ({ database, now, changes, settle }: ReadModelDeps) {
+  const changeToken = database.changeToken ?? (() => null)
+  const entries = new Map<number, Entry>()
+  /** Every pool id, by id, as found at `idsCheckedAt`; null when unknown. */
+  let ids: number[] | null = null
+  let idsCheckedAt: string | null = null
+  /** The last list answer up to its timestamp, reused while its entries stay the same. */
+  let lastHead: { key: string, total: number, items: Entry[], head: Buffer } | undefined
+
+  changes.listen(({ poolId, providerId }) => {
+    if (poolId !== undefined) {
+      entries.delete(poolId)
+      // A pool created or deleted by this process: the ids must be read again.
+      idsCheckedAt = null
+    }
+    if (providerId !== undefined) {
+      for (const [id, entry] of entries) if (entry.providerIds.has(providerId)) entries.delete(id)
+    }
+  })
+
+  /** The page's entries and the number of pools, found current at `token`. */
+  function * checkPage (db: Db, token: string | null, at: Date, offset: number, limit: number): Work<{ items: Entry[], total: number }> {
+    const rows = yield * listChangeSeqs(db)
+    const seen = new Set<number>()
+    for (const row of rows) {
+      seen.add(row.id)
+      const entry = entries.get(row.id)
+      if (entry === undefined) continue
+      if (entry.changeSeq !== row.change_seq) entries.delete(row.id)
+      else entry.checkedAt = token
+    }
+    for (const id of entries.keys()) if (!seen.has(id)) entries.delete(id)
+    ids = rows.map((row) => row.id)
+    idsCheckedAt = token
+    const items: Entry[] = []
+    for (const id of ids.slice(offset, offset + limit)) {
+      let entry = entries.get(id)
+      if (entry === undefined || !fresh(entry, at)) {
+        entry = yield * rebuild(db, id, at)
+        // Deleted since the ids were read (PostgreSQL reads are not one snapshot).
+        if (entry === undefined) continue
+        entry.checkedAt = token
+        entries.set(id, entry)
+      }
+      items.push(entry)
+    }
+    return { items, total: ids.length }
+  }
+
+  /** The page from memory when nothing can have changed since it was last checked, else undefined. */
+  function cachedPage (token: string | null, at: Date, offset: number, limit: number): { items: Entry[], total: number } | undefined {
+    if (token === null || ids === null || idsCheckedAt !== token) return undefined
+    const items: Entry[] = []
+    for (const id of ids.slice(offset, offset + limit)) {
+      const entry = entries.get(id)
+      if (entry === undefined || entry.checkedAt !== token || !fresh(entry, at)) return undefined
+      items.push(entry)
+    }
+    return { items, total: ids.length }
+  }
+
+  /** `{"pools":[…],"total":N,"timestamp":` for these entries, reused while they stay the same. */
+  function listHead (key: string, items: Entry[], total: number, fields: ListFields): Buffer {
+    const last = lastHead
+    if (last !== undefined && last.key === key && last.total === total && last.items.length === items.length &&
+      last.items.every((entry, i) => entry === items[i])) return last.head
+    const parts: Buffer[] = [LIST_OPEN]
+    items.forEach((entry, i) => {
+      if (i > 0) parts.push(COMMA)
+      parts.push(fields === 'summary' ? entry.summary : entry.full)
+    })
+    parts.push(Buffer.from(`],"total":${total},"timestamp":`))
+    const head = Buffer.concat(parts)
+    lastHead = { key, total, items, head }
+    return head
+  }
+
+  return {
+    /** The pool's status record as JSON, or undefined when there is no such pool. */
+    async one (id: number): Promise<Buffer | undefined> {
+      await settle()
+      const token = changeToken()
+      const at = now()
+      const cached = entries.get(id)
+      if (cached !== undefined && token !== null && cached.checkedAt === token && fresh(cached, at)) return cached.full
+      return await database.read(function * (db) {
+        const seq = yield * findChangeSeq(db, id)
+        const entry = entries.get(id)
+        if (seq !== undefined && entry !== undefined && entry.changeSeq === seq && fresh(entry, at)) {
+          entry.checkedAt = token
+          return entry.full
+        }
+        const rebuilt = seq === undefined ? undefined : yield * rebuild(db, id, at)
+        if (rebuilt === undefined) {
+          entries.delete(id)
+          return undefined
+        }
+        rebuilt.checkedAt = token
+        entries.set(id, rebuilt)
+        return rebuilt.full
+      })
+    },
+
+    /** The list answer as JSON: pools by id from `offset`, at most `limit`, full records or summaries. */
+    async list ({ offset, limit, fields }: { offset: number, limit: number, fields: ListFields }): Promise<Buffer> {
+      await settle()
+      const token = changeToken()
+      const at = now()
+      const page = cachedPage(token, at, offset, limit) ?? await database.read((db) => checkPage(db, token, at, offset, limit))
+      const head = listHead(`${fields}:${offset}:${limit}`, page.items, page.total, fields)
+      return Buffer.concat([head, Buffer.from(`"${at.toISOString()}"}`)])
+    }
+  }
+}
+
+export type PoolReadModel = ReturnType<typeof createPoolReadModel>
