@@ -4,7 +4,9 @@
  * bad values are refused with FastAPI's 422, and the OpenAPI document shows it all.
  */
 import assert from 'node:assert/strict'
+import { connect } from 'node:net'
 import { afterEach, beforeEach, it } from 'node:test'
+import { execute } from '../db/work.js'
 import { createPool, poolWithMembers, rotateTimes } from '../../test/fixtures.js'
 import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
 
@@ -35,6 +37,46 @@ for (const dialect of dialects) {
       // The same page twice, after a change to a pool on it.
       await t.request({ method: 'PUT', url: `/api/pools/${ids[1] as number}`, payload: { description: 'changed' } })
       assert.equal((await list('?limit=2&offset=1')).body.pools[0].description, 'changed')
+    })
+
+    it('never lets a later answer rewrite one still being sent (answer buffers are reused only once closed)', async () => {
+      let clock = Date.parse('2026-05-01T00:00:00.000Z')
+      await t.close()
+      t = await buildTestApp(dialect, { now: () => new Date(clock++) })
+      // About 6 MB, more than the kernel takes for a client that does not read (its send
+      // buffer grows to 4 MB): the rest waits in the server, in the answer's Buffer.
+      const at = new Date(clock).toISOString()
+      for (let batch = 0; batch < 6; batch++) {
+        const rows = Array.from({ length: 500 }, (_, i) => ({
+          name: `served-${batch * 500 + i}`, category: 'c', description: 'd'.repeat(2000), rotation_strategy: 'round_robin', enabled: 1, created_at: at, updated_at: at, current_provider_id: null, last_rotation: null, rotation_state: '{}'
+        }))
+        await t.database.transact(function * (db) { yield * execute(db.insertInto('pools').values(rows)) })
+      }
+      const address = new URL(await t.app.listen({ host: '127.0.0.1', port: 0 }))
+      const slow = connect(Number(address.port), address.hostname)
+      slow.pause()
+      slow.write('GET /api/pools HTTP/1.1\r\nHost: test\r\n\r\n')
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      // Answered while the slow client's answer is still being written.
+      const quick: string[] = []
+      for (let i = 0; i < 3; i++) quick.push(await (await fetch(`${address.origin}/api/pools`)).text())
+      const chunks: Buffer[] = []
+      slow.on('data', (chunk: Buffer) => chunks.push(chunk))
+      slow.resume()
+      const raw = await new Promise<string>((resolve) => {
+        const check = () => {
+          const text = Buffer.concat(chunks).toString()
+          if (text.endsWith('"}')) resolve(text)
+          else setTimeout(check, 10)
+        }
+        check()
+      })
+      slow.destroy()
+      const slowBody = raw.slice(raw.indexOf('\r\n\r\n') + 4)
+      const stamps = [slowBody, ...quick].map((body) => JSON.parse(body).timestamp as string)
+      assert.equal(new Set(stamps).size, 4, JSON.stringify(stamps))
+      assert.deepEqual([...stamps].sort(), stamps)
+      assert.equal(slowBody.length, quick[0]?.length)
     })
 
     it('answers summaries: pool fields, the current provider and members counted by health', async () => {

@@ -1,7 +1,7 @@
 /**
  * Operations 1–5 of the spec: list, create, read, update and delete pools.
  * Status records come from the read model already serialised and are sent as
- * they are: Fastify sends a string or Buffer with a JSON content type without
+ * they are: Fastify sends a Buffer with a JSON content type without
  * serialising it again, while the declared response schemas still describe it.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -13,6 +13,7 @@ import {
   CreatePoolBody, PoolCreated, PoolDeleted, PoolList, PoolListQuery, PoolParams, PoolStatus, PoolSummaryList, PoolUpdated, UpdatePoolBody
 } from './pool.schemas.js'
 import type { PoolService } from './pool.service.js'
+import { createReplyBuffers, type ReplyBuffers } from './reply-buffers.js'
 
 const tags = ['pools']
 
@@ -24,7 +25,18 @@ function sendJson (reply: FastifyReply, json: Buffer): FastifyReply {
   return reply.type(JSON_TYPE).send(json)
 }
 
+/**
+ * Sends a cached JSON head and its per-request tail as one Buffer, taken from
+ * `buffers` and given back once the response is closed (see reply-buffers.ts).
+ */
+function sendJsonParts (reply: FastifyReply, buffers: ReplyBuffers, [head, tail]: readonly [Buffer, Buffer]): FastifyReply {
+  const body = buffers.take(head, tail)
+  reply.raw.once('close', () => { buffers.release(head, body) })
+  return sendJson(reply, body)
+}
+
 export const poolRoutes: FastifyPluginAsyncTypebox<{ pools: PoolService }> = async (app, { pools }) => {
+  const buffers = createReplyBuffers()
   app.get('/api/pools', {
     schema: {
       tags,
@@ -33,7 +45,7 @@ export const poolRoutes: FastifyPluginAsyncTypebox<{ pools: PoolService }> = asy
       response: { 200: Type.Union([PoolList, PoolSummaryList]), 422: errorResponses[422], 500: errorResponses[500] }
     },
     config: { failure: 'Failed to list pools' }
-  }, async (request, reply) => sendJson(reply, await pools.listPoolStatuses(request.query)))
+  }, async (request, reply) => sendJsonParts(reply, buffers, await pools.listPoolStatuses(request.query)))
 
   app.post('/api/pools', {
     schema: { tags, summary: 'Create a pool', body: CreatePoolBody, response: { 200: PoolCreated, ...errorResponses } },

@@ -93,8 +93,8 @@ export function createPoolService ({ database, now, changes = NO_CHANGES, settle
       }
     },
 
-    /** The list answer (operation 1) as JSON text: every pool by id, or the page `query` asks for. */
-    async listPoolStatuses (query: PoolListQueryValue = {}): Promise<Buffer> {
+    /** The list answer (operation 1) as JSON in two parts, the records then the timestamp: every pool by id, or the page `query` asks for. */
+    async listPoolStatuses (query: PoolListQueryValue = {}): Promise<readonly [Buffer, Buffer]> {
       return await statuses.list({ offset: query.offset ?? 0, limit: query.limit ?? Infinity, fields: query.fields ?? 'full' })
     },
 

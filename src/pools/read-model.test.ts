@@ -20,6 +20,7 @@ import { buildPoolStatuses } from './pool-status.js'
 import { listPools, touchPool } from './pool.repository.js'
 import { PoolList, PoolStatus } from './pool.schemas.js'
 import { createPoolService } from './pool.service.js'
+import { createProviderService } from '../providers/provider.service.js'
 
 /** What Fastify writes for `value` under the response schema `schema` (its default serializer, as the app uses). */
 async function fastifyBytes (schema: TSchema, value: unknown): Promise<string> {
@@ -87,6 +88,9 @@ for (const dialect of dialects) {
       assert.equal(cached.body, expected)
       assert.equal(cached.headers['content-type'], 'application/json; charset=utf-8')
       assert.equal(list.body, await fastifyBytes(PoolList, { pools: fresh, total: 2, timestamp: new Date(clock).toISOString() }))
+      assert.equal(list.headers['content-type'], 'application/json; charset=utf-8')
+      assert.equal(list.headers['content-length'], String(Buffer.byteLength(list.body)))
+      assert.equal(list.headers['transfer-encoding'], undefined)
     })
 
     it('answers a cached read with the change check alone (none at all on SQLite), and rebuilds only the pool that changed', async () => {
@@ -125,6 +129,22 @@ for (const dialect of dialects) {
       assert.equal((await t.request({ method: 'GET', url: '/api/pools' })).body.pools[0].description, 'untold')
     })
 
+    it('drops what the change feed names at once, even where the change token would not move', async () => {
+      const a = await poolWithMembers(t, 'told', ['x'])
+      const changes = createChangeFeed()
+      // A token that never moves: only the feed can tell this read model of a change.
+      const database = { transact: t.database.transact, read: t.database.read, changeToken: () => 'fixed' }
+      const pools = createPoolService({ database, now: () => new Date(clock), changes })
+      const members = createMemberService({ database: t.database, now: () => new Date(clock), changes })
+      const providers = createProviderService({ database: t.database, now: () => new Date(clock), changes })
+      const read = async () => [JSON.parse((await pools.getPoolStatus(a.poolId)).toString()), JSON.parse(Buffer.concat(await pools.listPoolStatuses()).toString()).pools[0]]
+      await read()
+      await members.updateMember(a.poolId, a.providers.x as number, { weight: 5 }, SYSTEM_ACTOR)
+      for (const status of await read()) assert.equal(status.members[0].weight, 5)
+      await providers.updateProvider(a.providers.x as number, { name: 'told-renamed' }, SYSTEM_ACTOR, 'admin')
+      for (const status of await read()) assert.equal(status.members[0].provider_name, 'told-renamed')
+    })
+
     it('awaits settle before every read, so what it writes down shows', async () => {
       const { poolId, providers } = await poolWithMembers(t, 'settled', ['x'])
       const changes = createChangeFeed()
@@ -137,7 +157,7 @@ for (const dialect of dialects) {
       const pools = createPoolService({ database: t.database, now: () => new Date(clock), changes, settle })
       assert.equal(JSON.parse((await pools.getPoolStatus(poolId)).toString()).members[0].priority, 2)
       assert.equal(JSON.parse((await pools.getPoolStatus(poolId)).toString()).members[0].priority, 3)
-      assert.equal(JSON.parse((await pools.listPoolStatuses()).toString()).pools[0].members[0].priority, 4)
+      assert.equal(JSON.parse(Buffer.concat(await pools.listPoolStatuses()).toString()).pools[0].members[0].priority, 4)
     })
 
     it('shows probing once a cooldown ends, with no write', async () => {

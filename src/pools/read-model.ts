@@ -51,6 +51,8 @@ export interface ReadModelDeps {
 
 const LIST_OPEN = Buffer.from('{"pools":[')
 const COMMA = Buffer.from(',')
+/** List answers (pages, full or summary) kept assembled. */
+const HEADS_KEPT = 8
 
 function * rebuild (db: Db, id: number, at: Date): Work<Entry | undefined> {
   const pool = yield * findPool(db, id)
@@ -67,6 +69,19 @@ function * rebuild (db: Db, id: number, at: Date): Work<Entry | undefined> {
   }
 }
 
+/** A list answer up to its timestamp, and when it may be served again without a look at its entries. */
+interface ListHead {
+  readonly total: number
+  readonly items: Entry[]
+  readonly head: Buffer
+  /** The change token and feed generation its entries were found current at. */
+  token: string | null
+  generation: number
+  /** Its entries are all exact from builtAt until just before validUntil (ms). */
+  builtAt: number
+  validUntil: number
+}
+
 const fresh = (entry: Entry, at: Date) => at.getTime() >= entry.builtAt && at.getTime() < entry.validUntil
 
 /** Builds the read model and starts following `changes`. */
@@ -76,10 +91,13 @@ export function createPoolReadModel ({ database, now, changes, settle }: ReadMod
   /** Every pool id, by id, as found at `idsCheckedAt`; null when unknown. */
   let ids: number[] | null = null
   let idsCheckedAt: string | null = null
-  /** The last list answer up to its timestamp, reused while its entries stay the same. */
-  let lastHead: { key: string, total: number, items: Entry[], head: Buffer } | undefined
+  /** Recent list answers up to their timestamp, by page, each reused while its entries stay the same. */
+  const heads = new Map<string, ListHead>()
+  /** Moves with every change the feed tells, so an answer assembled before it is not served as it is. */
+  let generation = 0
 
   changes.listen(({ poolId, providerId }) => {
+    generation++
     if (poolId !== undefined) {
       entries.delete(poolId)
       // A pool created or deleted by this process: the ids must be read again.
@@ -131,11 +149,22 @@ export function createPoolReadModel ({ database, now, changes, settle }: ReadMod
     return { items, total: ids.length }
   }
 
-  /** `{"pools":[…],"total":N,"timestamp":` for these entries, reused while they stay the same. */
-  function listHead (key: string, items: Entry[], total: number, fields: ListFields): Buffer {
-    const last = lastHead
-    if (last !== undefined && last.key === key && last.total === total && last.items.length === items.length &&
-      last.items.every((entry, i) => entry === items[i])) return last.head
+  /**
+   * `{"pools":[…],"total":N,"timestamp":` for these entries (found current at `token`),
+   * reused while they stay the same.
+   */
+  function listHead (key: string, items: Entry[], total: number, fields: ListFields, token: string | null): Buffer {
+    const current = { token, generation, builtAt: -Infinity, validUntil: Infinity }
+    for (const entry of items) {
+      current.builtAt = Math.max(current.builtAt, entry.builtAt)
+      current.validUntil = Math.min(current.validUntil, entry.validUntil)
+    }
+    const last = heads.get(key)
+    if (last !== undefined && last.total === total && last.items.length === items.length &&
+      last.items.every((entry, i) => entry === items[i])) {
+      Object.assign(last, current)
+      return last.head
+    }
     const parts: Buffer[] = [LIST_OPEN]
     items.forEach((entry, i) => {
       if (i > 0) parts.push(COMMA)
@@ -143,7 +172,9 @@ export function createPoolReadModel ({ database, now, changes, settle }: ReadMod
     })
     parts.push(Buffer.from(`],"total":${total},"timestamp":`))
     const head = Buffer.concat(parts)
-    lastHead = { key, total, items, head }
+    heads.delete(key)
+    if (heads.size >= HEADS_KEPT) heads.delete(heads.keys().next().value as string)
+    heads.set(key, { total, items, head, ...current })
     return head
   }
 
@@ -173,14 +204,23 @@ export function createPoolReadModel ({ database, now, changes, settle }: ReadMod
       })
     },
 
-    /** The list answer as JSON: pools by id from `offset`, at most `limit`, full records or summaries. */
-    async list ({ offset, limit, fields }: { offset: number, limit: number, fields: ListFields }): Promise<Buffer> {
+    /**
+     * The list answer as JSON in two parts, so the cached one need not be copied:
+     * pools by id from `offset`, at most `limit`, full records or summaries; then
+     * the timestamp.
+     */
+    async list ({ offset, limit, fields }: { offset: number, limit: number, fields: ListFields }): Promise<readonly [Buffer, Buffer]> {
       await settle()
       const token = changeToken()
       const at = now()
+      const tail = Buffer.from(`"${at.toISOString()}"}`)
+      const key = `${fields}:${offset}:${limit}`
+      // Nothing written anywhere and no time boundary passed since it was assembled: as it is.
+      const known = heads.get(key)
+      if (token !== null && known !== undefined && known.token === token && known.generation === generation &&
+        at.getTime() >= known.builtAt && at.getTime() < known.validUntil) return [known.head, tail]
       const page = cachedPage(token, at, offset, limit) ?? await database.read((db) => checkPage(db, token, at, offset, limit))
-      const head = listHead(`${fields}:${offset}:${limit}`, page.items, page.total, fields)
-      return Buffer.concat([head, Buffer.from(`"${at.toISOString()}"}`)])
+      return [listHead(key, page.items, page.total, fields, token), tail]
     }
   }
 }
