@@ -72,9 +72,9 @@ export function createMemberService ({ database, now, changes = NO_CHANGES }: { 
       const changed = Object.keys(fields).length > 0
       const member = await database.transact(function * (db) {
         if (!changed) return yield * repo.findMember(db, poolId, providerId)
-        const row = yield * audited(db, actor, { action: 'member.update', target, changes: input, at: now() }, repo.updateMember(db, poolId, providerId, fields))
-        if (row !== undefined) yield * touchPool(db, poolId)
-        return row
+        // The pool's row first: rotations lock it before its members (the same order, no deadlock).
+        yield * touchPool(db, poolId)
+        return yield * audited(db, actor, { action: 'member.update', target, changes: input, at: now() }, repo.updateMember(db, poolId, providerId, fields))
       })
       if (member === undefined) throw memberNotFound(poolId)
       if (changed) changes.pool(poolId)
@@ -90,9 +90,9 @@ export function createMemberService ({ database, now, changes = NO_CHANGES }: { 
 
     async removeMember (poolId: number, providerId: number, actor: Actor): Promise<MemberRemovedValue> {
       const member = await database.transact(function * (db) {
-        const row = yield * audited(db, actor, { action: 'member.remove', target, changes: {}, at: now() }, repo.deleteMember(db, poolId, providerId))
-        if (row !== undefined) yield * touchPool(db, poolId)
-        return row
+        // The pool's row first: rotations lock it before its members (the same order, no deadlock).
+        yield * touchPool(db, poolId)
+        return yield * audited(db, actor, { action: 'member.remove', target, changes: {}, at: now() }, repo.deleteMember(db, poolId, providerId))
       })
       if (member === undefined) throw memberNotFound(poolId)
       changes.pool(poolId)

@@ -141,10 +141,10 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
         fields.rate_limit_per = input.rate_limit.per
       }
       const row = await guardUniqueName(input.name, () => database.transact(function * (db) {
-        const updated = yield * audited(db, actor, { action: 'provider.update', target, changes: input, at }, repo.updateProvider(db, id, fields))
         // Its name shows wherever it is a member, the current provider or in recent history.
-        if (updated !== undefined) yield * touchPoolsShowingProvider(db, id)
-        return updated
+        // Pools first: rotations lock their pool before the provider (the same order, no deadlock).
+        yield * touchPoolsShowingProvider(db, id)
+        return yield * audited(db, actor, { action: 'provider.update', target, changes: input, at }, repo.updateProvider(db, id, fields))
       }))
       if (row === undefined) throw notFound(id)
       changes.provider(id)
@@ -155,6 +155,8 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
     async removeRateLimit (id: number, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
       const at = now()
       const row = await database.transact(function * (db) {
+        // The quota shows in its members' records only; pools first, as rotations lock them.
+        yield * repo.touchPoolsOfProvider(db, id)
         const updated = yield * audited(db, actor, { action: 'provider.rate_limit.remove', target, changes: {}, at },
           repo.updateProvider(db, id, {
             rate_limit_requests: null,
@@ -163,8 +165,6 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
             quota_used: 0,
             updated_at: at.toISOString()
           }))
-        // The quota shows in its members' records only.
-        if (updated !== undefined) yield * repo.touchPoolsOfProvider(db, id)
         return updated
       })
       if (row === undefined) throw notFound(id)

@@ -43,10 +43,11 @@ export function createRefusalService ({ database, now, changes = NO_CHANGES }: {
       const at = now()
       await database.transact(function * (db) {
         if ((yield * findProvider(db, providerId)) === undefined) throw new NotFoundError(`Provider ${providerId} not found`)
+        // Pools first, as rotations and the runtime's flush lock them before providers.
+        yield * touchPoolsOfProvider(db, providerId)
         if (!(yield * deleteRefusal(db, providerId, resource, at.toISOString()))) {
           throw new NotFoundError(`Provider ${providerId} has no refusal of '${resource}'`)
         }
-        yield * touchPoolsOfProvider(db, providerId)
         yield * recordAudit(db, actor, { action: 'provider.refusal.clear', target: `provider:${providerId}`, changes: { resource }, at })
       })
       changes.provider(providerId)

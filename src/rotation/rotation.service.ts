@@ -54,6 +54,18 @@ export function createRotationService ({
    * the chosen provider's quota and records the use. A quota another process used up
    * first leaves that member out, and the plan is made again.
    */
+  /**
+   * The quota used shows in every pool the provider serves: those pools are marked
+   * changed in a transaction of their own after the rotation commits. Inside it, the
+   * other pools' rows would be locked after this pool's, and two rotations of two
+   * pools sharing a metered provider would wait for each other (a deadlock on PostgreSQL).
+   */
+  async function touchMetered (member: MemberWithName | undefined): Promise<void> {
+    if (member === undefined || member.rate_limit_requests === null) return
+    await database.transact((db) => touchPoolsOfProvider(db, member.provider_id))
+    changes.provider(member.provider_id)
+  }
+
   function * rotateWithin (
     db: Db, pool: RotationPoolRow, members: MemberWithName[], at: Date,
     exclude: ReadonlySet<number> = new Set(), refusals: ReadonlyMap<number, string> = new Map()
@@ -69,8 +81,6 @@ export function createRotationService ({
         left.add(chosen.member.provider_id)
         continue
       }
-      // The quota used shows in every pool the provider serves.
-      if (quota !== null) yield * touchPoolsOfProvider(db, chosen.member.provider_id)
       const iso = at.toISOString()
       yield * markMemberUsed(db, chosen.member.id, iso)
       yield * recordPoolRotation(db, pool.id, { providerId: chosen.member.provider_id, at: iso, state: JSON.stringify(plan.state) })
@@ -81,6 +91,7 @@ export function createRotationService ({
   return {
     /** Moves the pool to its next available provider by its strategy. */
     async rotate (poolId: number, reason: string): Promise<Rotation> {
+      let served: MemberWithName | undefined
       const rotation = await database.transact(function * (db): Work<Rotation> {
         const pool = yield * findPoolForRotation(db, poolId)
         if (pool === undefined || pool.enabled === 0) throw noneAvailable(poolId)
@@ -90,6 +101,7 @@ export function createRotationService ({
         const { chosen } = yield * rotateWithin(db, pool, members, at)
         if (chosen === undefined) throw noneAvailable(poolId)
         const { member, degraded } = chosen
+        served = member
         if (pool.current_provider_id !== member.provider_id) {
           yield * insertHistory(db, {
             pool_id: poolId,
@@ -104,8 +116,7 @@ export function createRotationService ({
         return { providerId: member.provider_id, providerName: member.provider_name, timestamp: at.toISOString(), degraded }
       })
       changes.pool(poolId)
-      // Its quota shows in every pool the provider serves.
-      changes.provider(rotation.providerId)
+      await touchMetered(served)
       events.rotated(poolId, rotation.providerName)
       return rotation
     },
@@ -118,6 +129,7 @@ export function createRotationService ({
      */
     async failover (poolId: number, failedProviderId: number, reason: string): Promise<Failover> {
       const cooldowns: string[] = []
+      let served: MemberWithName | undefined
       const outcome = await database.transact(function * (db): Work<Failover | { failedProviderName: string | null } | undefined> {
         const pool = yield * findPoolForRotation(db, poolId)
         if (pool === undefined) return undefined
@@ -130,6 +142,7 @@ export function createRotationService ({
         yield * touchPool(db, poolId)
         if (cooldownStarted !== null) cooldowns.push(cooldownStarted)
         const chosen = pool.enabled === 1 ? (yield * rotateWithin(db, pool, members, at, new Set([failedProviderId]))).chosen : undefined
+        served = chosen?.member
         yield * insertHistory(db, {
           pool_id: poolId,
           from_provider_id: failedProviderId,
@@ -152,6 +165,7 @@ export function createRotationService ({
         }
       })
       if (outcome !== undefined) changes.pool(poolId)
+      await touchMetered(served)
       for (const cooldown of cooldowns) events.cooldownStarted(cooldown)
       if (outcome !== undefined) events.failedOver(poolId, outcome.failedProviderName)
       if (outcome === undefined || !('providerId' in outcome)) {

@@ -67,23 +67,24 @@ interface Deps {
   putBack: (batch: Batch) => void
 }
 
+/**
+ * One flush. Rows are locked in the order every API transaction locks them — pools
+ * (by id), then providers, then members — so a flush never waits in a circle with
+ * a rotation, a report or another process's flush.
+ */
 function * flushWork (db: Db, batch: Batch, returns: readonly QuotaReturn[], known: readonly number[], at: string, maxRefusals: number): Work<{ seqs: Map<number, number>, written: Map<number, number> }> {
+  const written = new Map<number, number>()
+  for (const poolId of [...batch.pools.keys()].sort((a, b) => a - b)) {
+    const seq = yield * writePoolDelta(db, poolId, batch.pools.get(poolId) as PendingPool)
+    if (seq !== undefined) written.set(poolId, seq)
+  }
+  for (const r of batch.refusals) yield * recordRefusal(db, r.providerId, r.resource, r.at, r.expiresAt, maxRefusals)
+  for (const r of returns) yield * returnQuota(db, r.providerId, r.window, r.unused)
   for (const [memberId, d] of batch.members) {
     yield * writeMemberDelta(db, { memberId, uses: d.uses, successes: d.successes, failures: d.failures, lastUsed: d.lastUsed, health: d.health }, at)
   }
-  const written = new Map<number, number>()
-  for (const [poolId, d] of batch.pools) {
-    const seq = yield * writePoolDelta(db, poolId, d)
-    if (seq !== undefined) written.set(poolId, seq)
-  }
   // A pool deleted meanwhile takes its history with it (and would refuse the rows).
   for (const row of batch.history) if (written.has(row.pool_id)) yield * insertHistory(db, row)
-  const touched = new Set<number>()
-  for (const r of batch.refusals) {
-    if (yield * recordRefusal(db, r.providerId, r.resource, r.at, r.expiresAt, maxRefusals)) touched.add(r.providerId)
-  }
-  for (const providerId of touched) yield * touchPoolsOfProvider(db, providerId)
-  for (const r of returns) yield * returnQuota(db, r.providerId, r.window, r.unused)
   return { seqs: yield * listChangeSeqs(db, known), written }
 }
 
@@ -93,6 +94,14 @@ export function createFlusher ({ database, now, pools, leases, changes, maxRefus
   let inFlight: Batch | undefined
   let timer: NodeJS.Timeout | undefined
   let notifying = false
+
+  async function touchProviders (providerIds: readonly number[]): Promise<void> {
+    try {
+      await database.transact(function * (db) { for (const id of providerIds) yield * touchPoolsOfProvider(db, id) })
+    } catch (error) {
+      warn(error, 'marking pools changed failed')
+    }
+  }
 
   async function once (): Promise<void> {
     const at = now()
@@ -125,11 +134,14 @@ export function createFlusher ({ database, now, pools, leases, changes, maxRefus
       if (mine === state.pool.change_seq + 1 && seq === mine) state.pool.change_seq = seq
       else if (seq !== state.pool.change_seq) state.stale = true
     }
+    // Refusals and quotas show in every pool of the provider: marked changed on their own.
+    const providers = [...new Set([...batch.refusals.map((r) => r.providerId), ...returns.map((r) => r.providerId)])]
+    if (providers.length > 0) await touchProviders(providers)
     // Tell this process's other listeners (the read model); the runtime ignores its own news.
     notifying = true
     try {
       for (const id of batch.pools.keys()) changes.pool(id)
-      for (const providerId of new Set([...batch.refusals.map((r) => r.providerId), ...returns.map((r) => r.providerId)])) changes.provider(providerId)
+      for (const providerId of providers) changes.provider(providerId)
     } finally {
       notifying = false
     }
@@ -151,7 +163,10 @@ export function createFlusher ({ database, now, pools, leases, changes, maxRefus
 
   return {
     flush,
+    /** Resolves when no flush is under way. */
     idle,
+    /** Marks every pool of the providers changed, in a transaction of its own (a failure is logged). */
+    touchProviders,
     /** The batch being written now, if any. */
     inFlight: (): Batch | undefined => inFlight,
     /** True while the flusher tells the change feed about its own writes. */

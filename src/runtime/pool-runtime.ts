@@ -156,7 +156,11 @@ export function createPoolRuntime ({
     let promise = leasing.get(providerId)
     if (promise === undefined) {
       promise = database.transact((db) => leaseQuota(db, providerId, block.window, block.limit, block.want))
-        .then((granted) => { leases.granted(providerId, block.window, granted) })
+        .then(async (granted) => {
+          leases.granted(providerId, block.window, granted)
+          // The quota shows in every pool the provider serves (after the lease: see leaseQuota).
+          if (granted > 0) await flusher.touchProviders([providerId])
+        })
         .catch((error: unknown) => {
           // Without the database no block can be counted: the provider is out until the next flush.
           warn(error, 'quota lease failed')

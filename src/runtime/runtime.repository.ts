@@ -7,7 +7,6 @@
 import type { Selectable } from 'kysely'
 import type { Db, PoolTable } from '../db/types.js'
 import { all, execute, first, type Work } from '../db/work.js'
-import { touchPoolsOfProvider } from '../providers/provider.repository.js'
 
 /** What the runtime keeps of a pool. */
 export type RuntimePoolRow = Pick<Selectable<PoolTable>, 'id' | 'enabled' | 'rotation_strategy' | 'rotation_state' | 'current_provider_id' |
@@ -112,6 +111,8 @@ export function * writePoolDelta (
  * `want` when that much is left; otherwise what is left is read and taken.
  * Answers how many were granted (0: the window is used up). Across processes
  * the total never exceeds `limit`: every grant is counted in the provider's row.
+ * The pools showing the quota are marked changed afterwards, in a transaction of
+ * their own (locking them here, after the provider, could deadlock with a rotation).
  */
 export function * leaseQuota (db: Db, providerId: number, windowStart: string, limit: number, want: number): Work<number> {
   const take = (n: number) => db.updateTable('providers')
@@ -126,17 +127,13 @@ export function * leaseQuota (db: Db, providerId: number, windowStart: string, l
       eb('quota_used', '<=', limit - n)
     ]))
     .returning('id')
-  if ((yield * first(take(want))) !== undefined) {
-    yield * touchPoolsOfProvider(db, providerId)
-    return want
-  }
+  if ((yield * first(take(want))) !== undefined) return want
   const row = yield * first(db.selectFrom('providers').select(['quota_used', 'quota_window_start']).where('id', '=', providerId))
   if (row === undefined) return 0
   const left = row.quota_window_start === windowStart ? limit - row.quota_used : limit
   if (left <= 0) return 0
   const granted = Math.min(left, want)
   if ((yield * first(take(granted))) === undefined) return 0
-  yield * touchPoolsOfProvider(db, providerId)
   return granted
 }
 
@@ -145,5 +142,4 @@ export function * returnQuota (db: Db, providerId: number, windowStart: string, 
   yield * execute(db.updateTable('providers')
     .set((eb) => ({ quota_used: eb.case().when('quota_used', '>=', unused).then(eb('quota_used', '-', unused)).else(0).end() }))
     .where('id', '=', providerId).where('quota_window_start', '=', windowStart))
-  yield * touchPoolsOfProvider(db, providerId)
 }
