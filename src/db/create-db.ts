@@ -10,7 +10,7 @@ import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, PostgresAdapter, PostgresDialect, sql, type SelectQueryBuilder } from 'kysely'
 import pg from 'pg'
-import { DatabaseNotWritableError, DatabaseStartupError, describePostgresError, describeSqliteError } from './errors.js'
+import { DatabaseNotWritableError, DatabaseStartupError, describePostgresError, describeSqliteError, isRetryableConflict } from './errors.js'
 import { MigrationError, migrateToLatest } from './migrate.js'
 import { BUSY_BUDGET_MS, createSqliteRunner, probeWrite } from './sqlite-dialect.js'
 import type { Database, Db, Dialect } from './types.js'
@@ -108,6 +108,39 @@ async function driveAsync<T> (db: Db, work: Work<T>): Promise<T> {
   return step.value
 }
 
+/**
+ * How many times PostgreSQL work is run again after the server aborted its
+ * transaction as a deadlock or serialization failure (isRetryableConflict).
+ */
+export const CONFLICT_RETRIES = 3
+
+/**
+ * The pause before the nth retry (0-based) of a conflicting transaction: random in
+ * [1, 5·2ⁿ] ms, so the two transactions that met do not meet again in step.
+ */
+function conflictDelay (retry: number): number {
+  return 1 + Math.random() * (5 * 2 ** retry - 1)
+}
+
+const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Runs `work` in one PostgreSQL transaction. A transaction the server aborted as a
+ * deadlock (40P01) or serialization failure (40001) was rolled back whole, and
+ * running it again usually succeeds: `work` is called afresh (a new generator) up
+ * to CONFLICT_RETRIES more times; the last attempt's error propagates as it is.
+ */
+async function transactPostgres<T> (db: Db, work: (db: Db) => Work<T>): Promise<T> {
+  for (let retry = 0; ; retry++) {
+    try {
+      return await db.transaction().execute(async (trx) => await driveAsync(trx, work(db)))
+    } catch (error) {
+      if (retry >= CONFLICT_RETRIES || !isRetryableConflict(error)) throw error
+    }
+    await sleep(conflictDelay(retry))
+  }
+}
+
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 function openPostgres (url: string): Opened {
@@ -135,7 +168,7 @@ function openPostgres (url: string): Opened {
   const describe = (error: unknown) => describePostgresError(error, where)
   return {
     db,
-    transact: async (work) => await db.transaction().execute(async (trx) => await driveAsync(trx, work(db))),
+    transact: async (work) => await transactPostgres(db, work),
     read: async (work) => await db.connection().execute(async (connection) => await driveAsync(connection, work(db))),
     changeToken: () => null,
     ping: async () => {

@@ -1,8 +1,9 @@
 /**
  * Recognising database errors, for both drivers (better-sqlite3's `SQLITE_*` codes,
  * PostgreSQL's SQLSTATEs and node's socket errors): the ones services turn into
- * domain errors, the ones the error handler and `/healthz` explain, and the one-line
- * causes printed when the database cannot be used at start-up.
+ * domain errors, the ones the error handler and `/healthz` explain, the conflicts
+ * PostgreSQL transactions are run again after, and the one-line causes printed when
+ * the database cannot be used at start-up.
  */
 
 function codeOf (error: unknown): string | undefined {
@@ -20,6 +21,16 @@ export function isUniqueViolation (error: unknown): boolean {
 export function isForeignKeyViolation (error: unknown): boolean {
   const code = codeOf(error)
   return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503'
+}
+
+/**
+ * True when PostgreSQL aborted the transaction as a deadlock (40P01) or a
+ * serialization failure (40001): it was rolled back whole, and running it again
+ * from the start may well succeed.
+ */
+export function isRetryableConflict (error: unknown): boolean {
+  const code = codeOf(error)
+  return code === '40P01' || code === '40001'
 }
 
 /** True when SQLite gave up waiting for a lock another connection holds (any SQLITE_BUSY_* code). */

@@ -30,7 +30,13 @@ export function * execute (query: Compilable<unknown>): Work<void> {
 
 /** Something that runs work: the database handle, as services see it. */
 export interface WorkRunner {
-  /** Runs `work` in one transaction: it all commits, or (on a throw) none of it does. */
+  /**
+   * Runs `work` in one transaction: it all commits, or (on a throw) none of it does.
+   * On PostgreSQL a transaction the server aborted as a deadlock or serialization
+   * failure is run again from a fresh `work(db)` (a few times at most), so `work`
+   * must not act outside the database: whatever it sets aside for after the commit
+   * is set again (not added to) by the attempt that commits.
+   */
   transact<T>(work: (db: Db) => Work<T>): Promise<T>
   /** Runs read-only `work` on one connection. */
   read<T>(work: (db: Db) => Work<T>): Promise<T>
