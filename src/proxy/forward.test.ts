@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
-  assertForwardableMethod, baseUrlAuthorization, classifyError, hasNoBody, MethodNotAllowedError, proxiedPath, upstreamHeaders, upstreamUrl
+  assertForwardableMethod, baseUrlAuthorization, classifyError, hasNoBody, MethodNotAllowedError, parseBase, proxiedPath, upstreamHeaders, upstreamTarget, upstreamUrl
 } from './forward.js'
 
 describe('forwarding rules', () => {
@@ -22,6 +22,16 @@ describe('forwarding rules', () => {
     assert.equal(upstreamUrl('https://u:p@api.example/', '/a').toString(), 'https://api.example/a')
     assert.equal(baseUrlAuthorization('https://u%3Ax:p%40ss@api.example/'), `Basic ${Buffer.from('u:x:p@ss').toString('base64')}`)
     assert.equal(baseUrlAuthorization('https://api.example/'), undefined)
+  })
+
+  it('builds the upstream target by strings, on the base origin, encoding what a request line may not carry', () => {
+    const base = parseBase('http://u:p@api.example:8080/v1/?key=K')
+    assert.deepEqual(base, { origin: 'http://api.example:8080', pathname: '/v1', query: 'key=K' })
+    assert.deepEqual(upstreamTarget(base, '/a/b?x=1'), { origin: 'http://api.example:8080', path: '/v1/a/b?key=K&x=1' })
+    assert.deepEqual(upstreamTarget(parseBase('http://api.example'), '//evil.example/x'), { origin: 'http://api.example', path: '//evil.example/x' })
+    assert.deepEqual(upstreamTarget(parseBase('http://api.example'), '/'), { origin: 'http://api.example', path: '/' })
+    assert.deepEqual(upstreamTarget(parseBase('http://api.example/v1'), '/caf\u00e9?q=\u00e9'), { origin: 'http://api.example', path: '/v1/caf%C3%A9?q=%C3%A9' })
+    assert.equal(upstreamUrl('http://api.example', '//evil.example/x').toString(), 'http://api.example//evil.example/x')
   })
 
   it('never sends Expect, Host, the client Authorization or (without forward_client_auth) its provider credentials and cookies', () => {

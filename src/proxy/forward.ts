@@ -75,20 +75,55 @@ export function assertSafePath (path: string): void {
   }
 }
 
-/**
- * The upstream URL for a safe `path` (see assertSafePath) under `baseUrl`; it must
- * keep the base URL's origin, so `//evil.example/x` stays a path on the provider.
- * The base URL's query parameters come first, then the client's; its userinfo is
- * never part of the URL (see baseUrlAuthorization) and its fragment is not sent.
- */
-export function upstreamUrl (baseUrl: string, path: string): URL {
+/** A provider's base URL, parsed once: where a request to it goes (see upstreamTarget). */
+export interface UpstreamBase {
+  /** `scheme://host[:port]`, no userinfo. */
+  readonly origin: string
+  /** The base URL's path without its trailing slash ('' for the root). */
+  readonly pathname: string
+  /** The base URL's query without its `?` ('' when it has none). */
+  readonly query: string
+}
+
+/** Parses a base URL for upstreamTarget (its fragment is never sent). */
+export function parseBase (baseUrl: string): UpstreamBase {
   const base = new URL(baseUrl)
+  return { origin: base.origin, pathname: base.pathname.replace(/\/$/, ''), query: base.search.slice(1) }
+}
+
+/** Characters an upstream request target carries as they are (anything else is percent-encoded by the URL parser first). */
+const PLAIN_TARGET = /^[\x21-\x7e]*$/
+
+/**
+ * Where a safe `path` (see assertSafePath) goes under `base`: its origin, and the
+ * request target on it (the base's path, then the client's; the base's query
+ * parameters first, then the client's). The target always starts with `/`, so
+ * `//evil.example/x` stays a path on the provider's origin.
+ */
+export function upstreamTarget (base: UpstreamBase, path: string): { origin: string, path: string } {
   const queryAt = path.indexOf('?')
   const pathname = queryAt === -1 ? path : path.slice(0, queryAt)
-  const query = [base.search.slice(1), queryAt === -1 ? '' : path.slice(queryAt + 1)].filter((part) => part !== '').join('&')
-  const target = new URL(`${base.origin}${base.pathname.replace(/\/$/, '')}${pathname}${query === '' ? '' : `?${query}`}`)
-  if (target.origin !== base.origin) throw new UnsafePathError('Path would leave the provider\'s origin')
-  return target
+  const clientQuery = queryAt === -1 ? '' : path.slice(queryAt + 1)
+  const query = base.query === '' ? clientQuery : clientQuery === '' ? base.query : `${base.query}&${clientQuery}`
+  let target = `${base.pathname}${pathname.startsWith('/') ? pathname : `/${pathname}`}${query === '' ? '' : `?${query}`}`
+  if (!PLAIN_TARGET.test(target)) {
+    // Rare: bytes a request line may not carry raw; the URL parser encodes them.
+    const parsed = new URL(`${base.origin}${target}`)
+    if (parsed.origin !== base.origin) throw new UnsafePathError('Path would leave the provider\'s origin')
+    target = `${parsed.pathname}${parsed.search}`
+  }
+  return { origin: base.origin, path: target }
+}
+
+/**
+ * The upstream URL for a safe `path` under `baseUrl` (upstreamTarget as one URL);
+ * it always keeps the base URL's origin and never carries its userinfo.
+ */
+export function upstreamUrl (baseUrl: string, path: string): URL {
+  const { origin, path: target } = upstreamTarget(parseBase(baseUrl), path)
+  const url = new URL(`${origin}${target}`)
+  if (url.origin !== origin) throw new UnsafePathError('Path would leave the provider\'s origin')
+  return url
 }
 
 /**

@@ -10,12 +10,12 @@
  * provider's failure: nothing is reported, and it ends the request as a 500.
  */
 import type { Readable } from 'node:stream'
-import { Agent, request, type Dispatcher } from 'undici'
+import { Agent, type Dispatcher } from 'undici'
 import { NotFoundError } from '../errors.js'
 import type { FailedAttempt as Failed, PoolRuntime, ProxyRefusal } from '../runtime/pool-runtime.js'
 import {
-  assertForwardableMethod, assertSafePath, baseUrlAuthorization, classifyError, classifyStatus, downstreamHeaders, hasNoBody, mayRetry, proxiedPath,
-  resourceOf, upstreamHeaders, upstreamUrl, type AttemptResult
+  assertForwardableMethod, assertSafePath, baseUrlAuthorization, classifyError, classifyStatus, downstreamHeaders, hasNoBody, mayRetry, parseBase, proxiedPath,
+  resourceOf, upstreamHeaders, upstreamTarget, type AttemptResult, type UpstreamBase
 } from './forward.js'
 
 /** Default time an attempt may wait for the answer to start. */
@@ -63,10 +63,32 @@ function credentialsOf (baseUrl: string, authHeaders: string | null): Record<str
   return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization') ? headers : { authorization: basic, ...headers }
 }
 
+/** A provider as the proxy sends to it: its base URL parsed and its credentials, read once. */
+interface Upstream {
+  readonly base: UpstreamBase
+  readonly credentials: Record<string, string> | undefined
+}
+
+/** Providers kept parsed (a bound: past it the cache starts over). */
+const MAX_UPSTREAMS = 10_000
+
 /** Builds the proxy over the pool runtime; `close` ends its upstream connections. */
 export function createProxyService ({ runtime }: Deps) {
   // One agent: undici keeps a pool of keep-alive connections per upstream origin.
   const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 })
+  // Parsed per base URL and credentials as stored, so a changed provider is parsed afresh.
+  const upstreams = new Map<string, Upstream>()
+
+  function upstreamOf (baseUrl: string, authHeaders: string | null): Upstream {
+    const key = authHeaders === null ? baseUrl : `${baseUrl}\n${authHeaders}`
+    let upstream = upstreams.get(key)
+    if (upstream === undefined) {
+      if (upstreams.size >= MAX_UPSTREAMS) upstreams.clear()
+      upstream = { base: parseBase(baseUrl), credentials: credentialsOf(baseUrl, authHeaders) }
+      upstreams.set(key, upstream)
+    }
+    return upstream
+  }
 
   /** Folds an attempt's outcome into the runtime (a refusal or an error of ours is no outcome). */
   function report (poolId: number, providerId: number, result: AttemptResult, latencyMs: number, statusCode?: number): void {
@@ -108,8 +130,8 @@ export function createProxyService ({ runtime }: Deps) {
         }
         const { member } = choice
         tried.add(member.provider_id)
-        const target = upstreamUrl(member.base_url as string, path)
-        const providerHeaders = credentialsOf(member.base_url as string, member.auth_headers)
+        const upstream = upstreamOf(member.base_url as string, member.auth_headers)
+        const target = upstreamTarget(upstream.base, path)
         const timeoutMs = member.timeout_ms ?? DEFAULT_TIMEOUT_MS
         const controller = new AbortController()
         let timedOut = false
@@ -120,16 +142,17 @@ export function createProxyService ({ runtime }: Deps) {
         let sent: { response: Dispatcher.ResponseData } | { error: unknown }
         try {
           sent = {
-            response: await request(target, {
+            response: await agent.request({
+              origin: target.origin,
+              path: target.path,
               method: incoming.method as 'GET',
               headers: upstreamHeaders(incoming.headers, {
                 clientIp: incoming.ip,
                 protocol: incoming.protocol,
                 forwardClientAuth: choice.pool.forward_client_auth === 1,
-                providerHeaders
+                providerHeaders: upstream.credentials
               }),
-              body: incoming.body,
-              dispatcher: agent,
+              body: incoming.body ?? null,
               signal: controller.signal,
               headersTimeout: timeoutMs,
               bodyTimeout: timeoutMs

@@ -28,10 +28,9 @@ export interface Assessment<M> {
 export function assess<M extends EligibilityInput> (member: M, now: Date): Assessment<M> {
   const health = healthAt(member, now)
   const quota = quotaAt(member, now)
-  const out = (reason: Ineligibility, until: string | null) => ({ member, health, quota, eligible: false, reason, until })
-  if (member.enabled !== 1) return out('disabled', null)
-  if (health === 'cooling_down') return out('cooling_down', member.cooldown_until)
-  if (quota?.exhausted === true) return out('quota_exhausted', quota.resets_at)
+  if (member.enabled !== 1) return { member, health, quota, eligible: false, reason: 'disabled', until: null }
+  if (health === 'cooling_down') return { member, health, quota, eligible: false, reason: 'cooling_down', until: member.cooldown_until }
+  if (quota?.exhausted === true) return { member, health, quota, eligible: false, reason: 'quota_exhausted', until: quota.resets_at }
   return { member, health, quota, eligible: true, reason: null, until: null }
 }
 

@@ -70,14 +70,13 @@ export function applyOutcome (
   const latency = outcome.latency_ms == null
     ? state.latency_ms
     : state.latency_ms === null ? outcome.latency_ms : state.latency_ms + LATENCY_ALPHA * (outcome.latency_ms - state.latency_ms)
-  const until = (seconds: number) => new Date(now.getTime() + seconds * 1000).toISOString()
   const consecutive = outcome.success ? 0 : state.consecutive_failures + 1
   const trips = outcome.success ? 0 : state.cooldown_trips
 
   if (outcome.status_code === 429 || outcome.retry_after_s != null) {
     const seconds = outcome.retry_after_s ?? cooldownSeconds(policy, trips)
     return {
-      state: { consecutive_failures: consecutive, cooldown_trips: trips, cooldown_until: until(seconds), cooldown_reason: 'rate_limited', latency_ms: latency },
+      state: { consecutive_failures: consecutive, cooldown_trips: trips, cooldown_until: secondsAfter(now, seconds), cooldown_reason: 'rate_limited', latency_ms: latency },
       cooldownStarted: 'rate_limited'
     }
   }
@@ -85,13 +84,19 @@ export function applyOutcome (
     const cooldown = health === 'cooling_down' ? { cooldown_until: state.cooldown_until, cooldown_reason: state.cooldown_reason } : { cooldown_until: null, cooldown_reason: null }
     return { state: { consecutive_failures: 0, cooldown_trips: 0, ...cooldown, latency_ms: latency }, cooldownStarted: null }
   }
-  const trip = (reason: CooldownReason) => ({
-    state: { consecutive_failures: consecutive, cooldown_trips: trips + 1, cooldown_until: until(cooldownSeconds(policy, trips)), cooldown_reason: reason, latency_ms: latency },
-    cooldownStarted: reason
-  })
-  if (health === 'probing') return trip('probe_failed')
-  if (health === 'healthy' && consecutive >= policy.failure_threshold) return trip('consecutive_failures')
+  const tripped: CooldownReason | null = health === 'probing' ? 'probe_failed' : health === 'healthy' && consecutive >= policy.failure_threshold ? 'consecutive_failures' : null
+  if (tripped !== null) {
+    return {
+      state: { consecutive_failures: consecutive, cooldown_trips: trips + 1, cooldown_until: secondsAfter(now, cooldownSeconds(policy, trips)), cooldown_reason: tripped, latency_ms: latency },
+      cooldownStarted: tripped
+    }
+  }
   return { state: { ...state, consecutive_failures: consecutive, latency_ms: latency }, cooldownStarted: null }
+}
+
+/** `seconds` after `now`, as stored. */
+function secondsAfter (now: Date, seconds: number): string {
+  return new Date(now.getTime() + seconds * 1000).toISOString()
 }
 
 /** successes / (successes + failures), null before any outcome. */
