@@ -5,7 +5,7 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify'
 import { createChangeFeed } from './changes.js'
 import type { Config } from './config.js'
 import { createDb, type DbHandle } from './db/create-db.js'
@@ -66,6 +66,12 @@ declare module 'fastify' {
   }
 }
 
+/** Adds `hook` to the route's own hooks of that name, after those it has. */
+function addRouteHook (route: RouteOptions, name: 'onResponse' | 'preHandler', hook: unknown): void {
+  const existing = route[name] === undefined ? [] : ([] as unknown[]).concat(route[name])
+  ;(route as unknown as Record<string, unknown>)[name] = [...existing, hook]
+}
+
 /** Builds the service; the caller listens (main.ts) or injects (tests). */
 export async function buildApp (config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const database = deps.database ?? await createDb(config.databaseUrl)
@@ -100,6 +106,34 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     done()
   })
   if (deps.database === undefined) app.addHook('onClose', async () => { await database.close() })
+
+  const metrics = createMetrics(async () => {
+    const counts: Record<string, number> = {}
+    const at = now()
+    for (const member of await database.read(listCooldowns)) {
+      const health = healthAt(member, at)
+      counts[health] = (counts[health] ?? 0) + 1
+    }
+    return counts
+  })
+  // Hooks that need the route's URL are attached to each route as it is added (its URL
+  // a constant there): reading `request.routeOptions` builds an object per request.
+  // `settle` is filled in once the runtime exists; no request is served before that.
+  let settle: (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void = (_request, _reply, done) => { done() }
+  app.addHook('onRoute', (route) => {
+    const url = route.url
+    addRouteHook(route, 'onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      metrics.observeRequest(request.method, url, reply.statusCode, reply.elapsedTime / 1000)
+      done()
+    })
+    // Every API call but the proxy's sees what this process's proxied traffic did.
+    if (url !== PROXY_ROUTE) addRouteHook(route, 'preHandler', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => { settle(request, reply, done) })
+  })
+  // Requests that match no route.
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.is404) metrics.observeRequest(request.method, 'unmatched', reply.statusCode, reply.elapsedTime / 1000)
+    done()
+  })
 
   // First, so it sees (and decides the scope of) every route registered after it.
   await app.register(auth, { tokens: config.authTokens, publicDocs: config.publicDocs, failureLimit: config.authFailureLimit, now: () => now().getTime() })
@@ -147,19 +181,6 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     clearInterval(housekeepingTimer)
     done()
   })
-  const metrics = createMetrics(async () => {
-    const counts: Record<string, number> = {}
-    const at = now()
-    for (const member of await database.read(listCooldowns)) {
-      const health = healthAt(member, at)
-      counts[health] = (counts[health] ?? 0) + 1
-    }
-    return counts
-  })
-  app.addHook('onResponse', (request, reply, done) => {
-    metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000)
-    done()
-  })
   await app.register(healthzRoutes, { ping: database.ping })
   await app.register(providerRoutes, { providers: createProviderService(services) })
   await app.register(poolRoutes, { pools: createPoolService(services) })
@@ -180,13 +201,13 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   app.decorate('runtime', runtime)
   // Every API call but the proxy's sees what this process's proxied traffic did:
   // what is pending is written down first (at most one flush, usually nothing to do).
-  app.addHook('preHandler', (request, _reply, done) => {
-    if (!runtime.unsettled() || request.routeOptions.url === PROXY_ROUTE) {
+  settle = (_request, _reply, done) => {
+    if (!runtime.unsettled()) {
       done()
       return
     }
     runtime.settle().then(() => { done() }, done)
-  })
+  }
   const proxy = createProxyService({ runtime })
   // The proxy's connections end first, then the runtime writes down what is left.
   app.addHook('onClose', async () => {
