@@ -133,6 +133,16 @@ export function createPoolRuntime ({
       if (byResource === undefined) refusals.set(r.provider_id, byResource = new Map())
       byResource.set(r.resource, r.expires_at)
     }
+    // Refusals learned here and not written down yet are as true as those read.
+    const providerIds = new Set(members.map((m) => m.provider_id))
+    for (const batch of [flusher.inFlight(), pending]) {
+      for (const r of batch?.refusals ?? []) {
+        if (!providerIds.has(r.providerId) || r.expiresAt <= at) continue
+        let byResource = refusals.get(r.providerId)
+        if (byResource === undefined) refusals.set(r.providerId, byResource = new Map())
+        byResource.set(r.resource, r.expiresAt)
+      }
+    }
     // The cursor is this process's own (per-process strategies): kept across reloads.
     const cursor = pruneRotationState(before?.cursor ?? parseRotationState(read.pool.rotation_state), members.map((m) => m.id))
     const state: PoolState = { pool: read.pool, members, cursor, refusals, stale: false }
