@@ -125,10 +125,10 @@ export function createPoolService ({ database, now, changes = NO_CHANGES, settle
         if (before === undefined) throw poolNotFound(id)
         checkPolicy(fields.cooldown_seconds ?? before.cooldown_seconds, fields.max_cooldown_seconds ?? before.max_cooldown_seconds)
         // A cursor belongs to the strategy that wrote it.
-        if (fields.rotation_strategy !== undefined && fields.rotation_strategy !== before.rotation_strategy) {
-          fields.rotation_state = '{}'
-        }
-        const row = (yield * audited(db, actor, { action: 'pool.update', target, changes: input, at }, repo.updatePool(db, id, fields))) as repo.PoolRow
+        const strategyChanged = fields.rotation_strategy !== undefined && fields.rotation_strategy !== before.rotation_strategy
+        // Decided afresh on each run of the transaction (PostgreSQL runs it again after a deadlock).
+        const written = strategyChanged ? { ...fields, rotation_state: '{}' } : fields
+        const row = (yield * audited(db, actor, { action: 'pool.update', target, changes: input, at }, repo.updatePool(db, id, written))) as repo.PoolRow
         yield * repo.touchPool(db, id)
         return row
       })

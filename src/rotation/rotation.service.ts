@@ -93,6 +93,7 @@ export function createRotationService ({
     async rotate (poolId: number, reason: string): Promise<Rotation> {
       let served: MemberWithName | undefined
       const rotation = await database.transact(function * (db): Work<Rotation> {
+        served = undefined
         const pool = yield * findPoolForRotation(db, poolId)
         if (pool === undefined || pool.enabled === 0) throw noneAvailable(poolId)
         const members = yield * listMembers(db, poolId)
@@ -131,6 +132,9 @@ export function createRotationService ({
       const cooldowns: string[] = []
       let served: MemberWithName | undefined
       const outcome = await database.transact(function * (db): Work<Failover | { failedProviderName: string | null } | undefined> {
+        // A transaction run again (PostgreSQL, after a deadlock) starts from nothing.
+        cooldowns.length = 0
+        served = undefined
         const pool = yield * findPoolForRotation(db, poolId)
         if (pool === undefined) return undefined
         const members = yield * listMembers(db, poolId)
