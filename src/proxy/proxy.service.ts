@@ -63,6 +63,33 @@ function credentialsOf (baseUrl: string, authHeaders: string | null): Record<str
   return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization') ? headers : { authorization: basic, ...headers }
 }
 
+/**
+ * An attempt's deadline as undici takes a signal: the EventEmitter form (`once`,
+ * `removeListener`, `aborted`, `reason`) with its one listener, which costs a
+ * fraction of an AbortController and its EventTarget listener per attempt.
+ */
+class AttemptDeadline {
+  aborted = false
+  reason: Error | undefined
+  private listener: (() => void) | undefined
+
+  on (_event: 'abort', listener: () => void): this { this.listener = listener; return this }
+  once (_event: 'abort', listener: () => void): this { this.listener = listener; return this }
+  removeListener (_event: 'abort', listener: () => void): this {
+    if (this.listener === listener) this.listener = undefined
+    return this
+  }
+
+  /** The time is up: undici aborts the request with `reason`. */
+  expire (): void {
+    this.aborted = true
+    this.reason = new Error('The provider did not start its answer in time')
+    const listener = this.listener
+    this.listener = undefined
+    listener?.()
+  }
+}
+
 /** A provider as the proxy sends to it: its base URL parsed and its credentials, read once. */
 interface Upstream {
   readonly base: UpstreamBase
@@ -133,9 +160,8 @@ export function createProxyService ({ runtime }: Deps) {
         const upstream = upstreamOf(member.base_url as string, member.auth_headers)
         const target = upstreamTarget(upstream.base, path)
         const timeoutMs = member.timeout_ms ?? DEFAULT_TIMEOUT_MS
-        const controller = new AbortController()
-        let timedOut = false
-        const timer = setTimeout(() => { timedOut = true; controller.abort() }, timeoutMs)
+        const deadline = new AttemptDeadline()
+        const timer = setTimeout(() => { deadline.expire() }, timeoutMs)
         const started = performance.now()
         // Only the upstream call is guarded: an error of our own bookkeeping afterwards
         // (the database) is never taken for the provider's failure.
@@ -153,7 +179,7 @@ export function createProxyService ({ runtime }: Deps) {
                 providerHeaders: upstream.credentials
               }),
               body: incoming.body ?? null,
-              signal: controller.signal,
+              signal: deadline,
               headersTimeout: timeoutMs,
               bodyTimeout: timeoutMs
             })
@@ -166,7 +192,7 @@ export function createProxyService ({ runtime }: Deps) {
         const latencyMs = Math.round(performance.now() - started)
         let result: AttemptResult
         if ('error' in sent) {
-          result = classifyError(sent.error, timedOut)
+          result = classifyError(sent.error, deadline.aborted)
           // Ours: the provider was never asked, so it is not told against; the request ends (500).
           if (result.kind === 'ours') throw sent.error
           report(poolId, member.provider_id, result, latencyMs)
