@@ -25,9 +25,38 @@ export const NO_EVENTS: RotationEvents = {
 export function createMetrics (membersByHealth: () => Promise<Record<string, number>>) {
   const registry = new Registry()
   const registers = [registry]
-  const rotations = new Counter({ name: 'sourcepool_rotations_total', help: 'Providers handed out by rotate and failover', labelNames: ['pool_id', 'provider'], registers })
+  // Counted per event in plain maps (the proxy counts one rotation and one report per
+  // attempt) and added to prom-client's counters when a scrape collects them.
+  const rotationCounts = new Map<number, Map<string, number>>()
+  const reportCounts = { success: 0, failure: 0 }
+  // eslint-disable-next-line no-new -- registered through `registers`
+  new Counter({
+    name: 'sourcepool_rotations_total',
+    help: 'Providers handed out by rotate and failover',
+    labelNames: ['pool_id', 'provider'],
+    registers,
+    collect () {
+      for (const [poolId, byProvider] of rotationCounts) {
+        for (const [provider, count] of byProvider) this.inc({ pool_id: String(poolId), provider }, count)
+      }
+      rotationCounts.clear()
+    }
+  })
   const failovers = new Counter({ name: 'sourcepool_failovers_total', help: 'Failovers, by the provider that failed', labelNames: ['pool_id', 'failed_provider'], registers })
-  const reports = new Counter({ name: 'sourcepool_reports_total', help: 'Outcome reports received', labelNames: ['outcome'], registers })
+  // eslint-disable-next-line no-new -- registered through `registers`
+  new Counter({
+    name: 'sourcepool_reports_total',
+    help: 'Outcome reports received',
+    labelNames: ['outcome'],
+    registers,
+    collect () {
+      for (const outcome of ['success', 'failure'] as const) {
+        // Always present, from zero: a dashboard's rate() needs the series before the first event.
+        this.inc({ outcome }, reportCounts[outcome])
+        reportCounts[outcome] = 0
+      }
+    }
+  })
   const cooldowns = new Counter({ name: 'sourcepool_cooldowns_started_total', help: 'Member cooldowns started', labelNames: ['reason'], registers })
   const durations = new Histogram({
     name: 'sourcepool_http_request_duration_seconds',
@@ -49,9 +78,14 @@ export function createMetrics (membersByHealth: () => Promise<Record<string, num
   })
 
   const events: RotationEvents = {
-    rotated: (poolId, provider) => rotations.inc({ pool_id: String(poolId), provider: provider ?? '' }),
+    rotated: (poolId, provider) => {
+      let byProvider = rotationCounts.get(poolId)
+      if (byProvider === undefined) rotationCounts.set(poolId, byProvider = new Map())
+      const name = provider ?? ''
+      byProvider.set(name, (byProvider.get(name) ?? 0) + 1)
+    },
     failedOver: (poolId, failedProvider) => failovers.inc({ pool_id: String(poolId), failed_provider: failedProvider ?? '' }),
-    reported: (success) => reports.inc({ outcome: success ? 'success' : 'failure' }),
+    reported: (success) => { reportCounts[success ? 'success' : 'failure']++ },
     cooldownStarted: (reason) => cooldowns.inc({ reason })
   }
 
