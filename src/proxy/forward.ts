@@ -55,6 +55,9 @@ export function proxiedPath (rawUrl: string): string {
   return `${match[1] ?? '/'}${match[2] ?? ''}`
 }
 
+/** Characters without which a path can hold no dot segment, backslash or percent-encoding. */
+const UNSAFE_CANDIDATE = /[%.\\]/
+
 /**
  * Refuses a path (and query) that could climb out of a base URL's path: dot
  * segments, raw or percent-encoded, backslashes, and broken percent-encoding.
@@ -62,6 +65,8 @@ export function proxiedPath (rawUrl: string): string {
 export function assertSafePath (path: string): void {
   const queryAt = path.indexOf('?')
   const pathname = queryAt === -1 ? path : path.slice(0, queryAt)
+  // Without '%', '.' or '\\' there is nothing to decode and no dot segment: safe as it is.
+  if (!UNSAFE_CANDIDATE.test(pathname)) return
   for (const segment of pathname.split('/')) {
     let decoded: string
     try {
@@ -155,10 +160,14 @@ export function mayRetry (method: string, headers: Record<string, unknown>, retr
   return IDEMPOTENT.has(method) || headers['idempotency-key'] !== undefined || retryNonIdempotent
 }
 
+const NO_NAMES: ReadonlySet<string> = new Set()
+
 /** Names listed in a Connection header, which are hop-by-hop too. */
-function connectionNames (headers: Record<string, unknown>): Set<string> {
+function connectionNames (headers: Record<string, unknown>): ReadonlySet<string> {
   const value = headers.connection
-  return new Set(typeof value === 'string' ? value.split(',').map((name) => name.trim().toLowerCase()) : [])
+  // The usual values name only headers that are hop-by-hop anyway.
+  if (typeof value !== 'string' || value === '' || value === 'keep-alive' || value === 'close') return NO_NAMES
+  return new Set(value.split(',').map((name) => name.trim().toLowerCase()))
 }
 
 /**
@@ -175,7 +184,8 @@ export function upstreamHeaders (
 ): Record<string, string | string[]> {
   const dropped = connectionNames(incoming)
   const out: Record<string, string | string[]> = {}
-  for (const [name, value] of Object.entries(incoming)) {
+  for (const name in incoming) {
+    const value = incoming[name]
     if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name) || NEVER_FORWARDED.has(name)) continue
     if (name === 'authorization' || name === PROVIDER_AUTHORIZATION) continue
     if (name === 'cookie' && !options.forwardClientAuth) continue
@@ -197,7 +207,8 @@ export function upstreamHeaders (
 export function downstreamHeaders (upstream: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const dropped = connectionNames(upstream)
   const out: Record<string, string | string[]> = {}
-  for (const [name, value] of Object.entries(upstream)) {
+  for (const name in upstream) {
+    const value = upstream[name]
     if (value !== undefined && !HOP_BY_HOP.has(name) && !dropped.has(name)) out[name] = value
   }
   return out

@@ -57,8 +57,11 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService }> = a
     if (answer.kind === 'failed') {
       return reply.code(502).send({ detail: `All providers failed for pool ${poolId}`, attempts: answer.attempts, refusals: answer.refusals })
     }
-    reply.code(answer.status)
-      .headers({ ...answer.headers, 'x-sourcepool-provider': headerSafe(answer.provider ?? ''), 'x-sourcepool-attempts': String(answer.attempts) })
+    // The answer's headers are this request's own copy: ours go onto it.
+    const headers = answer.headers
+    headers['x-sourcepool-provider'] = headerSafe(answer.provider ?? '')
+    headers['x-sourcepool-attempts'] = String(answer.attempts)
+    reply.code(answer.status).headers(headers)
     // No payload at all for an answer without a body, so its headers (Content-Length included) go back as sent.
     return answer.body === null ? reply.send() : reply.send(answer.body)
   })

@@ -66,6 +66,8 @@ interface Deps {
   warn?: (error: unknown, message: string) => void
 }
 
+const NO_REFUSALS: ReadonlyMap<number, string> = new Map()
+
 /** History events and refusals kept in memory while flushes fail. */
 const MAX_PENDING_EVENTS = 10_000
 
@@ -194,9 +196,9 @@ export function createPoolRuntime ({
     return delta
   }
 
-  function refusalsFor (state: PoolState, resource: string, at: string): Map<number, string> {
+  function refusalsFor (state: PoolState, resource: string, at: string): ReadonlyMap<number, string> {
+    if (state.refusals.size === 0) return NO_REFUSALS
     const found = new Map<number, string>()
-    if (state.refusals.size === 0) return found
     for (const m of state.members) {
       const until = state.refusals.get(m.provider_id)?.get(resource)
       if (until !== undefined && until > at) found.set(m.provider_id, until)
@@ -231,10 +233,13 @@ export function createPoolRuntime ({
         if (pool.enabled !== 1) return { kind: 'none', pool, retryAfterS: null, refusals: [] }
         const at = now()
         const iso = at.toISOString()
-        const members = state.members.map((m) => m.rate_limit_requests === null ? m : { ...m, ...leases.view(m.provider_id, m, at) })
+        // Allocated only when needed: most pools have no quota, no refusal and no member without a URL.
+        const metered = state.members.some((m) => m.rate_limit_requests !== null)
+        const members = metered ? state.members.map((m) => m.rate_limit_requests === null ? m : { ...m, ...leases.view(m.provider_id, m, at) }) : state.members
         const refused = refusalsFor(state, resource, iso)
-        const left = new Set(exclude)
-        for (const m of members) if (m.base_url === null) left.add(m.provider_id)
+        const unroutable = state.members.some((m) => m.base_url === null)
+        const left = metered || unroutable ? new Set(exclude) : exclude as Set<number>
+        if (unroutable) for (const m of members) if (m.base_url === null) left.add(m.provider_id)
         let block: { providerId: number, window: string, limit: number, want: number } | undefined
         while (block === undefined) {
           const plan = planRotation(pool, members, refused, at, left, state.cursor, random)
