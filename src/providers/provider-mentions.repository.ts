@@ -5,9 +5,11 @@
  * members' (provider.repository.ts `touchPoolsOfProvider` covers quotas and
  * credentials, which show through memberships alone).
  */
+import { lockRows } from '../db/create-db.js'
 import { prepared } from '../db/prepared.js'
 import type { Db } from '../db/types.js'
-import { execute, type Work } from '../db/work.js'
+import { all, type Work } from '../db/work.js'
+import { touchPools } from './provider.repository.js'
 
 /**
  * How many of a pool's newest history records its status record shows
@@ -15,8 +17,9 @@ import { execute, type Work } from '../db/work.js'
  */
 export const RECENT_ROTATIONS_SHOWN = 10
 
-const bumpPoolsShowing = prepared((db, p: { providerId: number }) => db.updateTable('pools')
-  .set((eb) => ({ change_seq: eb('change_seq', '+', 1) }))
+// Selected in id order and locked (PostgreSQL) before they are bumped: see touchPools.
+const poolsShowing = prepared((db, p: { providerId: number }) => lockRows(db, db.selectFrom('pools')
+  .select('id')
   .where((eb) => eb.or([
     eb('current_provider_id', '=', p.providerId),
     eb('id', 'in', eb.selectFrom('pool_members').select('pool_id').where('provider_id', '=', p.providerId)),
@@ -33,7 +36,8 @@ const bumpPoolsShowing = prepared((db, p: { providerId: number }) => db.updateTa
         inner('shown.from_provider_id', '=', p.providerId),
         inner('shown.to_provider_id', '=', p.providerId)
       ])))
-  ])))
+  ]))
+  .orderBy('id')))
 
 /**
  * Marks changed (pools.change_seq, migration 008) every pool whose status record
@@ -41,5 +45,5 @@ const bumpPoolsShowing = prepared((db, p: { providerId: number }) => db.updateTa
  * goes, of a deletion (deleting it clears memberships and the current provider).
  */
 export function * touchPoolsShowingProvider (db: Db, providerId: number): Work<void> {
-  yield * execute(bumpPoolsShowing(db, { providerId }))
+  yield * touchPools(db, (yield * all(poolsShowing(db, { providerId }))).map((row) => row.id))
 }

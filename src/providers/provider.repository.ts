@@ -3,6 +3,7 @@
  * run by the database's work runner (db/work.ts).
  */
 import type { Insertable, Selectable, Updateable } from 'kysely'
+import { lockRows } from '../db/create-db.js'
 import { prepared } from '../db/prepared.js'
 import type { Db, ProviderTable } from '../db/types.js'
 import { all, execute, first, type Work } from '../db/work.js'
@@ -63,15 +64,29 @@ export function * consumeQuota (db: Db, id: number, windowStart: string, limit: 
   return (yield * first(takeQuota(db, { id, windowStart, limit }))) !== undefined
 }
 
-const bumpPoolsOf = prepared((db, p: { providerId: number }) => db.updateTable('pools')
-  .set((eb) => ({ change_seq: eb('change_seq', '+', 1) }))
-  .where('id', 'in', db.selectFrom('pool_members').select('pool_id').where('provider_id', '=', p.providerId)))
-
 /**
  * Marks every pool the provider serves changed (pools.change_seq, migration 008):
  * called in the transaction of every write to what those pools' status records or
  * runtimes show of the provider (name, rate limit, quota used, credentials, refusals).
  */
 export function * touchPoolsOfProvider (db: Db, providerId: number): Work<void> {
-  yield * execute(bumpPoolsOf(db, { providerId }))
+  yield * touchPoolsOfProviders(db, [providerId])
+}
+
+/** touchPoolsOfProvider for several providers at once, every pool locked in one id order. */
+export function * touchPoolsOfProviders (db: Db, providerIds: readonly number[]): Work<void> {
+  if (providerIds.length === 0) return
+  yield * touchPools(db, (yield * all(lockRows(db, db.selectFrom('pools').select('id')
+    .where('id', 'in', db.selectFrom('pool_members').select('pool_id').where('provider_id', 'in', providerIds))
+    .orderBy('id')))).map((row) => row.id))
+}
+
+/**
+ * Bumps the change_seq of pools already locked in id order (see touchPoolsOfProvider):
+ * one UPDATE over several pools would lock them in the order of its plan, and two
+ * such updates (two processes touching the pools of one provider) deadlock on PostgreSQL.
+ */
+export function * touchPools (db: Db, poolIds: readonly number[]): Work<void> {
+  if (poolIds.length === 0) return
+  yield * execute(db.updateTable('pools').set((eb) => ({ change_seq: eb('change_seq', '+', 1) })).where('id', 'in', poolIds))
 }

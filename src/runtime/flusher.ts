@@ -13,7 +13,7 @@ import type { RotationHistoryTable } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import type { Db } from '../db/types.js'
 import { insertHistory } from '../pools/history.repository.js'
-import { touchPoolsOfProvider } from '../providers/provider.repository.js'
+import { touchPoolsOfProviders } from '../providers/provider.repository.js'
 import { recordRefusal } from '../providers/refusal.repository.js'
 import type { QuotaLeases, QuotaReturn } from './quota-leases.js'
 import { listChangeSeqs, returnQuota, writeMemberDelta, writePoolDelta, type HealthWrite } from './runtime.repository.js'
@@ -97,7 +97,7 @@ export function createFlusher ({ database, now, pools, leases, changes, maxRefus
 
   async function touchProviders (providerIds: readonly number[]): Promise<void> {
     try {
-      await database.transact(function * (db) { for (const id of providerIds) yield * touchPoolsOfProvider(db, id) })
+      await database.transact((db) => touchPoolsOfProviders(db, providerIds))
     } catch (error) {
       warn(error, 'marking pools changed failed')
     }
