@@ -126,8 +126,6 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
       metrics.observeRequest(request.method, url, reply.statusCode, reply.elapsedTime / 1000)
       done()
     })
-    // Every API call but the proxy's sees what this process's proxied traffic did.
-    if (url !== PROXY_ROUTE) addRouteHook(route, 'preHandler', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => { settle(request, reply, done) })
   })
   // Requests that match no route.
   app.addHook('onResponse', (request, reply, done) => {
@@ -149,6 +147,14 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
       errorResponseBuilder: (_request, context) => Object.assign(new Error(`Rate limit exceeded: at most ${context.max} admin requests per minute; retry in ${context.after}`), { statusCode: 429 })
     })
   }
+  // Every API call but the proxy's sees what this process's proxied traffic did. Added
+  // after the rate limit's hook (a refused call waits for nothing); not on /healthz, the
+  // docs or /metrics, which answer at once whatever the database does.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/api/') && route.url !== PROXY_ROUTE) {
+      addRouteHook(route, 'preHandler', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => { settle(request, reply, done) })
+    }
+  })
 
   await app.register(swagger, {
     openapi: {

@@ -93,6 +93,7 @@ export function createFlusher ({ database, now, pools, leases, changes, maxRefus
   let running: Promise<void> | undefined
   let inFlight: Batch | undefined
   let timer: NodeJS.Timeout | undefined
+  let queued: Promise<void> | undefined
   let notifying = false
 
   async function touchProviders (providerIds: readonly number[]): Promise<void> {
@@ -152,13 +153,24 @@ export function createFlusher ({ database, now, pools, leases, changes, maxRefus
     for (let current = running; current !== undefined; current = running) await current
   }
 
-  async function flush (): Promise<void> {
-    // One flush at a time; a flush asked for during one runs after it. The check and
-    // the start are in one synchronous step, so two waiting callers never both start.
-    for (let current = running; current !== undefined; current = running) await current
+  function start (): Promise<void> {
     const mine = once().finally(() => { running = undefined })
     running = mine
-    await mine
+    return mine
+  }
+
+  async function flush (): Promise<void> {
+    // One flush at a time; a flush asked for during one runs after it, and that one
+    // queued flush serves every caller who asks meanwhile (it takes what is pending when
+    // it starts), so a burst of API calls waits for at most two flushes, not one each.
+    if (running === undefined) return await start()
+    queued ??= (async () => {
+      for (let current = running; current !== undefined; current = running) await current.catch(() => {})
+      // The check and the start are in one synchronous step: no second flush starts beside it.
+      queued = undefined
+      await start()
+    })()
+    await queued
   }
 
   return {

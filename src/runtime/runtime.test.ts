@@ -160,5 +160,20 @@ for (const dialect of dialects) {
       for (let i = 0; i < 3; i++) assert.equal((await proxy(poolId)).headers['x-sourcepool-provider'], 'B')
       assert.equal(ups[0]?.seen(), before)
     })
+
+    it('writes pending proxied traffic down before an /api call, never before /healthz, /metrics or the docs', async () => {
+      t = await buildTestApp(dialect, {}, { FLUSH_INTERVAL_MS: '60000' })
+      const { poolId } = await pool(['A'])
+      await proxy(poolId)
+      assert.equal(t.app.runtime.unsettled(), true)
+      for (const url of ['/healthz', '/metrics', '/openapi.json']) {
+        assert.equal((await t.app.inject({ method: 'GET', url })).statusCode, 200, url)
+        assert.equal(t.app.runtime.unsettled(), true, `${url} waited for a flush`)
+      }
+      // Many API calls at once share the flushes they wait for.
+      const answers = await Promise.all(Array.from({ length: 20 }, async () => await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}` })))
+      assert.ok(answers.every((a) => a.statusCode === 200 && JSON.parse(a.body).members[0].use_count === 1))
+      assert.equal(t.app.runtime.unsettled(), false)
+    })
   })
 }
