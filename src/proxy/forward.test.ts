@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
-  assertForwardableMethod, baseUrlAuthorization, classifyError, hasNoBody, MethodNotAllowedError, parseBase, proxiedPath, upstreamHeaders, upstreamTarget, upstreamUrl
+  assertForwardableMethod, assertSafePath, baseUrlAuthorization, classifyError, hasNoBody, MethodNotAllowedError, parseBase, UnsafePathError, proxiedPath, upstreamHeaders, upstreamTarget, upstreamUrl
 } from './forward.js'
 
 describe('forwarding rules', () => {
@@ -32,6 +32,19 @@ describe('forwarding rules', () => {
     assert.deepEqual(upstreamTarget(parseBase('http://api.example'), '/'), { origin: 'http://api.example', path: '/' })
     assert.deepEqual(upstreamTarget(parseBase('http://api.example/v1'), '/caf\u00e9?q=\u00e9'), { origin: 'http://api.example', path: '/v1/caf%C3%A9?q=%C3%A9' })
     assert.equal(upstreamUrl('http://api.example', '//evil.example/x').toString(), 'http://api.example//evil.example/x')
+  })
+
+  it('sends every target byte for byte as the URL parser would, the characters it encodes included', () => {
+    const base = parseBase('http://api.example/v1?k=1')
+    for (const path of ['/a/"<>{}`|^[]\'~?q="<>\'{}`', '/plain/a-b_c.d~e!$&()*+,;=:@?x=1&y=%20', '/%7e?q=%ZZ']) {
+      const viaParser = new URL(`http://api.example/v1${path.replace('?', '?k=1&')}`)
+      assert.equal(upstreamTarget(base, path).path, `${viaParser.pathname}${viaParser.search}`, path)
+    }
+  })
+
+  it('refuses spaces and control characters in the path, which a parser could drop to join dot segments', () => {
+    for (const path of ['/a/.\t./b', '/a b', '/a\u007f']) assert.throws(() => { assertSafePath(path) }, UnsafePathError, JSON.stringify(path))
+    assertSafePath('/a/b.json?q=a b')
   })
 
   it('never sends Expect, Host, the client Authorization or (without forward_client_auth) its provider credentials and cookies', () => {

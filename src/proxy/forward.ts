@@ -56,7 +56,12 @@ export function proxiedPath (rawUrl: string): string {
 }
 
 /** Characters without which a path can hold no dot segment, backslash or percent-encoding. */
-const UNSAFE_CANDIDATE = /[%.\\]/
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const UNSAFE_CANDIDATE = /[%.\\\x00-\x20\x7f]/
+
+/** Spaces and control characters, which no request line carries raw. */
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const CONTROL = /[\x00-\x20\x7f]/
 
 /**
  * Refuses a path (and query) that could climb out of a base URL's path: dot
@@ -65,8 +70,10 @@ const UNSAFE_CANDIDATE = /[%.\\]/
 export function assertSafePath (path: string): void {
   const queryAt = path.indexOf('?')
   const pathname = queryAt === -1 ? path : path.slice(0, queryAt)
-  // Without '%', '.' or '\\' there is nothing to decode and no dot segment: safe as it is.
+  // Without '%', '.', '\\' or a control character there is nothing to decode and no dot segment: safe as it is.
   if (!UNSAFE_CANDIDATE.test(pathname)) return
+  // A URL parser drops tabs and line breaks, which could join '.' and '.' into '..'.
+  if (CONTROL.test(pathname)) throw new UnsafePathError('Path may not contain spaces or control characters')
   for (const segment of pathname.split('/')) {
     let decoded: string
     try {
@@ -96,8 +103,13 @@ export function parseBase (baseUrl: string): UpstreamBase {
   return { origin: base.origin, pathname: base.pathname.replace(/\/$/, ''), query: base.search.slice(1) }
 }
 
-/** Characters an upstream request target carries as they are (anything else is percent-encoded by the URL parser first). */
-const PLAIN_TARGET = /^[\x21-\x7e]*$/
+/**
+ * Characters the URL parser leaves as they are in a path and in a query, so a target
+ * of only these is sent exactly as the parser would send it; anything else (`"`, `'`,
+ * `<`, `>`, `` ` ``, `{`, `}`, bytes outside printable ASCII) goes through the parser
+ * and is percent-encoded as it always was.
+ */
+const PLAIN_TARGET = /^[!$%&()*+,\-./0-9:;=?@A-Z[\\\]^_a-z|~]*$/
 
 /**
  * Where a safe `path` (see assertSafePath) goes under `base`: its origin, and the
