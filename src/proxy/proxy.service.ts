@@ -71,12 +71,14 @@ function credentialsOf (baseUrl: string, authHeaders: string | null): Record<str
 class AttemptDeadline {
   aborted = false
   reason: Error | undefined
-  private listener: (() => void) | undefined
+  /** undici adds one; any others are kept too. */
+  private listeners: Array<() => void> = []
 
-  on (_event: 'abort', listener: () => void): this { this.listener = listener; return this }
-  once (_event: 'abort', listener: () => void): this { this.listener = listener; return this }
+  on (_event: 'abort', listener: () => void): this { this.listeners.push(listener); return this }
+  once (_event: 'abort', listener: () => void): this { this.listeners.push(listener); return this }
   removeListener (_event: 'abort', listener: () => void): this {
-    if (this.listener === listener) this.listener = undefined
+    const at = this.listeners.indexOf(listener)
+    if (at !== -1) this.listeners.splice(at, 1)
     return this
   }
 
@@ -84,9 +86,9 @@ class AttemptDeadline {
   expire (): void {
     this.aborted = true
     this.reason = new Error('The provider did not start its answer in time')
-    const listener = this.listener
-    this.listener = undefined
-    listener?.()
+    const listeners = this.listeners
+    this.listeners = []
+    for (const listener of listeners) listener()
   }
 }
 

@@ -112,10 +112,18 @@ export function createPoolRuntime ({
     return members
   }
 
+  /** Refusals learned here that the database may not have yet (being written, or pending). */
+  function pendingRefusals (): Batch['refusals'] {
+    return [...(flusher.inFlight()?.refusals ?? []), ...pending.refusals]
+  }
+
   async function load (poolId: number): Promise<PoolState | undefined> {
     // A flush under way holds deltas the database may or may not have yet: wait for it.
     await flusher.idle()
     const at = now().toISOString()
+    // Refusals learned here and not written down yet: those pending now (a flush may
+    // write them while the read runs, after its refusal query) and those after the read.
+    const unwritten = pendingRefusals()
     const read = await database.read(function * (db) {
       const pool = yield * findRuntimePool(db, poolId)
       if (pool === undefined) return undefined
@@ -137,13 +145,12 @@ export function createPoolRuntime ({
     }
     // Refusals learned here and not written down yet are as true as those read.
     const providerIds = new Set(members.map((m) => m.provider_id))
-    for (const batch of [flusher.inFlight(), pending]) {
-      for (const r of batch?.refusals ?? []) {
-        if (!providerIds.has(r.providerId) || r.expiresAt <= at) continue
-        let byResource = refusals.get(r.providerId)
-        if (byResource === undefined) refusals.set(r.providerId, byResource = new Map())
-        byResource.set(r.resource, r.expiresAt)
-      }
+    for (const r of [...unwritten, ...pendingRefusals()]) {
+      if (!providerIds.has(r.providerId) || r.expiresAt <= at) continue
+      let byResource = refusals.get(r.providerId)
+      if (byResource === undefined) refusals.set(r.providerId, byResource = new Map())
+      const known = byResource.get(r.resource)
+      if (known === undefined || known < r.expiresAt) byResource.set(r.resource, r.expiresAt)
     }
     // The cursor is this process's own (per-process strategies): kept across reloads.
     const cursor = pruneRotationState(before?.cursor ?? parseRotationState(read.pool.rotation_state), members.map((m) => m.id))
