@@ -12,6 +12,7 @@ import { createDb, type DbHandle } from './db/create-db.js'
 import { healthzRoutes } from './healthz.routes.js'
 import { connectionOptions, guardConnections, requestLogFields } from './http/connections.js'
 import { handleError } from './http/error-handler.js'
+import { ServiceLogController } from './http/log-controller.js'
 import { registerJsonParser } from './http/json-parser.js'
 import { validatorCompiler } from './http/validation.js'
 import { memberRoutes } from './pools/member.routes.js'
@@ -83,6 +84,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     bodyLimit: config.bodyLimit,
     ...connectionOptions(config),
     requestIdHeader: false,
+    logController: new ServiceLogController(),
     genReqId: (request) => {
       const sent = request.headers['x-request-id']
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : crypto.randomUUID()

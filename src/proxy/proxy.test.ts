@@ -472,6 +472,37 @@ for (const dialect of dialects) {
       })
       assert.equal(chunks.join(''), 'first part;last part')
     })
+
+    it('logs a client that hangs up before a streamed answer starts at info, not as a warning with a stack', async () => {
+      const lines: Array<{ level: number, msg: string }> = []
+      await t.close()
+      t = await buildTestApp(dialect, { logger: { level: 'info', stream: { write: (line: string) => { lines.push(JSON.parse(line)) } } } })
+      let headersSent: () => void = () => {}
+      const sent = new Promise<void>((resolve) => { headersSent = resolve })
+      let release: () => void = () => {}
+      const upstreamDone = new Promise<void>((resolve) => { release = resolve })
+      // Headers at once, the body never: the answer is handed to the client's response, not started.
+      const up = await start((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' })
+        res.flushHeaders()
+        res.on('close', release)
+        headersSent()
+      })
+      const { poolId } = await pool('hang-up', [up.url])
+      await t.app.listen({ port: 0, host: '127.0.0.1' })
+      const { port } = t.app.server.address() as AddressInfo
+      const req = httpRequest(`http://127.0.0.1:${port}/api/pools/${poolId}/proxy/big`)
+      req.on('error', () => {})
+      req.end()
+      await sent
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      req.destroy()
+      // The service ends its upstream call too once the client is gone.
+      await upstreamDone
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      assert.deepEqual(lines.filter((l) => l.level >= 40).map((l) => l.msg), [])
+      assert.ok(lines.some((l) => l.level === 30 && l.msg === 'client closed the connection during a streamed answer'), JSON.stringify(lines.map((l) => l.msg)))
+    })
   })
 }
 
