@@ -14,7 +14,7 @@ import { activeRefusalsOf } from '../providers/refusal.repository.js'
 import { applyOutcome, healthAt, successRate } from '../rules/health.js'
 import type { ExplanationValue, MemberHealthValue, ReportInput } from './health.schemas.js'
 import { planRotation } from '../rules/plan-rotation.js'
-import { parseRotationState, type Strategy } from '../rules/strategies.js'
+import { LATENCY_EXPLORE, latencyChoiceIsDrawn, parseRotationState, type Strategy } from '../rules/strategies.js'
 
 const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
 
@@ -74,13 +74,18 @@ export function createHealthService ({ database, now, events = NO_EVENTS, change
         const strategy = pool.rotation_strategy as Strategy
         const plan = planRotation(pool, members, refusedUntil, at, new Set(), parseRotationState(pool.rotation_state))
         const { assessments, candidates, degraded } = plan
-        // A random pick is made when the rotation happens; explain cannot name it.
-        const choice = strategy === 'random' ? undefined : plan.chosen
+        // A random pick (or a least_latency draw) is made when the rotation happens; explain cannot name it.
+        const drawn = strategy === 'least_latency' && latencyChoiceIsDrawn(candidates)
+        const choice = strategy === 'random' || drawn ? undefined : plan.chosen
         const chosen = choice?.member
         let explanation: string
         if (pool.enabled !== 1) explanation = 'The pool is disabled: rotations answer 404.'
         else if (candidates.length === 0) explanation = 'No member is eligible: rotations answer 404.'
-        else if (chosen === undefined) explanation = `The ${strategy} strategy picks at random among the candidates.`
+        else if (drawn) {
+          const fastest = candidates.reduce((best, m) => (m.latency_ms as number) < (best.latency_ms as number) ? m : best)
+          explanation = 'The least_latency strategy draws two members at random and takes the lower average latency ' +
+            `(one pick in ${Math.round(1 / LATENCY_EXPLORE)} goes to any member); the fastest now is '${fastest.provider_name ?? fastest.provider_id}' (${Math.round(fastest.latency_ms as number)} ms).`
+        } else if (chosen === undefined) explanation = `The ${strategy} strategy picks at random among the candidates.`
         else explanation = `The ${strategy} strategy picks '${chosen.provider_name ?? chosen.provider_id}'${degraded ? ', the member whose cooldown ends first, because every eligible member is cooling down' : ''}.`
         return {
           pool_id: pool.id,

@@ -72,6 +72,27 @@ for (const dialect of dialects) {
         assert.deepEqual(await rotateTimes(t, poolId, 3), [providers.c, providers.a, providers.b])
       })
 
+      it('least_latency tries unmeasured members first, then follows reported latency (injected random), and explain says how it draws', async () => {
+        await t.close()
+        const values = [0.5, 0.9, 0.1]
+        let i = 0
+        t = await buildTestApp(dialect, { random: () => values[i++ % values.length] as number })
+        const { poolId, providers } = await poolWithMembers(t, 'll', ['slow', 'fast', 'new'], { rotation_strategy: 'least_latency' })
+        for (const [name, latency] of [['slow', 800], ['fast', 30]] as const) {
+          assert.equal((await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers[name], success: true, latency_ms: latency } })).status, 200)
+        }
+        // 'new' has no measurement yet: it goes first, and explain can name it.
+        const first = await t.request({ method: 'GET', url: `/api/pools/${poolId}/next` })
+        assert.deepEqual([first.body.rotation_strategy, first.body.provider_id], ['least_latency', providers.new])
+        assert.deepEqual(await rotateTimes(t, poolId, 1), [providers.new])
+        await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers.new, success: true, latency_ms: 100 } })
+        // Every member measured: each rotation draws two (0.5 → no uniform pick; 0.9, 0.1 → members 3 and 1).
+        const drawn = await t.request({ method: 'GET', url: `/api/pools/${poolId}/next` })
+        assert.equal(drawn.body.provider_id, null)
+        assert.match(drawn.body.explanation, /draws two members at random and takes the lower average latency .* the fastest now is 'll-fast' \(30 ms\)/)
+        assert.deepEqual(await rotateTimes(t, poolId, 1), [providers.new])
+      })
+
       it('counts use, rotations and current provider, and records history only when the provider changes', async () => {
         const { poolId, providers } = await poolWithMembers(t, 'one', ['solo'])
         await rotateTimes(t, poolId, 3)

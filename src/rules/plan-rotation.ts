@@ -18,6 +18,7 @@ export interface PlanMember extends EligibilityInput {
   readonly priority: number
   readonly weight: number
   readonly use_count: number
+  readonly latency_ms?: number | null
 }
 
 export interface RotationPlan<M extends PlanMember> {
@@ -61,7 +62,7 @@ export function planRotation<M extends PlanMember> (
   const left = refusals.size === 0 ? exclude : new Set([...exclude, ...refusals.keys()])
   const { candidates, degraded } = pool.enabled === 1 ? candidatesFor(assessments, pool.all_down, left) : { candidates: [], degraded: false }
   const current = state.weights === undefined ? state : pruneRotationState(state, members.map((m) => m.id))
-  const ranked = candidates.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count }))
+  const ranked = candidates.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count, latency_ms: m.latency_ms }))
   const choice = chooseMember(pool.rotation_strategy as Strategy, ranked, current, random)
   const chosen = choice === undefined ? undefined : assessments.find((a) => a.member.id === choice.member_id)
   let retryAfterMs: number | null = null

@@ -4,7 +4,7 @@
  * touch no database and no clock, so they are unit-tested directly.
  */
 
-export const STRATEGIES = ['round_robin', 'weighted', 'priority', 'least_used', 'random'] as const
+export const STRATEGIES = ['round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency'] as const
 export type Strategy = typeof STRATEGIES[number]
 
 /** What a strategy may look at for one member. */
@@ -13,6 +13,8 @@ export interface Candidate {
   readonly priority: number
   readonly weight: number
   readonly use_count: number
+  /** The member's moving average latency (reports, proxied requests), null before any. */
+  readonly latency_ms?: number | null
 }
 
 /** The cursor kept per pool (stored as JSON): the last choice, and smooth-WRR weights. */
@@ -80,12 +82,46 @@ const uniform: Chooser = (sorted, state, random) => {
   return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id } }
 }
 
+/**
+ * The share of least_latency picks made uniformly at random: enough for a slow member
+ * to keep being measured (so its average can recover), little enough to cost nothing.
+ */
+export const LATENCY_EXPLORE = 0.05
+
+/**
+ * Power of two choices over latency: two distinct members drawn at random, the lower
+ * average wins (ties: the lower member_id). Members without a measurement are tried
+ * first, in turn. One pick in 20 goes to any member at random, so even in a pool of two
+ * (where the better of two distinct members is always the same one) the slower member
+ * still gets a little traffic and its average follows what it does now.
+ */
+const leastLatency: Chooser = (sorted, state, random) => {
+  const unmeasured = sorted.filter((c) => c.latency_ms == null)
+  if (unmeasured.length > 0) return roundRobin(unmeasured, state, random)
+  if (sorted.length === 1 || random() < LATENCY_EXPLORE) return uniform(sorted, state, random)
+  const first = Math.min(sorted.length - 1, Math.floor(random() * sorted.length))
+  let second = Math.min(sorted.length - 2, Math.floor(random() * (sorted.length - 1)))
+  if (second >= first) second++
+  const a = sorted[first] as Candidate
+  const b = sorted[second] as Candidate
+  const la = a.latency_ms as number
+  const lb = b.latency_ms as number
+  const chosen = la < lb || (la === lb && a.member_id < b.member_id) ? a : b
+  return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id } }
+}
+
+/** Whether a least_latency choice among `candidates` is a draw (every one measured, two or more). */
+export function latencyChoiceIsDrawn (candidates: ReadonlyArray<{ readonly latency_ms?: number | null }>): boolean {
+  return candidates.length > 1 && candidates.every((c) => c.latency_ms != null)
+}
+
 const CHOOSERS: Record<Strategy, Chooser> = {
   round_robin: roundRobin,
   weighted,
   priority,
   least_used: leastUsed,
-  random: uniform
+  random: uniform,
+  least_latency: leastLatency
 }
 
 /**
