@@ -48,7 +48,7 @@ export type ProxyAnswer =
   | { kind: 'failed', attempts: FailedAttempt[], refusals: ProxyRefusal[] }
 
 interface Deps {
-  runtime: Pick<PoolRuntime, 'choose' | 'report' | 'learnRefusal'>
+  runtime: Pick<PoolRuntime, 'choose' | 'report' | 'learnRefusal' | 'release'>
 }
 
 /**
@@ -158,71 +158,83 @@ export function createProxyService ({ runtime }: Deps) {
           break
         }
         const { member } = choice
-        tried.add(member.provider_id)
-        const upstream = upstreamOf(member.base_url as string, member.auth_headers)
-        const target = upstreamTarget(upstream.base, path)
-        const timeoutMs = member.timeout_ms ?? DEFAULT_TIMEOUT_MS
-        const deadline = new AttemptDeadline()
-        const timer = setTimeout(() => { deadline.expire() }, timeoutMs)
-        const started = performance.now()
-        // Only the upstream call is guarded: an error of our own bookkeeping afterwards
-        // (the database) is never taken for the provider's failure.
-        let sent: { response: Dispatcher.ResponseData } | { error: unknown }
+        // The attempt counts as in flight (least_outstanding) until it ends here, or
+        // until its answer's body is closed when that streams back to the client.
+        let streaming = false
         try {
-          sent = {
-            response: await agent.request({
-              origin: target.origin,
-              path: target.path,
-              method: incoming.method as 'GET',
-              headers: upstreamHeaders(incoming.headers, {
-                clientIp: incoming.ip,
-                protocol: incoming.protocol,
-                forwardClientAuth: choice.pool.forward_client_auth === 1,
-                providerHeaders: upstream.credentials
-              }),
-              body: incoming.body ?? null,
-              signal: deadline,
-              headersTimeout: timeoutMs,
-              bodyTimeout: timeoutMs
-            })
-          }
-        } catch (error) {
-          sent = { error }
-        }
-        // The answer has started (or the call failed): from here the body streams at its own pace.
-        clearTimeout(timer)
-        const latencyMs = Math.round(performance.now() - started)
-        let result: AttemptResult
-        if ('error' in sent) {
-          result = classifyError(sent.error, deadline.aborted)
-          // Ours: the provider was never asked, so it is not told against; the request ends (500).
-          if (result.kind === 'ours') throw sent.error
-          report(poolId, member.provider_id, result, latencyMs)
-          attempts.push({ provider_id: member.provider_id, provider_name: member.provider_name, error: result.kind === 'failure' ? result.reason : 'failed', latency_ms: latencyMs })
-        } else {
-          const { response } = sent
-          result = classifyStatus(response.statusCode, response.headers['retry-after'])
-          report(poolId, member.provider_id, result, latencyMs, response.statusCode)
-          if (result.kind === 'forbidden') runtime.learnRefusal(member.provider_id, resource, choice.pool.forbidden_ttl_seconds)
-          if (result.kind === 'success') {
-            const bodiless = hasNoBody(incoming.method, response.statusCode)
-            if (bodiless) response.body.resume()
-            return {
-              kind: 'answer',
-              status: response.statusCode,
-              headers: downstreamHeaders(response.headers),
-              body: bodiless ? null : response.body,
-              provider: member.provider_name,
-              attempts: attempts.length + 1
+          tried.add(member.provider_id)
+          const upstream = upstreamOf(member.base_url as string, member.auth_headers)
+          const target = upstreamTarget(upstream.base, path)
+          const timeoutMs = member.timeout_ms ?? DEFAULT_TIMEOUT_MS
+          const deadline = new AttemptDeadline()
+          const timer = setTimeout(() => { deadline.expire() }, timeoutMs)
+          const started = performance.now()
+          // Only the upstream call is guarded: an error of our own bookkeeping afterwards
+          // (the database) is never taken for the provider's failure.
+          let sent: { response: Dispatcher.ResponseData } | { error: unknown }
+          try {
+            sent = {
+              response: await agent.request({
+                origin: target.origin,
+                path: target.path,
+                method: incoming.method as 'GET',
+                headers: upstreamHeaders(incoming.headers, {
+                  clientIp: incoming.ip,
+                  protocol: incoming.protocol,
+                  forwardClientAuth: choice.pool.forward_client_auth === 1,
+                  providerHeaders: upstream.credentials
+                }),
+                body: incoming.body ?? null,
+                signal: deadline,
+                headersTimeout: timeoutMs,
+                bodyTimeout: timeoutMs
+              })
             }
+          } catch (error) {
+            sent = { error }
           }
-          response.body.resume()
-          attempts.push({ provider_id: member.provider_id, provider_name: member.provider_name, status_code: response.statusCode, latency_ms: latencyMs })
+          // The answer has started (or the call failed): from here the body streams at its own pace.
+          clearTimeout(timer)
+          const latencyMs = Math.round(performance.now() - started)
+          let result: AttemptResult
+          if ('error' in sent) {
+            result = classifyError(sent.error, deadline.aborted)
+            // Ours: the provider was never asked, so it is not told against; the request ends (500).
+            if (result.kind === 'ours') throw sent.error
+            report(poolId, member.provider_id, result, latencyMs)
+            attempts.push({ provider_id: member.provider_id, provider_name: member.provider_name, error: result.kind === 'failure' ? result.reason : 'failed', latency_ms: latencyMs })
+          } else {
+            const { response } = sent
+            result = classifyStatus(response.statusCode, response.headers['retry-after'])
+            report(poolId, member.provider_id, result, latencyMs, response.statusCode)
+            if (result.kind === 'forbidden') runtime.learnRefusal(member.provider_id, resource, choice.pool.forbidden_ttl_seconds)
+            if (result.kind === 'success') {
+              const bodiless = hasNoBody(incoming.method, response.statusCode)
+              if (bodiless) response.body.resume()
+              else {
+                // In flight until its answer has been sent (or the client left).
+                streaming = true
+                response.body.once('close', () => { runtime.release(member.id) })
+              }
+              return {
+                kind: 'answer',
+                status: response.statusCode,
+                headers: downstreamHeaders(response.headers),
+                body: bodiless ? null : response.body,
+                provider: member.provider_name,
+                attempts: attempts.length + 1
+              }
+            }
+            response.body.resume()
+            attempts.push({ provider_id: member.provider_id, provider_name: member.provider_name, status_code: response.statusCode, latency_ms: latencyMs })
+          }
+          failed = { providerId: member.provider_id, reason: result.kind === 'forbidden' ? 'proxy:forbidden' : `proxy:${result.kind === 'failure' ? result.reason : 'error'}` }
+          // A refusal means the provider did nothing, so moving on is always safe; a failure
+          // may have had an effect, so only a request that may be repeated moves on.
+          if (result.kind === 'failure' && !mayRetry(incoming.method, incoming.headers, choice.pool.retry_non_idempotent === 1)) break
+        } finally {
+          if (!streaming) runtime.release(member.id)
         }
-        failed = { providerId: member.provider_id, reason: result.kind === 'forbidden' ? 'proxy:forbidden' : `proxy:${result.kind === 'failure' ? result.reason : 'error'}` }
-        // A refusal means the provider did nothing, so moving on is always safe; a failure
-        // may have had an effect, so only a request that may be repeated moves on.
-        if (result.kind === 'failure' && !mayRetry(incoming.method, incoming.headers, choice.pool.retry_non_idempotent === 1)) break
       } while (attempts.length < maxAttempts)
       return { kind: 'failed', attempts, refusals }
     }

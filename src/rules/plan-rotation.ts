@@ -19,6 +19,8 @@ export interface PlanMember extends EligibilityInput {
   readonly weight: number
   readonly use_count: number
   readonly latency_ms?: number | null
+  /** Requests in flight through this process's proxy (the runtime sets it). */
+  readonly outstanding?: number
 }
 
 export interface RotationPlan<M extends PlanMember> {
@@ -62,7 +64,7 @@ export function planRotation<M extends PlanMember> (
   const left = refusals.size === 0 ? exclude : new Set([...exclude, ...refusals.keys()])
   const { candidates, degraded } = pool.enabled === 1 ? candidatesFor(assessments, pool.all_down, left) : { candidates: [], degraded: false }
   const current = state.weights === undefined ? state : pruneRotationState(state, members.map((m) => m.id))
-  const ranked = candidates.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count, latency_ms: m.latency_ms }))
+  const ranked = candidates.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count, latency_ms: m.latency_ms, outstanding: m.outstanding }))
   const choice = chooseMember(pool.rotation_strategy as Strategy, ranked, current, random)
   const chosen = choice === undefined ? undefined : assessments.find((a) => a.member.id === choice.member_id)
   let retryAfterMs: number | null = null

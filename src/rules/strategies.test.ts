@@ -60,9 +60,25 @@ describe('least_latency', () => {
   })
 })
 
+describe('least_outstanding', () => {
+  it('is least_used where nothing counts requests in flight (the API)', () => {
+    assert.deepEqual(sequence('least_outstanding', [member(1, { use_count: 3 }), member(2, { use_count: 1 }), member(3, { use_count: 1 })], 1), [2])
+  })
+
+  it('takes the member of a random pair with fewer requests in flight, then the less used, then the lower id', () => {
+    const loaded = [member(1, { outstanding: 9 }), member(2, { outstanding: 0 }), member(3, { outstanding: 2 })]
+    const picks = sequence('least_outstanding', loaded, 3_000, seeded(5))
+    // Member 1 loses every pair it is in; member 2 wins every pair it is in (2 of 3 pairs).
+    assert.equal(count(picks, 1), 0)
+    assert.ok(count(picks, 2) > 1_800 && count(picks, 3) > 800, JSON.stringify([count(picks, 2), count(picks, 3)]))
+    assert.deepEqual(sequence('least_outstanding', [member(1, { outstanding: 0, use_count: 4 }), member(2, { outstanding: 0, use_count: 2 })], 1, seeded(1)), [2])
+    assert.deepEqual(sequence('least_outstanding', [member(1, { outstanding: 0 }), member(2, { outstanding: 0 })], 1, seeded(1)), [1])
+  })
+})
+
 describe('chooseMember', () => {
   it('returns undefined when there is no candidate, for every strategy', () => {
-    for (const s of ['round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency'] as const) {
+    for (const s of ['round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency', 'least_outstanding'] as const) {
       assert.equal(chooseMember(s, [], {}), undefined)
     }
   })
@@ -107,7 +123,7 @@ describe('chooseMember', () => {
   })
 
   it('never chooses a member that is not a candidate (a disabled one is simply absent)', () => {
-    for (const s of ['round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency'] as const) {
+    for (const s of ['round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency', 'least_outstanding'] as const) {
       assert.ok(sequence(s, [member(2), member(4)], 10).every((id) => id === 2 || id === 4))
     }
   })

@@ -4,7 +4,7 @@
  * touch no database and no clock, so they are unit-tested directly.
  */
 
-export const STRATEGIES = ['round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency'] as const
+export const STRATEGIES = ['round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency', 'least_outstanding'] as const
 export type Strategy = typeof STRATEGIES[number]
 
 /** What a strategy may look at for one member. */
@@ -15,6 +15,8 @@ export interface Candidate {
   readonly use_count: number
   /** The member's moving average latency (reports, proxied requests), null before any. */
   readonly latency_ms?: number | null
+  /** Requests in flight to the member through this process's proxy; absent outside the proxy. */
+  readonly outstanding?: number
 }
 
 /** The cursor kept per pool (stored as JSON): the last choice, and smooth-WRR weights. */
@@ -110,6 +112,26 @@ const leastLatency: Chooser = (sorted, state, random) => {
   return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id } }
 }
 
+/**
+ * Envoy's least request: two distinct members drawn at random, the one with fewer
+ * requests in flight through this process's proxy wins (ties: the smaller use_count,
+ * then the lower member_id). Outside the proxy nothing is in flight: least_used.
+ */
+const leastOutstanding: Chooser = (sorted, state, random) => {
+  if (sorted.length === 1 || sorted.some((c) => c.outstanding === undefined)) return leastUsed(sorted, state, random)
+  const first = Math.min(sorted.length - 1, Math.floor(random() * sorted.length))
+  let second = Math.min(sorted.length - 2, Math.floor(random() * (sorted.length - 1)))
+  if (second >= first) second++
+  const a = sorted[first] as Candidate
+  const b = sorted[second] as Candidate
+  const ao = a.outstanding as number
+  const bo = b.outstanding as number
+  const chosen = ao !== bo
+    ? (ao < bo ? a : b)
+    : a.use_count !== b.use_count ? (a.use_count < b.use_count ? a : b) : (a.member_id < b.member_id ? a : b)
+  return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id } }
+}
+
 /** Whether a least_latency choice among `candidates` is a draw (every one measured, two or more). */
 export function latencyChoiceIsDrawn (candidates: ReadonlyArray<{ readonly latency_ms?: number | null }>): boolean {
   return candidates.length > 1 && candidates.every((c) => c.latency_ms != null)
@@ -121,7 +143,8 @@ const CHOOSERS: Record<Strategy, Chooser> = {
   priority,
   least_used: leastUsed,
   random: uniform,
-  least_latency: leastLatency
+  least_latency: leastLatency,
+  least_outstanding: leastOutstanding
 }
 
 /**

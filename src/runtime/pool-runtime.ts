@@ -79,6 +79,8 @@ export function createPoolRuntime ({
   database, now, random = Math.random, events = NO_EVENTS, changes, flushIntervalMs, maxRefusalsPerProvider, warn = () => {}
 }: Deps) {
   const pools = new Map<number, PoolState>()
+  /** member id → proxied attempts chosen and not yet released (least_outstanding). */
+  const inFlight = new Map<number, number>()
   const loading = new Map<number, Promise<PoolState | undefined>>()
   const leasing = new Map<number, Promise<void>>()
   const leases = createQuotaLeases()
@@ -242,7 +244,8 @@ export function createPoolRuntime ({
         const iso = at.toISOString()
         // Allocated only when needed: most pools have no quota, no refusal and no member without a URL.
         const metered = state.members.some((m) => m.rate_limit_requests !== null)
-        const members = metered ? state.members.map((m) => m.rate_limit_requests === null ? m : { ...m, ...leases.view(m.provider_id, m, at) }) : state.members
+        let members = metered ? state.members.map((m) => m.rate_limit_requests === null ? m : { ...m, ...leases.view(m.provider_id, m, at) }) : state.members
+        if (pool.rotation_strategy === 'least_outstanding') members = members.map((m) => ({ ...m, outstanding: inFlight.get(m.id) ?? 0 }))
         const refused = refusalsFor(state, resource, iso)
         const unroutable = state.members.some((m) => m.base_url === null)
         const left = metered || unroutable ? new Set(exclude) : exclude as Set<number>
@@ -267,6 +270,7 @@ export function createPoolRuntime ({
           const member = state.members.find((m) => m.id === chosen.id) as Member
           member.use_count++
           member.last_used = iso
+          inFlight.set(member.id, (inFlight.get(member.id) ?? 0) + 1)
           const memberDelta = memberPending(poolId, member.id)
           memberDelta.uses++
           memberDelta.lastUsed = iso
@@ -358,6 +362,14 @@ export function createPoolRuntime ({
         byResource.set(resource, expiresAt)
       }
       pending.refusals.push({ providerId, resource, at: at.toISOString(), expiresAt })
+    },
+
+    /** Ends an attempt `choose` handed out (its answer is complete, or it failed). */
+    release (memberId: number): void {
+      const count = inFlight.get(memberId)
+      if (count === undefined) return
+      if (count <= 1) inFlight.delete(memberId)
+      else inFlight.set(memberId, count - 1)
     },
 
     /** True when proxied traffic is not written down yet (pending, or a flush under way). */

@@ -161,6 +161,42 @@ for (const dialect of dialects) {
       assert.equal(ups[0]?.seen(), before)
     })
 
+    it('least_outstanding moves traffic away from a member holding a slow request, and back once it is answered', async () => {
+      t = await buildTestApp(dialect)
+      let hold = true
+      let heldAtSlow: () => void = () => {}
+      const reachedSlow = new Promise<void>((resolve) => { heldAtSlow = resolve })
+      const waiting: Array<() => void> = []
+      const slow: Server = createServer((_req, res) => {
+        heldAtSlow()
+        const answer = () => { res.writeHead(200); res.end('slow') }
+        if (hold) waiting.push(answer)
+        else answer()
+      })
+      await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve))
+      closers.push(async () => { slow.closeAllConnections(); await new Promise((resolve) => slow.close(resolve)) })
+      const fast = await upstream('F')
+      closers.push(fast.close)
+      const poolId = await createPool(t, 'lo', { rotation_strategy: 'least_outstanding' })
+      for (const [name, url] of [['S', `http://127.0.0.1:${(slow.address() as AddressInfo).port}`], ['F', fast.url]]) {
+        await addMember(t, poolId, await createProvider(t, name, { base_url: url }))
+      }
+      // Nothing in flight, no use yet: the tie goes to the lower member id, the slow one, which holds it.
+      const held = proxy(poolId)
+      await reachedSlow
+      const served: string[] = []
+      for (let i = 0; i < 5; i++) served.push(String((await proxy(poolId)).headers['x-sourcepool-provider']))
+      assert.deepEqual(served, ['F', 'F', 'F', 'F', 'F'])
+      hold = false
+      for (const answer of waiting.splice(0)) answer()
+      assert.equal((await held).headers['x-sourcepool-provider'], 'S')
+      // Nothing in flight again: the tie goes to the less used member.
+      assert.equal((await proxy(poolId)).headers['x-sourcepool-provider'], 'S')
+      // Through the API nothing is in flight: least_used.
+      const next = await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/next` })
+      assert.equal(JSON.parse(next.body).provider_name, 'S')
+    })
+
     it('writes pending proxied traffic down before an /api call, never before /healthz, /metrics or the docs', async () => {
       t = await buildTestApp(dialect, {}, { FLUSH_INTERVAL_MS: '60000' })
       const { poolId } = await pool(['A'])
