@@ -178,7 +178,7 @@ for (const dialect of dialects) {
       const fast = await upstream('F')
       closers.push(fast.close)
       const poolId = await createPool(t, 'lo', { rotation_strategy: 'least_outstanding' })
-      for (const [name, url] of [['S', `http://127.0.0.1:${(slow.address() as AddressInfo).port}`], ['F', fast.url]]) {
+      for (const [name, url] of [['S', `http://127.0.0.1:${(slow.address() as AddressInfo).port}`], ['F', fast.url]] as Array<[string, string]>) {
         await addMember(t, poolId, await createProvider(t, name, { base_url: url }))
       }
       // Nothing in flight, no use yet: the tie goes to the lower member id, the slow one, which holds it.
