@@ -44,7 +44,7 @@ for (const dialect of dialects) {
         assert.deepEqual(res.body.detail[1], { loc: ['body', 'category'], msg: 'str type expected', type: 'type_error.str' })
         assert.deepEqual(res.body.detail[2].loc, ['body', 'rotation_strategy'])
         assert.equal(res.body.detail[2].type, 'type_error.enum')
-        assert.match(res.body.detail[2].msg, /permitted: 'round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency', 'least_outstanding'/)
+        assert.match(res.body.detail[2].msg, /permitted: 'round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency', 'least_outstanding', 'consistent_hash'/)
         const list = await t.request({ method: 'GET', url: '/api/pools' })
         assert.equal(list.body.total, 0)
       })

@@ -47,8 +47,8 @@ describe('forwarding rules', () => {
     assertSafePath('/a/b.json?q=a b')
   })
 
-  it('never sends Expect, Host, the client Authorization or (without forward_client_auth) its provider credentials and cookies', () => {
-    const incoming = { expect: '100-continue', host: 'h', authorization: 'Bearer t', 'x-provider-authorization': 'Basic p', cookie: 'c=1', accept: 'a' }
+  it('never sends Expect, Host, x-sourcepool-key, the client Authorization or (without forward_client_auth) its provider credentials and cookies', () => {
+    const incoming = { expect: '100-continue', host: 'h', authorization: 'Bearer t', 'x-provider-authorization': 'Basic p', 'x-sourcepool-key': 'user-1', cookie: 'c=1', accept: 'a' }
     const base = { clientIp: '10.0.0.2', protocol: 'https' }
     assert.deepEqual(upstreamHeaders(incoming, { ...base, forwardClientAuth: false }), { accept: 'a', 'x-forwarded-for': '10.0.0.2', 'x-forwarded-proto': 'https' })
     assert.deepEqual(upstreamHeaders(incoming, { ...base, forwardClientAuth: true, providerHeaders: { Expect: '100-continue', 'X-Key': 'k' } }), {

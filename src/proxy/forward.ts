@@ -16,6 +16,9 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'p
  */
 const NEVER_FORWARDED = new Set(['host', 'content-length', 'expect'])
 
+/** The header a client names its consistent_hash key in (never sent upstream). */
+export const HASH_KEY_HEADER = 'x-sourcepool-key'
+
 /** The header a client puts the provider's credentials in, sent upstream as `Authorization`. */
 export const PROVIDER_AUTHORIZATION = 'x-provider-authorization'
 
@@ -199,7 +202,7 @@ export function upstreamHeaders (
   for (const name in incoming) {
     const value = incoming[name]
     if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name) || NEVER_FORWARDED.has(name)) continue
-    if (name === 'authorization' || name === PROVIDER_AUTHORIZATION) continue
+    if (name === 'authorization' || name === PROVIDER_AUTHORIZATION || name === HASH_KEY_HEADER) continue
     if (name === 'cookie' && !options.forwardClientAuth) continue
     out[name] = value
   }

@@ -11,10 +11,11 @@
  */
 import type { Readable } from 'node:stream'
 import { Agent, type Dispatcher } from 'undici'
-import { NotFoundError } from '../errors.js'
+import { DomainError, NotFoundError } from '../errors.js'
+import { MAX_HASH_KEY_LENGTH } from '../rules/strategies.js'
 import type { FailedAttempt as Failed, PoolRuntime, ProxyRefusal } from '../runtime/pool-runtime.js'
 import {
-  assertForwardableMethod, assertSafePath, baseUrlAuthorization, classifyError, classifyStatus, downstreamHeaders, hasNoBody, mayRetry, parseBase, proxiedPath,
+  assertForwardableMethod, assertSafePath, HASH_KEY_HEADER, baseUrlAuthorization, classifyError, classifyStatus, downstreamHeaders, hasNoBody, mayRetry, parseBase, proxiedPath,
   resourceOf, upstreamHeaders, upstreamTarget, type AttemptResult, type UpstreamBase
 } from './forward.js'
 
@@ -141,13 +142,16 @@ export function createProxyService ({ runtime }: Deps) {
       const path = proxiedPath(incoming.url)
       assertSafePath(path)
       const resource = resourceOf(path)
+      const sentKey = incoming.headers[HASH_KEY_HEADER]
+      const key = typeof sentKey === 'string' && sentKey !== '' ? sentKey : undefined
+      if (key !== undefined && key.length > MAX_HASH_KEY_LENGTH) throw new DomainError(400, `${HASH_KEY_HEADER} is longer than ${MAX_HASH_KEY_LENGTH} characters`)
       const tried = new Set<number>()
       let refusals: ProxyRefusal[] = []
       const attempts: FailedAttempt[] = []
       let failed: Failed | undefined
       let maxAttempts = 1
       do {
-        const choice = await runtime.choose(poolId, resource, tried, failed)
+        const choice = await runtime.choose(poolId, resource, tried, failed, key)
         if (choice.kind === 'unknown_pool') throw new NotFoundError(`Pool ${poolId} not found`)
         maxAttempts = choice.pool.max_attempts
         if (choice.kind === 'none') {

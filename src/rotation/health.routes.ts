@@ -31,5 +31,5 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ health: HealthService }> 
       response: { 200: Explanation, ...errorResponses }
     },
     config: { failure: 'Failed to explain rotation' }
-  }, async (request) => await health.explain(request.params.pool_id, request.query.resource))
+  }, async (request) => await health.explain(request.params.pool_id, request.query.resource, request.query.key))
 }

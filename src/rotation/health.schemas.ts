@@ -2,6 +2,7 @@
  * Schemas of outcome reports (`POST /api/pools/{id}/report`) and of the explain
  * endpoint (`GET /api/pools/{id}/next`).
  */
+import { HashKey } from './rotation.schemas.js'
 import { Type, type Static } from 'typebox'
 import { Id, Nullable, Timestamp } from '../http/schemas.js'
 import { HealthFields, Quota } from '../pools/pool.schemas.js'
@@ -28,7 +29,8 @@ export const MemberHealth = Type.Object({
 export type MemberHealthValue = Static<typeof MemberHealth>
 
 export const ExplainQuery = Type.Object({
-  resource: Type.Optional(Type.String({ maxLength: 1000, description: 'a resource (first path segment, e.g. /despesas): members that refuse it are not eligible' }))
+  resource: Type.Optional(Type.String({ maxLength: 1000, description: 'a resource (first path segment, e.g. /despesas): members that refuse it are not eligible' })),
+  key: Type.Optional(HashKey)
 })
 
 export const Explanation = Type.Object({

@@ -62,7 +62,7 @@ export function createHealthService ({ database, now, events = NO_EVENTS, change
      * What the next rotation (or, with `resource`, the next proxy request for it) would
      * choose and why, for every member; changes nothing.
      */
-    async explain (poolId: number, resource?: string): Promise<ExplanationValue> {
+    async explain (poolId: number, resource?: string, key?: string): Promise<ExplanationValue> {
       const asked = resource === undefined || resource === '' ? null : normaliseResource(resource)
       return await database.read(function * (db): Work<ExplanationValue> {
         const pool = yield * findPool(db, poolId)
@@ -72,7 +72,7 @@ export function createHealthService ({ database, now, events = NO_EVENTS, change
         const refusals = asked === null ? [] : yield * activeRefusalsOf(db, members.map((m) => m.provider_id), asked, at.toISOString())
         const refusedUntil = new Map(refusals.map((r) => [r.provider_id, r.expires_at]))
         const strategy = pool.rotation_strategy as Strategy
-        const plan = planRotation(pool, members, refusedUntil, at, new Set(), parseRotationState(pool.rotation_state))
+        const plan = planRotation(pool, members, refusedUntil, at, new Set(), parseRotationState(pool.rotation_state), Math.random, key)
         const { assessments, candidates, degraded } = plan
         // A random pick (or a least_latency draw) is made when the rotation happens; explain cannot name it.
         const drawn = strategy === 'least_latency' && latencyChoiceIsDrawn(candidates)

@@ -22,7 +22,7 @@ export const rotationRoutes: FastifyPluginAsyncTypebox<{ rotation: RotationServi
     config: { failure: 'Failed to trigger rotation' }
   }, async (request) => {
     const poolId = request.params.pool_id
-    const result = await rotation.rotate(poolId, request.body?.reason ?? 'manual')
+    const result = await rotation.rotate(poolId, request.body?.reason ?? 'manual', request.body?.key)
     return {
       pool_id: poolId,
       provider_id: result.providerId,

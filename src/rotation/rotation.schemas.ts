@@ -3,11 +3,15 @@
  */
 import { Type } from 'typebox'
 import { Id, Nullable, Timestamp } from '../http/schemas.js'
+import { MAX_HASH_KEY_LENGTH } from '../rules/strategies.js'
 import { HistoryRecord } from '../pools/pool.schemas.js'
 
 const Reason = Type.String({ minLength: 1, maxLength: 200 })
 
-export const RotateBody = Type.Object({ reason: Type.Optional(Nullable(Reason)) })
+/** The consistent_hash strategy's key: the same key goes to the same member while the membership is stable. */
+export const HashKey = Type.String({ minLength: 1, maxLength: MAX_HASH_KEY_LENGTH, description: 'consistent_hash: the same key gets the same member while the membership is stable (other strategies ignore it)' })
+
+export const RotateBody = Type.Object({ reason: Type.Optional(Nullable(Reason)), key: Type.Optional(HashKey) })
 
 const Degraded = Type.Optional(Type.Boolean({ description: 'Present (true) when every eligible member was cooling down and the one whose cooldown ends first was chosen' }))
 

@@ -68,12 +68,12 @@ export function createRotationService ({
 
   function * rotateWithin (
     db: Db, pool: RotationPoolRow, members: MemberWithName[], at: Date,
-    exclude: ReadonlySet<number> = new Set(), refusals: ReadonlyMap<number, string> = new Map()
+    exclude: ReadonlySet<number> = new Set(), refusals: ReadonlyMap<number, string> = new Map(), key?: string
   ): Work<{ chosen: { member: MemberWithName, degraded: boolean } | undefined, retryAfterMs: number | null }> {
     const left = new Set(exclude)
     const state = parseRotationState(pool.rotation_state)
     while (true) {
-      const plan = planRotation(pool, members, refusals, at, left, state, random)
+      const plan = planRotation(pool, members, refusals, at, left, state, random, key)
       const chosen = plan.chosen
       if (chosen === undefined) return { chosen: undefined, retryAfterMs: plan.retryAfterMs }
       const quota = chosen.quota
@@ -90,7 +90,7 @@ export function createRotationService ({
 
   return {
     /** Moves the pool to its next available provider by its strategy. */
-    async rotate (poolId: number, reason: string): Promise<Rotation> {
+    async rotate (poolId: number, reason: string, key?: string): Promise<Rotation> {
       let served: MemberWithName | undefined
       const rotation = await database.transact(function * (db): Work<Rotation> {
         served = undefined
@@ -99,7 +99,7 @@ export function createRotationService ({
         const members = yield * listMembers(db, poolId)
         // Read the clock inside the lock, so history timestamps follow commit order.
         const at = now()
-        const { chosen } = yield * rotateWithin(db, pool, members, at)
+        const { chosen } = yield * rotateWithin(db, pool, members, at, new Set(), new Map(), key)
         if (chosen === undefined) throw noneAvailable(poolId)
         const { member, degraded } = chosen
         served = member

@@ -93,6 +93,20 @@ for (const dialect of dialects) {
         assert.deepEqual(await rotateTimes(t, poolId, 1), [providers.new])
       })
 
+      it('consistent_hash gives a key the same member every time, explain agrees, and a key over 256 characters is a 422', async () => {
+        const { poolId } = await poolWithMembers(t, 'ch', ['a', 'b', 'c', 'd'], { rotation_strategy: 'consistent_hash' })
+        const rotate = async (key: string) => (await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: { key } })).body.provider_id
+        const placed = new Map<string, number>()
+        for (let i = 0; i < 20; i++) placed.set(`user-${i}`, await rotate(`user-${i}`))
+        for (const [key, provider] of placed) assert.equal(await rotate(key), provider, key)
+        assert.ok(new Set(placed.values()).size >= 3, 'keys spread over the members')
+        const explained = await t.request({ method: 'GET', url: `/api/pools/${poolId}/next?key=user-7` })
+        assert.equal(explained.body.provider_id, placed.get('user-7'))
+        const tooLong = await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: { key: 'k'.repeat(257) } })
+        assert.equal(tooLong.status, 422)
+        assert.deepEqual(tooLong.body.detail[0].loc, ['body', 'key'])
+      })
+
       it('counts use, rotations and current provider, and records history only when the provider changes', async () => {
         const { poolId, providers } = await poolWithMembers(t, 'one', ['solo'])
         await rotateTimes(t, poolId, 3)

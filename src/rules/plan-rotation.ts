@@ -45,7 +45,7 @@ export interface RotationPlan<M extends PlanMember> {
  * Plans the next rotation of `pool` at `at`: assesses every member, leaves out
  * those in `exclude` (by provider id) and those refusing the resource asked for
  * (`refusals`: provider id → when the refusal ends), and lets the pool's strategy
- * choose among the rest from the cursor `state`.
+ * choose among the rest from the cursor `state` (and the client's `key`, for consistent_hash).
  */
 export function planRotation<M extends PlanMember> (
   pool: PlanPool,
@@ -54,7 +54,8 @@ export function planRotation<M extends PlanMember> (
   at: Date,
   exclude: ReadonlySet<number>,
   state: RotationState,
-  random: () => number = Math.random
+  random: () => number = Math.random,
+  key?: string
 ): RotationPlan<M> {
   const assessments = members.map((m) => {
     const assessment = assess(m, at)
@@ -65,7 +66,7 @@ export function planRotation<M extends PlanMember> (
   const { candidates, degraded } = pool.enabled === 1 ? candidatesFor(assessments, pool.all_down, left) : { candidates: [], degraded: false }
   const current = state.weights === undefined ? state : pruneRotationState(state, members.map((m) => m.id))
   const ranked = candidates.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count, latency_ms: m.latency_ms, outstanding: m.outstanding }))
-  const choice = chooseMember(pool.rotation_strategy as Strategy, ranked, current, random)
+  const choice = chooseMember(pool.rotation_strategy as Strategy, ranked, current, random, key)
   const chosen = choice === undefined ? undefined : assessments.find((a) => a.member.id === choice.member_id)
   let retryAfterMs: number | null = null
   if (chosen === undefined && pool.enabled === 1) {

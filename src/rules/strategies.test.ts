@@ -76,9 +76,35 @@ describe('least_outstanding', () => {
   })
 })
 
+describe('consistent_hash', () => {
+  const keys = Array.from({ length: 10_000 }, (_, i) => `customer-${i}`)
+  const place = (members: Candidate[]) => keys.map((key) => chooseMember('consistent_hash', members, {}, Math.random, key)?.member_id)
+
+  it('keeps every key on its member, spreads keys evenly, and without a key takes turns', () => {
+    const five = [1, 2, 3, 4, 5].map((id) => member(id))
+    const first = place(five)
+    assert.deepEqual(place([...five].reverse()), first)
+    for (const id of [1, 2, 3, 4, 5]) assert.ok(Math.abs(count(first as number[], id) - 2_000) < 200, `member ${id}: ${count(first as number[], id)}`)
+    assert.deepEqual(sequence('consistent_hash', five, 6), [1, 2, 3, 4, 5, 1])
+  })
+
+  it('moves only the keys of a member that leaves (1/N), and about 1/(N+1) to a member that joins', () => {
+    const five = [1, 2, 3, 4, 5].map((id) => member(id))
+    const before = place(five)
+    const afterLeave = place(five.filter((m) => m.member_id !== 3))
+    const moved = keys.filter((_, i) => before[i] !== afterLeave[i]).length
+    assert.equal(moved, count(before as number[], 3), 'only the keys of the member that left moved')
+    assert.ok(Math.abs(moved / keys.length - 1 / 5) < 0.02, `moved ${moved}`)
+    const afterJoin = place([...five, member(6)])
+    const joined = keys.filter((_, i) => before[i] !== afterJoin[i])
+    assert.ok(joined.every((key) => afterJoin[keys.indexOf(key)] === 6), 'keys only moved to the new member')
+    assert.ok(Math.abs(joined.length / keys.length - 1 / 6) < 0.02, `moved ${joined.length}`)
+  })
+})
+
 describe('chooseMember', () => {
   it('returns undefined when there is no candidate, for every strategy', () => {
-    for (const s of ['round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency', 'least_outstanding'] as const) {
+    for (const s of ['round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency', 'least_outstanding', 'consistent_hash'] as const) {
       assert.equal(chooseMember(s, [], {}), undefined)
     }
   })
@@ -123,7 +149,7 @@ describe('chooseMember', () => {
   })
 
   it('never chooses a member that is not a candidate (a disabled one is simply absent)', () => {
-    for (const s of ['round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency', 'least_outstanding'] as const) {
+    for (const s of ['round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency', 'least_outstanding', 'consistent_hash'] as const) {
       assert.ok(sequence(s, [member(2), member(4)], 10).every((id) => id === 2 || id === 4))
     }
   })

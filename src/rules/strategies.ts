@@ -4,7 +4,7 @@
  * touch no database and no clock, so they are unit-tested directly.
  */
 
-export const STRATEGIES = ['round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency', 'least_outstanding'] as const
+export const STRATEGIES = ['round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency', 'least_outstanding', 'consistent_hash'] as const
 export type Strategy = typeof STRATEGIES[number]
 
 /** What a strategy may look at for one member. */
@@ -31,7 +31,7 @@ export interface Choice {
   readonly state: RotationState
 }
 
-type Chooser = (sorted: readonly Candidate[], state: RotationState, random: () => number) => Choice
+type Chooser = (sorted: readonly Candidate[], state: RotationState, random: () => number, key: string | undefined) => Choice
 
 /** The member after `last` in member_id order, wrapping around. */
 function nextAfter (sorted: readonly Candidate[], last: number | undefined): Candidate {
@@ -67,7 +67,7 @@ const weighted: Chooser = (sorted, state) => {
 /** The highest priority number wins; members sharing it take turns round-robin. */
 const priority: Chooser = (sorted, state) => {
   const top = Math.max(...sorted.map((c) => c.priority))
-  return roundRobin(sorted.filter((c) => c.priority === top), state, Math.random)
+  return roundRobin(sorted.filter((c) => c.priority === top), state, Math.random, undefined)
 }
 
 /** The smallest use_count wins; ties go to the lowest member_id. */
@@ -99,8 +99,8 @@ export const LATENCY_EXPLORE = 0.05
  */
 const leastLatency: Chooser = (sorted, state, random) => {
   const unmeasured = sorted.filter((c) => c.latency_ms == null)
-  if (unmeasured.length > 0) return roundRobin(unmeasured, state, random)
-  if (sorted.length === 1 || random() < LATENCY_EXPLORE) return uniform(sorted, state, random)
+  if (unmeasured.length > 0) return roundRobin(unmeasured, state, random, undefined)
+  if (sorted.length === 1 || random() < LATENCY_EXPLORE) return uniform(sorted, state, random, undefined)
   const first = Math.min(sorted.length - 1, Math.floor(random() * sorted.length))
   let second = Math.min(sorted.length - 2, Math.floor(random() * (sorted.length - 1)))
   if (second >= first) second++
@@ -118,7 +118,7 @@ const leastLatency: Chooser = (sorted, state, random) => {
  * then the lower member_id). Outside the proxy nothing is in flight: least_used.
  */
 const leastOutstanding: Chooser = (sorted, state, random) => {
-  if (sorted.length === 1 || sorted.some((c) => c.outstanding === undefined)) return leastUsed(sorted, state, random)
+  if (sorted.length === 1 || sorted.some((c) => c.outstanding === undefined)) return leastUsed(sorted, state, random, undefined)
   const first = Math.min(sorted.length - 1, Math.floor(random() * sorted.length))
   let second = Math.min(sorted.length - 2, Math.floor(random() * (sorted.length - 1)))
   if (second >= first) second++
@@ -129,6 +129,48 @@ const leastOutstanding: Chooser = (sorted, state, random) => {
   const chosen = ao !== bo
     ? (ao < bo ? a : b)
     : a.use_count !== b.use_count ? (a.use_count < b.use_count ? a : b) : (a.member_id < b.member_id ? a : b)
+  return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id } }
+}
+
+/** Longest key consistent_hash takes (the rotate body's `key`, the proxy's `x-sourcepool-key`). */
+export const MAX_HASH_KEY_LENGTH = 256
+
+/**
+ * A member's score for a key (rendezvous hashing): FNV-1a over the key and the
+ * member id, then murmur3's finaliser so nearby ids spread over the whole range.
+ */
+export function hashScore (key: string, memberId: number): number {
+  let h = 0x811c9dc5
+  const text = `${key}\u0000${memberId}`
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
+  return h >>> 0
+}
+
+/**
+ * Rendezvous (highest random weight) hashing: the member with the highest score for
+ * the key wins (ties: the lower member_id). A key stays on its member while the
+ * membership is stable; when a member leaves only its keys move, and when one joins
+ * it takes about 1/N of them. Without a key: round robin.
+ */
+const consistentHash: Chooser = (sorted, state, random, key) => {
+  if (key === undefined) return roundRobin(sorted, state, random, key)
+  let chosen = sorted[0] as Candidate
+  let best = hashScore(key, chosen.member_id)
+  for (const c of sorted) {
+    const score = hashScore(key, c.member_id)
+    if (score > best) {
+      best = score
+      chosen = c
+    }
+  }
   return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id } }
 }
 
@@ -144,7 +186,8 @@ const CHOOSERS: Record<Strategy, Chooser> = {
   least_used: leastUsed,
   random: uniform,
   least_latency: leastLatency,
-  least_outstanding: leastOutstanding
+  least_outstanding: leastOutstanding,
+  consistent_hash: consistentHash
 }
 
 /**
@@ -155,11 +198,12 @@ export function chooseMember (
   strategy: Strategy,
   candidates: readonly Candidate[],
   state: RotationState,
-  random: () => number = Math.random
+  random: () => number = Math.random,
+  key?: string
 ): Choice | undefined {
   if (candidates.length === 0) return undefined
   const sorted = [...candidates].sort((a, b) => a.member_id - b.member_id)
-  return CHOOSERS[strategy](sorted, state, random)
+  return CHOOSERS[strategy](sorted, state, random, key)
 }
 
 /** Parses a stored cursor; anything unreadable starts the strategy afresh. */

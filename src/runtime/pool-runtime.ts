@@ -234,7 +234,7 @@ export function createPoolRuntime ({
      * failover and goes into the history. With none eligible, `retryAfterS` tells
      * when the soonest member comes back, and `refusals` which were left out for refusing.
      */
-    async choose (poolId: number, resource: string, exclude: ReadonlySet<number>, failed?: FailedAttempt): Promise<ProxyChoice> {
+    async choose (poolId: number, resource: string, exclude: ReadonlySet<number>, failed?: FailedAttempt, key?: string): Promise<ProxyChoice> {
       for (let round = 0; ; round++) {
         const state = await stateOf(poolId)
         if (state === undefined) return { kind: 'unknown_pool' }
@@ -252,7 +252,7 @@ export function createPoolRuntime ({
         if (unroutable) for (const m of members) if (m.base_url === null) left.add(m.provider_id)
         let block: { providerId: number, window: string, limit: number, want: number } | undefined
         while (block === undefined) {
-          const plan = planRotation(pool, members, refused, at, left, state.cursor, random)
+          const plan = planRotation(pool, members, refused, at, left, state.cursor, random, key)
           const chosen = plan.chosen?.member
           if (chosen === undefined) {
             const refusals = [...refused].filter(([id]) => !exclude.has(id)).map(([id, until]) => ({

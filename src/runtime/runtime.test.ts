@@ -197,6 +197,17 @@ for (const dialect of dialects) {
       assert.equal(JSON.parse(next.body).provider_name, 'S')
     })
 
+    it('consistent_hash keeps a key (x-sourcepool-key) on its member through the proxy, and the header stays here', async () => {
+      t = await buildTestApp(dialect)
+      const { poolId } = await pool(['A', 'B', 'C'], { rotation_strategy: 'consistent_hash' })
+      const viaKey = async (key: string) => (await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy/x`, headers: { 'x-sourcepool-key': key } }))
+      const placed = new Map<string, string>()
+      for (let i = 0; i < 12; i++) placed.set(`k${i}`, String((await viaKey(`k${i}`)).headers['x-sourcepool-provider']))
+      for (const [key, provider] of placed) assert.equal((await viaKey(key)).headers['x-sourcepool-provider'], provider, key)
+      assert.ok(new Set(placed.values()).size >= 2)
+      assert.equal((await viaKey('k'.repeat(257))).statusCode, 400)
+    })
+
     it('writes pending proxied traffic down before an /api call, never before /healthz, /metrics or the docs', async () => {
       t = await buildTestApp(dialect, {}, { FLUSH_INTERVAL_MS: '60000' })
       const { poolId } = await pool(['A'])
