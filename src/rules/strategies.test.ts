@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { seededRandom } from '../../test/fixtures.js'
 import { chooseMember, LATENCY_EXPLORE, parseRotationState, pruneRotationState, type Candidate, type RotationState, type Strategy } from './strategies.js'
 
 function member (id: number, over: Partial<Candidate> = {}): Candidate {
@@ -19,35 +20,23 @@ function sequence (strategy: Strategy, candidates: Candidate[], n: number, rando
   return picks
 }
 
-/** A seeded PRNG (mulberry32), so the random strategies' tests are repeatable. */
-function seeded (seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 const count = (picks: number[], id: number) => picks.filter((p) => p === id).length
 
 describe('least_latency', () => {
   it('tries members without a measurement first, in turn', () => {
-    const picks = sequence('least_latency', [member(1, { latency_ms: 5 }), member(2, { latency_ms: null }), member(3)], 4, seeded(1))
+    const picks = sequence('least_latency', [member(1, { latency_ms: 5 }), member(2, { latency_ms: null }), member(3)], 4, seededRandom(1))
     assert.deepEqual(picks, [2, 3, 2, 3])
   })
 
   it('prefers the faster member of a pair but never starves the slower one (a pool of two)', () => {
-    const picks = sequence('least_latency', [member(1, { latency_ms: 400 }), member(2, { latency_ms: 20 })], 10_000, seeded(7))
+    const picks = sequence('least_latency', [member(1, { latency_ms: 400 }), member(2, { latency_ms: 20 })], 10_000, seededRandom(7))
     // The slower one gets only the uniform share of picks: LATENCY_EXPLORE / 2 of them.
     const slow = count(picks, 1)
     assert.ok(slow > 10_000 * LATENCY_EXPLORE / 2 * 0.7 && slow < 10_000 * LATENCY_EXPLORE / 2 * 1.3, `slow member got ${slow}`)
   })
 
   it('sends most traffic to the fastest of three, some to the middle one and a little to the slowest', () => {
-    const picks = sequence('least_latency', [member(1, { latency_ms: 900 }), member(2, { latency_ms: 40 }), member(3, { latency_ms: 100 })], 10_000, seeded(11))
+    const picks = sequence('least_latency', [member(1, { latency_ms: 900 }), member(2, { latency_ms: 40 }), member(3, { latency_ms: 100 })], 10_000, seededRandom(11))
     const [slow, fast, middle] = [count(picks, 1), count(picks, 2), count(picks, 3)]
     // Two distinct of three drawn: the fastest wins 2/3 of draws, the middle 1/3, the slowest none (plus 5% uniform).
     assert.ok(fast > 6_000 && middle > 2_800 && middle < 3_800 && slow > 100 && slow < 300, JSON.stringify({ slow, fast, middle }))
@@ -56,7 +45,7 @@ describe('least_latency', () => {
   it('breaks a tie by member_id, and with one candidate picks it', () => {
     const picks = sequence('least_latency', [member(4, { latency_ms: 10 }), member(2, { latency_ms: 10 })], 1_000, () => 0.5)
     assert.deepEqual(new Set(picks), new Set([2]))
-    assert.deepEqual(sequence('least_latency', [member(9, { latency_ms: 10 })], 3, seeded(3)), [9, 9, 9])
+    assert.deepEqual(sequence('least_latency', [member(9, { latency_ms: 10 })], 3, seededRandom(3)), [9, 9, 9])
   })
 })
 
@@ -67,12 +56,12 @@ describe('least_outstanding', () => {
 
   it('takes the member of a random pair with fewer requests in flight, then the less used, then the lower id', () => {
     const loaded = [member(1, { outstanding: 9 }), member(2, { outstanding: 0 }), member(3, { outstanding: 2 })]
-    const picks = sequence('least_outstanding', loaded, 3_000, seeded(5))
+    const picks = sequence('least_outstanding', loaded, 3_000, seededRandom(5))
     // Member 1 loses every pair it is in; member 2 wins every pair it is in (2 of 3 pairs).
     assert.equal(count(picks, 1), 0)
     assert.ok(count(picks, 2) > 1_800 && count(picks, 3) > 800, JSON.stringify([count(picks, 2), count(picks, 3)]))
-    assert.deepEqual(sequence('least_outstanding', [member(1, { outstanding: 0, use_count: 4 }), member(2, { outstanding: 0, use_count: 2 })], 1, seeded(1)), [2])
-    assert.deepEqual(sequence('least_outstanding', [member(1, { outstanding: 0 }), member(2, { outstanding: 0 })], 1, seeded(1)), [1])
+    assert.deepEqual(sequence('least_outstanding', [member(1, { outstanding: 0, use_count: 4 }), member(2, { outstanding: 0, use_count: 2 })], 1, seededRandom(1)), [2])
+    assert.deepEqual(sequence('least_outstanding', [member(1, { outstanding: 0 }), member(2, { outstanding: 0 })], 1, seededRandom(1)), [1])
   })
 })
 

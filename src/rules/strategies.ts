@@ -90,6 +90,14 @@ const uniform: Chooser = (sorted, state, random) => {
  */
 export const LATENCY_EXPLORE = 0.05
 
+/** Two distinct candidates drawn uniformly at random (there are at least two). */
+function drawPair (sorted: readonly Candidate[], random: () => number): [Candidate, Candidate] {
+  const first = Math.min(sorted.length - 1, Math.floor(random() * sorted.length))
+  let second = Math.min(sorted.length - 2, Math.floor(random() * (sorted.length - 1)))
+  if (second >= first) second++
+  return [sorted[first] as Candidate, sorted[second] as Candidate]
+}
+
 /**
  * Power of two choices over latency: two distinct members drawn at random, the lower
  * average wins (ties: the lower member_id). Members without a measurement are tried
@@ -101,11 +109,7 @@ const leastLatency: Chooser = (sorted, state, random) => {
   const unmeasured = sorted.filter((c) => c.latency_ms == null)
   if (unmeasured.length > 0) return roundRobin(unmeasured, state, random, undefined)
   if (sorted.length === 1 || random() < LATENCY_EXPLORE) return uniform(sorted, state, random, undefined)
-  const first = Math.min(sorted.length - 1, Math.floor(random() * sorted.length))
-  let second = Math.min(sorted.length - 2, Math.floor(random() * (sorted.length - 1)))
-  if (second >= first) second++
-  const a = sorted[first] as Candidate
-  const b = sorted[second] as Candidate
+  const [a, b] = drawPair(sorted, random)
   const la = a.latency_ms as number
   const lb = b.latency_ms as number
   const chosen = la < lb || (la === lb && a.member_id < b.member_id) ? a : b
@@ -119,11 +123,7 @@ const leastLatency: Chooser = (sorted, state, random) => {
  */
 const leastOutstanding: Chooser = (sorted, state, random) => {
   if (sorted.length === 1 || sorted.some((c) => c.outstanding === undefined)) return leastUsed(sorted, state, random, undefined)
-  const first = Math.min(sorted.length - 1, Math.floor(random() * sorted.length))
-  let second = Math.min(sorted.length - 2, Math.floor(random() * (sorted.length - 1)))
-  if (second >= first) second++
-  const a = sorted[first] as Candidate
-  const b = sorted[second] as Candidate
+  const [a, b] = drawPair(sorted, random)
   const ao = a.outstanding as number
   const bo = b.outstanding as number
   const chosen = ao !== bo
