@@ -33,6 +33,11 @@ export interface Choice {
 
 type Chooser = (sorted: readonly Candidate[], state: RotationState, random: () => number, key: string | undefined) => Choice
 
+/** The choice of `chosen`, remembered as the cursor's last member. */
+function chose (chosen: Candidate, state: RotationState): Choice {
+  return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id } }
+}
+
 /** The member after `last` in member_id order, wrapping around. */
 function nextAfter (sorted: readonly Candidate[], last: number | undefined): Candidate {
   const next = last === undefined ? undefined : sorted.find((c) => c.member_id > last)
@@ -41,7 +46,7 @@ function nextAfter (sorted: readonly Candidate[], last: number | undefined): Can
 
 const roundRobin: Chooser = (sorted, state) => {
   const chosen = nextAfter(sorted, state.last_member_id)
-  return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id } }
+  return chose(chosen, state)
 }
 
 /**
@@ -74,14 +79,14 @@ const priority: Chooser = (sorted, state) => {
 const leastUsed: Chooser = (sorted, state) => {
   let chosen = sorted[0] as Candidate
   for (const c of sorted) if (c.use_count < chosen.use_count) chosen = c
-  return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id } }
+  return chose(chosen, state)
 }
 
 /** Uniform among the candidates. */
 const uniform: Chooser = (sorted, state, random) => {
   const index = Math.min(sorted.length - 1, Math.floor(random() * sorted.length))
   const chosen = sorted[index] as Candidate
-  return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id } }
+  return chose(chosen, state)
 }
 
 /**
@@ -113,7 +118,7 @@ const leastLatency: Chooser = (sorted, state, random) => {
   const la = a.latency_ms as number
   const lb = b.latency_ms as number
   const chosen = la < lb || (la === lb && a.member_id < b.member_id) ? a : b
-  return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id } }
+  return chose(chosen, state)
 }
 
 /**
@@ -129,7 +134,7 @@ const leastOutstanding: Chooser = (sorted, state, random) => {
   const chosen = ao !== bo
     ? (ao < bo ? a : b)
     : a.use_count !== b.use_count ? (a.use_count < b.use_count ? a : b) : (a.member_id < b.member_id ? a : b)
-  return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id } }
+  return chose(chosen, state)
 }
 
 /** Longest key consistent_hash takes (the rotate body's `key`, the proxy's `x-sourcepool-key`). */
@@ -171,7 +176,7 @@ const consistentHash: Chooser = (sorted, state, random, key) => {
       chosen = c
     }
   }
-  return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id } }
+  return chose(chosen, state)
 }
 
 /** Whether a least_latency choice among `candidates` is a draw (every one measured, two or more). */

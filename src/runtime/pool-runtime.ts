@@ -141,18 +141,13 @@ export function createPoolRuntime ({
     const members = withPending(poolId, read.members as Member[])
     const refusals = new Map<number, Map<string, string>>()
     for (const r of read.refusals) {
-      let byResource = refusals.get(r.provider_id)
-      if (byResource === undefined) refusals.set(r.provider_id, byResource = new Map())
-      byResource.set(r.resource, r.expires_at)
+      keepRefusal(refusals, r.provider_id, r.resource, r.expires_at)
     }
     // Refusals learned here and not written down yet are as true as those read.
     const providerIds = new Set(members.map((m) => m.provider_id))
     for (const r of [...unwritten, ...pendingRefusals()]) {
       if (!providerIds.has(r.providerId) || r.expiresAt <= at) continue
-      let byResource = refusals.get(r.providerId)
-      if (byResource === undefined) refusals.set(r.providerId, byResource = new Map())
-      const known = byResource.get(r.resource)
-      if (known === undefined || known < r.expiresAt) byResource.set(r.resource, r.expiresAt)
+      keepRefusal(refusals, r.providerId, r.resource, r.expiresAt)
     }
     // The cursor is this process's own (per-process strategies): kept across reloads.
     const cursor = pruneRotationState(before?.cursor ?? parseRotationState(read.pool.rotation_state), members.map((m) => m.id))
@@ -357,6 +352,7 @@ export function createPoolRuntime ({
       const expiresAt = new Date(at.getTime() + ttlSeconds * 1000).toISOString()
       for (const state of pools.values()) {
         if (!state.members.some((m) => m.provider_id === providerId)) continue
+        // The newest refusal sets the end, as the database's upsert does.
         let byResource = state.refusals.get(providerId)
         if (byResource === undefined) state.refusals.set(providerId, byResource = new Map())
         byResource.set(resource, expiresAt)
@@ -393,6 +389,14 @@ export function createPoolRuntime ({
       await flusher.stop()
     }
   }
+}
+
+/** Records that the provider refuses `resource` until `expiresAt`, keeping the later end when one is known. */
+function keepRefusal (refusals: Map<number, Map<string, string>>, providerId: number, resource: string, expiresAt: string): void {
+  let byResource = refusals.get(providerId)
+  if (byResource === undefined) refusals.set(providerId, byResource = new Map())
+  const known = byResource.get(resource)
+  if (known === undefined || known < expiresAt) byResource.set(resource, expiresAt)
 }
 
 function isEmpty (batch: Batch): boolean {
