@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
-  assertForwardableMethod, assertSafePath, baseUrlAuthorization, classifyError, hasNoBody, MethodNotAllowedError, parseBase, UnsafePathError, proxiedPath, upstreamHeaders, upstreamTarget, upstreamUrl
+  assertForwardableMethod, classifyError, hasNoBody, MethodNotAllowedError, proxiedPath, upstreamHeaders
 } from './forward.js'
+import { assertSafePath, baseUrlAuthorization, parseBase, UnsafePathError, upstreamTarget, upstreamUrl } from '../rules/upstream-url.js'
 
 describe('forwarding rules', () => {
   it('takes the path and query of an origin-form or absolute-form target', () => {

@@ -3,8 +3,10 @@
  * refused, which upstream URL a request maps to (never outside the provider's
  * origin), which headers go up and come back, which methods may be retried, which
  * answers carry no body, and how an attempt's result counts (a provider's failure,
- * or an error of ours that says nothing about the provider).
+ * or an error of ours that says nothing about the provider). The URL rules
+ * themselves live in rules/upstream-url.ts (the health checks use them too).
  */
+import { UnsafePathError } from '../rules/upstream-url.js'
 
 /** Request headers that describe one connection, never forwarded (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'])
@@ -42,9 +44,6 @@ export function assertForwardableMethod (method: string): void {
 /** Methods whose repetition has the effect of one request (RFC 9110 §9.2.2). */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])
 
-/** Thrown for a path that could leave the provider's base URL. */
-export class UnsafePathError extends Error {}
-
 /**
  * The path and query after `/api/pools/{id}/proxy` in a raw request target, exactly
  * as the client sent them (nothing decoded), or '/' when nothing follows. An
@@ -56,113 +55,6 @@ export function proxiedPath (rawUrl: string): string {
   const match = /^\/api\/pools\/[^/?#]+\/proxy(\/[^?#]*)?(\?[^#]*)?/.exec(target)
   if (match === null) throw new UnsafePathError('Request target is not a proxy path')
   return `${match[1] ?? '/'}${match[2] ?? ''}`
-}
-
-/** Characters without which a path can hold no dot segment, backslash or percent-encoding. */
-// eslint-disable-next-line no-control-regex -- control characters are what it looks for
-const UNSAFE_CANDIDATE = /[%.\\\x00-\x20\x7f]/
-
-/** Spaces and control characters, which no request line carries raw. */
-// eslint-disable-next-line no-control-regex -- control characters are what it looks for
-const CONTROL = /[\x00-\x20\x7f]/
-
-/**
- * Refuses a path (and query) that could climb out of a base URL's path: dot
- * segments, raw or percent-encoded, backslashes, and broken percent-encoding.
- */
-export function assertSafePath (path: string): void {
-  const queryAt = path.indexOf('?')
-  const pathname = queryAt === -1 ? path : path.slice(0, queryAt)
-  // Without '%', '.', '\\' or a control character there is nothing to decode and no dot segment: safe as it is.
-  if (!UNSAFE_CANDIDATE.test(pathname)) return
-  // A URL parser drops tabs and line breaks, which could join '.' and '.' into '..'.
-  if (CONTROL.test(pathname)) throw new UnsafePathError('Path may not contain spaces or control characters')
-  for (const segment of pathname.split('/')) {
-    let decoded: string
-    try {
-      decoded = decodeURIComponent(segment)
-    } catch {
-      throw new UnsafePathError('Path is not valid percent-encoding')
-    }
-    if (decoded.includes('\\') || decoded.split('/').some((part) => part === '.' || part === '..')) {
-      throw new UnsafePathError('Path may not contain dot segments or backslashes')
-    }
-  }
-}
-
-/** A provider's base URL, parsed once: where a request to it goes (see upstreamTarget). */
-export interface UpstreamBase {
-  /** `scheme://host[:port]`, no userinfo. */
-  readonly origin: string
-  /** The base URL's path without its trailing slash ('' for the root). */
-  readonly pathname: string
-  /** The base URL's query without its `?` ('' when it has none). */
-  readonly query: string
-}
-
-/** Parses a base URL for upstreamTarget (its fragment is never sent). */
-export function parseBase (baseUrl: string): UpstreamBase {
-  const base = new URL(baseUrl)
-  return { origin: base.origin, pathname: base.pathname.replace(/\/$/, ''), query: base.search.slice(1) }
-}
-
-/**
- * Characters the URL parser leaves as they are in a path and in a query, so a target
- * of only these is sent exactly as the parser would send it; anything else (`"`, `'`,
- * `<`, `>`, `` ` ``, `{`, `}`, bytes outside printable ASCII) goes through the parser
- * and is percent-encoded as it always was.
- */
-const PLAIN_TARGET = /^[!$%&()*+,\-./0-9:;=?@A-Z[\\\]^_a-z|~]*$/
-
-/**
- * Where a safe `path` (see assertSafePath) goes under `base`: its origin, and the
- * request target on it (the base's path, then the client's; the base's query
- * parameters first, then the client's). The target always starts with `/`, so
- * `//evil.example/x` stays a path on the provider's origin.
- */
-export function upstreamTarget (base: UpstreamBase, path: string): { origin: string, path: string } {
-  const queryAt = path.indexOf('?')
-  const pathname = queryAt === -1 ? path : path.slice(0, queryAt)
-  const clientQuery = queryAt === -1 ? '' : path.slice(queryAt + 1)
-  const query = base.query === '' ? clientQuery : clientQuery === '' ? base.query : `${base.query}&${clientQuery}`
-  let target = `${base.pathname}${pathname.startsWith('/') ? pathname : `/${pathname}`}${query === '' ? '' : `?${query}`}`
-  if (!PLAIN_TARGET.test(target)) {
-    // Rare: bytes a request line may not carry raw; the URL parser encodes them.
-    const parsed = new URL(`${base.origin}${target}`)
-    if (parsed.origin !== base.origin) throw new UnsafePathError('Path would leave the provider\'s origin')
-    target = `${parsed.pathname}${parsed.search}`
-  }
-  return { origin: base.origin, path: target }
-}
-
-/**
- * The upstream URL for a safe `path` under `baseUrl` (upstreamTarget as one URL);
- * it always keeps the base URL's origin and never carries its userinfo.
- */
-export function upstreamUrl (baseUrl: string, path: string): URL {
-  const { origin, path: target } = upstreamTarget(parseBase(baseUrl), path)
-  const url = new URL(`${origin}${target}`)
-  if (url.origin !== origin) throw new UnsafePathError('Path would leave the provider\'s origin')
-  return url
-}
-
-/**
- * `Authorization: Basic …` for the `user:password@` of a base URL stored before
- * userinfo was refused, or undefined when it has none.
- */
-export function baseUrlAuthorization (baseUrl: string): string | undefined {
-  const base = new URL(baseUrl)
-  if (base.username === '' && base.password === '') return undefined
-  const credentials = `${safeDecode(base.username)}:${safeDecode(base.password)}`
-  return `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`
-}
-
-function safeDecode (text: string): string {
-  try {
-    return decodeURIComponent(text)
-  } catch {
-    return text
-  }
 }
 
 /** The first resource segment of a path, e.g. `/despesas` for `/despesas/2024?x=1`. */

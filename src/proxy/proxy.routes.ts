@@ -8,7 +8,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { DomainError } from '../errors.js'
 import { Id } from '../http/schemas.js'
-import { ALLOWED_METHODS, MethodNotAllowedError, UnsafePathError } from './forward.js'
+import { UnsafePathError } from '../rules/upstream-url.js'
+import { ALLOWED_METHODS, MethodNotAllowedError } from './forward.js'
 import type { ProxyService } from './proxy.service.js'
 
 /** The proxy's route (API calls other than this one first write down pending proxied traffic). */

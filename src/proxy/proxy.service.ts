@@ -14,9 +14,9 @@ import { Agent, type Dispatcher } from 'undici'
 import { DomainError, NotFoundError } from '../errors.js'
 import { MAX_HASH_KEY_LENGTH } from '../rules/strategies.js'
 import type { FailedAttempt as Failed, PoolRuntime, ProxyRefusal } from '../runtime/pool-runtime.js'
+import { assertSafePath, baseUrlAuthorization, parseBase, upstreamTarget, type UpstreamBase } from '../rules/upstream-url.js'
 import {
-  assertForwardableMethod, assertSafePath, HASH_KEY_HEADER, baseUrlAuthorization, classifyError, classifyStatus, downstreamHeaders, hasNoBody, mayRetry, parseBase, proxiedPath,
-  resourceOf, upstreamHeaders, upstreamTarget, type AttemptResult, type UpstreamBase
+  assertForwardableMethod, HASH_KEY_HEADER, classifyError, classifyStatus, downstreamHeaders, hasNoBody, mayRetry, proxiedPath, resourceOf, upstreamHeaders, type AttemptResult
 } from './forward.js'
 
 /** Default time an attempt may wait for the answer to start. */
