@@ -31,6 +31,7 @@ import { createChunkService } from './chunks/chunk.service.js'
 import { PROXY_ROUTE, proxyRoutes } from './proxy/proxy.routes.js'
 import { createProxyService } from './proxy/proxy.service.js'
 import { createPoolRuntime, type PoolRuntime } from './runtime/pool-runtime.js'
+import { createHealthChecker, type HealthChecker } from './checks/health-checker.js'
 import { refusalRoutes } from './providers/refusal.routes.js'
 import { createRefusalService } from './providers/refusal.service.js'
 import rateLimit from '@fastify/rate-limit'
@@ -64,6 +65,8 @@ declare module 'fastify' {
     runHousekeeping(): Promise<void>
     /** The proxy's per-process pool runtime (flush it to write down proxied traffic now). */
     runtime: PoolRuntime
+    /** The active health checker (`checkNow` runs what is due and waits for it to be written down). */
+    healthChecks: HealthChecker
   }
 }
 
@@ -217,8 +220,18 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     runtime.settle().then(() => { done() }, done)
   }
   const proxy = createProxyService({ runtime })
-  // The proxy's connections end first, then the runtime writes down what is left.
+  const healthChecks = createHealthChecker({
+    ...services,
+    events: metrics.events,
+    checkEvents: metrics.checkEvents,
+    concurrency: config.healthCheckConcurrency,
+    warn: (error, message) => { app.log.warn({ err: error }, message) }
+  })
+  healthChecks.start()
+  app.decorate('healthChecks', healthChecks)
+  // The checks under way and the proxy's connections end first, then the runtime writes down what is left.
   app.addHook('onClose', async () => {
+    await healthChecks.close()
     await proxy.close()
     await runtime.close()
   })

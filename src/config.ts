@@ -36,6 +36,8 @@ export interface Config {
   readonly auditMaxAgeDays: number | null
   /** How often the proxy's counters, outcomes and health changes are written down (and other processes' read). */
   readonly flushIntervalMs: number
+  /** Active health checks run at once by this process (HEALTH_CHECK_CONCURRENCY). */
+  readonly healthCheckConcurrency: number
   /** History records kept per pool (the newest); null keeps them all. */
   readonly historyMaxPerPool: number | null
   /** History records older than this many days are deleted in the background; null keeps them. */
@@ -89,6 +91,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const maxRefusalsPerProvider = readInteger(env, 'MAX_REFUSALS_PER_PROVIDER', 1000, 1, 1_000_000)
   const auditMaxAgeDays = readOptionalInteger(env, 'AUDIT_MAX_AGE_DAYS', null, 1, 36_500)
   const flushIntervalMs = readInteger(env, 'FLUSH_INTERVAL_MS', 100, 10, 60_000)
+  const healthCheckConcurrency = readInteger(env, 'HEALTH_CHECK_CONCURRENCY', 16, 1, 1000)
   const historyMaxPerPool = readOptionalInteger(env, 'HISTORY_MAX_PER_POOL', 10_000, 10, 100_000_000)
   const historyMaxAgeDays = readOptionalInteger(env, 'HISTORY_MAX_AGE_DAYS', null, 1, 36_500)
 
@@ -109,6 +112,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     maxRefusalsPerProvider,
     auditMaxAgeDays,
     flushIntervalMs,
+    healthCheckConcurrency,
     historyMaxPerPool,
     historyMaxAgeDays
   })

@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       maxRefusalsPerProvider: 1000,
       auditMaxAgeDays: null,
       flushIntervalMs: 100,
+      healthCheckConcurrency: 16,
       historyMaxPerPool: 10_000,
       historyMaxAgeDays: null
     })

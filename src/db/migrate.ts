@@ -11,6 +11,7 @@ import { proxyMigration } from './migrations/005-proxy.js'
 import { chunkFiltersMigration } from './migrations/006-chunk-filters.js'
 import { refusalExpiryMigration } from './migrations/007-refusal-expiry.js'
 import { changeSeqMigration } from './migrations/008-change-seq.js'
+import { healthChecksMigration } from './migrations/009-health-checks.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
@@ -22,7 +23,8 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '005-proxy': proxyMigration,
     '006-chunk-filters': chunkFiltersMigration,
     '007-refusal-expiry': refusalExpiryMigration,
-    '008-change-seq': changeSeqMigration
+    '008-change-seq': changeSeqMigration,
+    '009-health-checks': healthChecksMigration
   }
 }
 

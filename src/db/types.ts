@@ -22,6 +22,16 @@ export interface ProviderTable {
   timeout_ms: number | null
   /** JSON object of headers the proxy adds (credentials); never returned by the API. */
   auth_headers: string | null
+  /** JSON of the active health check (rules/health-check.ts), or null for none (migration 009). */
+  health_check: string | null
+  /** When the next check may run: the lease processes claim with a conditional UPDATE. */
+  check_due_at: string | null
+  /** Passing checks in a row. */
+  check_passes: Generated<number>
+  /** Failing checks in a row. */
+  check_failures: Generated<number>
+  /** JSON of the last check's result: {at, ok, status_code | error, latency_ms}. */
+  last_check: string | null
 }
 
 export interface ProviderRefusalTable {
@@ -83,6 +93,8 @@ export interface PoolMemberTable {
   latency_ms: number | null
   /** The error text of the latest failure report, cleared by a success. */
   last_error: string | null
+  /** Passing health checks of its provider since its cooldown started (migration 009). */
+  check_passes: Generated<number>
 }
 
 export interface RotationHistoryTable {

@@ -21,6 +21,13 @@ export const NO_EVENTS: RotationEvents = {
   cooldownStarted: () => {}
 }
 
+/** What the active health checks tell the metrics about. */
+export interface CheckEvents {
+  checked(provider: string, result: string, seconds: number): void
+}
+
+export const NO_CHECK_EVENTS: CheckEvents = { checked: () => {} }
+
 /** Builds the registry; `membersByHealth` is asked at each scrape. */
 export function createMetrics (membersByHealth: () => Promise<Record<string, number>>) {
   const registry = new Registry()
@@ -58,6 +65,15 @@ export function createMetrics (membersByHealth: () => Promise<Record<string, num
     }
   })
   const cooldowns = new Counter({ name: 'sourcepool_cooldowns_started_total', help: 'Member cooldowns started', labelNames: ['reason'], registers })
+  const checks = new Counter({ name: 'sourcepool_health_checks_total', help: 'Active health checks, by provider and result (ok, unexpected_status, timeout, error)', labelNames: ['provider', 'result'], registers })
+  // By result only: a provider label would multiply the buckets by the number of providers.
+  const checkDurations = new Histogram({
+    name: 'sourcepool_health_check_duration_seconds',
+    help: 'Active health check durations (answer and body read)',
+    labelNames: ['result'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers
+  })
   const durations = new Histogram({
     name: 'sourcepool_http_request_duration_seconds',
     help: 'HTTP request durations',
@@ -89,9 +105,17 @@ export function createMetrics (membersByHealth: () => Promise<Record<string, num
     cooldownStarted: (reason) => cooldowns.inc({ reason })
   }
 
+  const checkEvents: CheckEvents = {
+    checked: (provider, result, seconds) => {
+      checks.inc({ provider, result })
+      checkDurations.observe({ result }, seconds)
+    }
+  }
+
   return {
     registry,
     events,
+    checkEvents,
     observeRequest: (method: string, route: string, statusCode: number, seconds: number) => {
       durations.observe({ method, route, status_code: String(statusCode) }, seconds)
     }

@@ -18,6 +18,8 @@ export type MemberWithName = MemberRow & {
   base_url: string | null
   timeout_ms: number | null
   auth_headers: string | null
+  /** The provider's last health check (JSON), shown on each of its members. */
+  last_check: string | null
 }
 
 function selectMembersWithNames (db: Db) {
@@ -32,7 +34,8 @@ function selectMembersWithNames (db: Db) {
       'providers.quota_used',
       'providers.base_url',
       'providers.timeout_ms',
-      'providers.auth_headers'
+      'providers.auth_headers',
+      'providers.last_check'
     ])
 }
 

@@ -77,7 +77,8 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], hi
       consecutive_failures: m.consecutive_failures,
       latency_ms: m.latency_ms,
       success_rate: successRate(m),
-      quota: quotaOf(m, now)
+      quota: quotaOf(m, now),
+      last_check: m.last_check === null ? null : JSON.parse(m.last_check) as PoolStatusValue['members'][number]['last_check']
     })),
     recent_rotations: history
   }

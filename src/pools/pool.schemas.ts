@@ -3,6 +3,7 @@
  */
 import { Type, type Static } from 'typebox'
 import { Id, Nullable, Timestamp } from '../http/schemas.js'
+import { LastCheck } from '../providers/provider.schemas.js'
 import { STRATEGIES } from '../rules/strategies.js'
 
 /** A member's health, as the status record and outcome reports show it. */
@@ -106,7 +107,8 @@ export const MemberStatus = Type.Object({
   failure_count: Type.Integer(),
   last_used: Nullable(Timestamp),
   ...HealthFields,
-  quota: Quota
+  quota: Quota,
+  last_check: LastCheck
 })
 
 export const PoolStatus = Type.Object({

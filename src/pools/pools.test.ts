@@ -142,7 +142,8 @@ for (const dialect of dialects) {
           consecutive_failures: 0,
           latency_ms: null,
           success_rate: null,
-          quota: null
+          quota: null,
+          last_check: null
         })
         assert.match(member.last_used, ISO_UTC)
         assert.equal(body.recent_rotations.length, 1)

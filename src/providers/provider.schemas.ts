@@ -32,6 +32,40 @@ const AuthHeaders = Type.Unsafe<Record<string, string>>({
   description: 'headers the proxy adds to every request to this provider (for example an API key); answered with the values masked'
 })
 
+const ExpectStatus = Type.Array(Type.Union([
+  Type.Integer({ minimum: 100, maximum: 599 }),
+  Type.String({ maxLength: 20, pattern: '^[1-5][0-9]{2}(\\s*-\\s*[1-5][0-9]{2})?$', description: 'a code, or an inclusive range such as "200-299"' })
+]), { minItems: 1, maxItems: 50, description: 'codes and ranges that pass (default ["200-399"]); a redirect is never followed' })
+
+/** The active health check as sent: only `path` is required. */
+const HealthCheckInput = Type.Object({
+  path: Type.String({ minLength: 1, maxLength: 1000, pattern: '^/', description: 'requested with GET, relative to base_url (its path and query come first), e.g. /health' }),
+  interval_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400, description: 'seconds between checks (default 10), across every instance sharing the database' })),
+  timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000, description: 'the whole check, answer and body (default 2,000); at most interval_s' })),
+  expect_status: Type.Optional(ExpectStatus),
+  healthy_threshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'passing checks that bring a member back from a cooldown (default 2)' })),
+  unhealthy_threshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'failing checks in a row that start a cooldown, reason health_check (default 3)' }))
+}, { additionalProperties: false, description: 'active health check; null turns it off' })
+export type HealthCheckInputValue = Static<typeof HealthCheckInput>
+
+const HealthCheck = Type.Object({
+  path: Type.String(),
+  interval_s: Type.Integer(),
+  timeout_ms: Type.Integer(),
+  expect_status: Type.Array(Type.Union([Type.Integer(), Type.String()])),
+  healthy_threshold: Type.Integer(),
+  unhealthy_threshold: Type.Integer()
+})
+
+/** The last check's result, on the provider and on each member of a pool's status record. */
+export const LastCheck = Nullable(Type.Object({
+  at: Timestamp,
+  ok: Type.Boolean(),
+  status_code: Nullable(Type.Integer({ description: 'the answer\'s status, null when none came' })),
+  error: Nullable(Type.String({ description: 'why no answer came (timeout, connection refused…), null when one did' })),
+  latency_ms: Nullable(Type.Number())
+}))
+
 export const ProviderParams = Type.Object({ provider_id: Id })
 
 export const CreateProviderBody = Type.Object({
@@ -41,7 +75,8 @@ export const CreateProviderBody = Type.Object({
   description: Type.Optional(Nullable(Description)),
   rate_limit: Type.Optional(Nullable(RateLimit)),
   timeout_ms: Type.Optional(Nullable(TimeoutMs)),
-  auth_headers: Type.Optional(Nullable(AuthHeaders))
+  auth_headers: Type.Optional(Nullable(AuthHeaders)),
+  health_check: Type.Optional(Nullable(HealthCheckInput))
 })
 export type CreateProviderInput = Static<typeof CreateProviderBody>
 
@@ -52,7 +87,9 @@ export const UpdateProviderBody = Type.Object({
   description: Type.Optional(Nullable(Description)),
   rate_limit: Type.Optional(Nullable(RateLimit)),
   timeout_ms: Type.Optional(Nullable(TimeoutMs)),
-  auth_headers: Type.Optional(Nullable(AuthHeaders))
+  auth_headers: Type.Optional(Nullable(AuthHeaders)),
+  // Unlike the other fields, where null changes nothing, null turns the check off.
+  health_check: Type.Optional(Nullable(HealthCheckInput))
 })
 export type UpdateProviderInput = Static<typeof UpdateProviderBody>
 
@@ -65,6 +102,8 @@ export const Provider = Type.Object({
   rate_limit: Nullable(RateLimit),
   timeout_ms: Nullable(Type.Integer()),
   auth_headers: Nullable(Type.Record(Type.String(), Type.Literal('***'), { description: 'the names of the credential headers; values are never returned' })),
+  health_check: Nullable(HealthCheck),
+  last_check: LastCheck,
   created_at: Timestamp,
   updated_at: Timestamp
 })

@@ -13,13 +13,15 @@ import { isUniqueViolation } from '../db/errors.js'
 import type { ProviderTable } from '../db/types.js'
 import type { WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError, RequestValidationError } from '../errors.js'
+import { CHECK_DEFAULTS, statusRange, type HealthCheck } from '../rules/health-check.js'
 import type { QuotaPeriod } from '../rules/quota.js'
+import { assertSafePath, UnsafePathError } from '../rules/upstream-url.js'
 import { audited, type Actor } from '../audit/audit.js'
 import type { Scope } from '../auth/tokens.js'
 import { maskUrl } from '../http/redact.js'
 import { touchPoolsShowingProvider } from './provider-mentions.repository.js'
 import * as repo from './provider.repository.js'
-import { RESERVED_HEADERS, type CreateProviderInput, type ProviderRecord, type UpdateProviderInput } from './provider.schemas.js'
+import { RESERVED_HEADERS, type CreateProviderInput, type HealthCheckInputValue, type ProviderRecord, type UpdateProviderInput } from './provider.schemas.js'
 
 /** The stored form of credential headers (names lower-cased), or null for none; 422 for a reserved name. */
 function storedAuthHeaders (headers: Record<string, string>): string | null {
@@ -53,6 +55,50 @@ function checkBaseUrl (baseUrl: string): void {
   }
 }
 
+/**
+ * The stored form of a health check, defaults filled in; 422 for a path that could
+ * not be sent under the base URL, a range that is empty, or a timeout longer than
+ * the interval (a check would still run when the next one is due).
+ */
+function storedHealthCheck (input: HealthCheckInputValue): string {
+  const check: HealthCheck = {
+    path: input.path,
+    interval_s: input.interval_s ?? CHECK_DEFAULTS.interval_s,
+    timeout_ms: input.timeout_ms ?? CHECK_DEFAULTS.timeout_ms,
+    expect_status: input.expect_status ?? CHECK_DEFAULTS.expect_status,
+    healthy_threshold: input.healthy_threshold ?? CHECK_DEFAULTS.healthy_threshold,
+    unhealthy_threshold: input.unhealthy_threshold ?? CHECK_DEFAULTS.unhealthy_threshold
+  }
+  const loc = ['body', 'health_check']
+  const issues = []
+  try {
+    if (check.path.includes('#')) throw new UnsafePathError('Path may not contain a fragment (#)')
+    assertSafePath(check.path)
+  } catch (error) {
+    if (!(error instanceof UnsafePathError)) throw error
+    issues.push({ loc: [...loc, 'path'], msg: error.message, type: 'value_error.path' })
+  }
+  check.expect_status.forEach((item, i) => {
+    if (statusRange(item) === undefined) issues.push({ loc: [...loc, 'expect_status', i], msg: 'a range runs from its low code to its high one, e.g. "200-299"', type: 'value_error.status_range' })
+  })
+  if (check.timeout_ms > check.interval_s * 1000) {
+    issues.push({ loc: [...loc, 'timeout_ms'], msg: `must be at most the interval (${check.interval_s * 1000} ms)`, type: 'value_error.timeout' })
+  }
+  if (issues.length > 0) throw new RequestValidationError(issues)
+  return JSON.stringify(check)
+}
+
+const needsBaseUrl = () => new RequestValidationError([{ loc: ['body', 'health_check'], msg: 'a health check needs the provider\'s base_url', type: 'value_error.missing_base_url' }])
+
+/** The check a caller may see: for callers below admin, its query values masked (they may be credentials). */
+function visibleHealthCheck (stored: string | null, callerScope: Scope | null): ProviderRecord['health_check'] {
+  if (stored === null) return null
+  const check = JSON.parse(stored) as NonNullable<ProviderRecord['health_check']>
+  if (callerScope === 'admin' || !check.path.includes('?')) return check
+  const masked = new URL(maskUrl(`http://provider${check.path}`, { everyQueryValue: true }))
+  return { ...check, path: `${masked.pathname}${masked.search}` }
+}
+
 /** Credential header names with their values masked. */
 function maskedAuthHeaders (stored: string | null): Record<string, '***'> | null {
   return stored === null ? null : Object.fromEntries(Object.keys(JSON.parse(stored) as object).map((name) => [name, '***' as const]))
@@ -74,6 +120,8 @@ function toRecord (row: repo.ProviderRow, callerScope: Scope | null): ProviderRe
       : null,
     timeout_ms: row.timeout_ms,
     auth_headers: maskedAuthHeaders(row.auth_headers),
+    health_check: visibleHealthCheck(row.health_check, callerScope),
+    last_check: row.last_check === null ? null : JSON.parse(row.last_check) as ProviderRecord['last_check'],
     created_at: row.created_at,
     updated_at: row.updated_at
   }
@@ -97,6 +145,8 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
   return {
     async createProvider (input: CreateProviderInput, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
       if (input.base_url != null) checkBaseUrl(input.base_url)
+      const healthCheck = input.health_check == null ? null : storedHealthCheck(input.health_check)
+      if (healthCheck !== null && input.base_url == null) throw needsBaseUrl()
       const at = now()
       const row = await guardUniqueName(input.name, () => database.transact((db) => audited(db, actor, { action: 'provider.create', target, changes: input, at },
         repo.insertProvider(db, {
@@ -108,6 +158,9 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
           rate_limit_per: input.rate_limit?.per ?? null,
           timeout_ms: input.timeout_ms ?? null,
           auth_headers: input.auth_headers == null ? null : storedAuthHeaders(input.auth_headers),
+          // A new check is due at once.
+          health_check: healthCheck,
+          check_due_at: healthCheck === null ? null : at.toISOString(),
           created_at: at.toISOString(),
           updated_at: at.toISOString()
         }))))
@@ -124,9 +177,14 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
       return toRecord(row, callerScope)
     },
 
-    /** Changes the fields that are present and not null; always refreshes updated_at. */
+    /**
+     * Changes the fields that are present and not null, and `health_check` when present
+     * (null turns it off); always refreshes updated_at. A changed check starts afresh
+     * (due at once, streaks at zero); the same check sent again changes nothing of it.
+     */
     async updateProvider (id: number, input: UpdateProviderInput, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
       if (input.base_url != null) checkBaseUrl(input.base_url)
+      const healthCheck = input.health_check == null ? input.health_check : storedHealthCheck(input.health_check)
       const at = now()
       const fields: Updateable<ProviderTable> = { updated_at: at.toISOString() }
       if (input.name != null) fields.name = input.name
@@ -144,7 +202,16 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
         // Its name shows wherever it is a member, the current provider or in recent history.
         // Pools first: rotations lock their pool before the provider (the same order, no deadlock).
         yield * touchPoolsShowingProvider(db, id)
-        return yield * audited(db, actor, { action: 'provider.update', target, changes: input, at }, repo.updateProvider(db, id, fields))
+        if (healthCheck !== undefined) {
+          const stored = (yield * repo.findProvider(db, id))?.health_check ?? null
+          if (healthCheck !== stored) {
+            Object.assign(fields, { health_check: healthCheck, check_due_at: healthCheck === null ? null : at.toISOString(), check_passes: 0, check_failures: 0 })
+            if (healthCheck === null) fields.last_check = null
+          }
+        }
+        const updated = yield * audited(db, actor, { action: 'provider.update', target, changes: input, at }, repo.updateProvider(db, id, fields))
+        if (updated?.health_check != null && updated.base_url === null) throw needsBaseUrl()
+        return updated
       }))
       if (row === undefined) throw notFound(id)
       changes.provider(id)

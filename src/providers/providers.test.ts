@@ -32,6 +32,8 @@ for (const dialect of dialects) {
         rate_limit: null,
         timeout_ms: null,
         auth_headers: null,
+        health_check: null,
+        last_check: null,
         created_at: '',
         updated_at: '',
         message: "Provider 'transparency' created successfully"

@@ -14,7 +14,7 @@ import { Agent, type Dispatcher } from 'undici'
 import { DomainError, NotFoundError } from '../errors.js'
 import { MAX_HASH_KEY_LENGTH } from '../rules/strategies.js'
 import type { FailedAttempt as Failed, PoolRuntime, ProxyRefusal } from '../runtime/pool-runtime.js'
-import { assertSafePath, baseUrlAuthorization, parseBase, upstreamTarget, type UpstreamBase } from '../rules/upstream-url.js'
+import { assertSafePath, parseBase, providerCredentials, upstreamTarget, type UpstreamBase } from '../rules/upstream-url.js'
 import {
   assertForwardableMethod, HASH_KEY_HEADER, classifyError, classifyStatus, downstreamHeaders, hasNoBody, mayRetry, proxiedPath, resourceOf, upstreamHeaders, type AttemptResult
 } from './forward.js'
@@ -50,18 +50,6 @@ export type ProxyAnswer =
 
 interface Deps {
   runtime: Pick<PoolRuntime, 'choose' | 'report' | 'learnRefusal' | 'release'>
-}
-
-/**
- * The provider's credentials for a request: `Authorization: Basic` from a base URL
- * stored with userinfo (before that was refused), unless its `auth_headers` set
- * `authorization`; then its `auth_headers`.
- */
-function credentialsOf (baseUrl: string, authHeaders: string | null): Record<string, string> | undefined {
-  const headers = authHeaders === null ? {} : JSON.parse(authHeaders) as Record<string, string>
-  const basic = baseUrlAuthorization(baseUrl)
-  if (basic === undefined) return authHeaders === null ? undefined : headers
-  return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization') ? headers : { authorization: basic, ...headers }
 }
 
 /**
@@ -114,7 +102,7 @@ export function createProxyService ({ runtime }: Deps) {
     let upstream = upstreams.get(key)
     if (upstream === undefined) {
       if (upstreams.size >= MAX_UPSTREAMS) upstreams.clear()
-      upstream = { base: parseBase(baseUrl), credentials: credentialsOf(baseUrl, authHeaders) }
+      upstream = { base: parseBase(baseUrl), credentials: providerCredentials(baseUrl, authHeaders) }
       upstreams.set(key, upstream)
     }
     return upstream

@@ -3,6 +3,7 @@
  * endpoint (`GET /api/pools/{id}/next`).
  */
 import { HashKey } from './rotation.schemas.js'
+import { LastCheck } from '../providers/provider.schemas.js'
 import { Type, type Static } from 'typebox'
 import { Id, Nullable, Timestamp } from '../http/schemas.js'
 import { HealthFields, Quota } from '../pools/pool.schemas.js'
@@ -52,7 +53,9 @@ export const Explanation = Type.Object({
     until: Nullable(Timestamp),
     refuses_resource: Type.Boolean({ description: 'the provider answered 403 for the resource asked about, and that refusal is in force' }),
     health: HealthFields.health,
-    quota: Quota
+    cooldown_reason: Nullable(Type.String({ description: 'why its cooldown started (consecutive_failures, probe_failed, rate_limited, health_check)' })),
+    quota: Quota,
+    last_check: LastCheck
   }))
 })
 export type ExplanationValue = Static<typeof Explanation>

@@ -87,6 +87,13 @@ export function createHealthService ({ database, now, events = NO_EVENTS, change
             `(one pick in ${Math.round(1 / LATENCY_EXPLORE)} goes to any member); the fastest now is '${fastest.provider_name ?? fastest.provider_id}' (${Math.round(fastest.latency_ms as number)} ms).`
         } else if (chosen === undefined) explanation = `The ${strategy} strategy picks at random among the candidates.`
         else explanation = `The ${strategy} strategy picks '${chosen.provider_name ?? chosen.provider_id}'${degraded ? ', the member whose cooldown ends first, because every eligible member is cooling down' : ''}.`
+        // Members kept out by a failing active check are named with what the check found.
+        const failingChecks = assessments.filter((a) => a.reason === 'cooling_down' && a.member.cooldown_reason === 'health_check').map((a) => {
+          const last = a.member.last_check === null ? null : JSON.parse(a.member.last_check) as { status_code: number | null, error: string | null }
+          const found = last === null ? '' : ` (${last.status_code !== null ? `HTTP ${last.status_code}` : last.error ?? 'no answer'})`
+          return `'${a.member.provider_name ?? a.member.provider_id}' is cooling down after failing its health check${found} until ${a.until ?? '?'}`
+        })
+        if (failingChecks.length > 0) explanation += ` ${failingChecks.join('; ')}.`
         return {
           pool_id: pool.id,
           resource: asked,
@@ -106,7 +113,9 @@ export function createHealthService ({ database, now, events = NO_EVENTS, change
             until: a.until,
             refuses_resource: refusedUntil.has(a.member.provider_id),
             health: a.health,
-            quota: a.quota === null ? null : { used: a.quota.used, limit: a.quota.limit, resets_at: a.quota.resets_at }
+            cooldown_reason: a.member.cooldown_reason,
+            quota: a.quota === null ? null : { used: a.quota.used, limit: a.quota.limit, resets_at: a.quota.resets_at },
+            last_check: a.member.last_check === null ? null : JSON.parse(a.member.last_check) as ExplanationValue['members'][number]['last_check']
           }))
         }
       })

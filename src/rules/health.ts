@@ -11,7 +11,7 @@
  */
 
 export type Health = 'healthy' | 'cooling_down' | 'probing'
-export type CooldownReason = 'consecutive_failures' | 'probe_failed' | 'rate_limited'
+export type CooldownReason = 'consecutive_failures' | 'probe_failed' | 'rate_limited' | 'health_check'
 
 export interface HealthPolicy {
   readonly failure_threshold: number

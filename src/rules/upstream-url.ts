@@ -108,6 +108,18 @@ export function baseUrlAuthorization (baseUrl: string): string | undefined {
   return `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`
 }
 
+/**
+ * The provider's credentials for a request: `Authorization: Basic` from a base URL
+ * stored with userinfo (before that was refused), unless its `auth_headers` set
+ * `authorization`; then its `auth_headers`.
+ */
+export function providerCredentials (baseUrl: string, authHeaders: string | null): Record<string, string> | undefined {
+  const headers = authHeaders === null ? {} : JSON.parse(authHeaders) as Record<string, string>
+  const basic = baseUrlAuthorization(baseUrl)
+  if (basic === undefined) return authHeaders === null ? undefined : headers
+  return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization') ? headers : { authorization: basic, ...headers }
+}
+
 function safeDecode (text: string): string {
   try {
     return decodeURIComponent(text)

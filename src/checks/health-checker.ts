@@ -1,0 +1,198 @@
+/**
+ * The active health checker: a few times a second each process claims the checks
+ * that are due (check.repository.ts: one lease per provider and interval, whichever
+ * number of processes share the database), runs at most `concurrency` of them at
+ * once (probe.ts), and writes their results down in batches, each in ONE
+ * transaction: the provider's streaks and last check, and its members' health in
+ * every pool it serves (rules/health-check.ts), with a history row for each
+ * cooldown started and each member recovered. Results are control-plane writes:
+ * committed before anyone is told (change feed, metrics). A provider is checked
+ * once per interval, not once per pool.
+ */
+import { Agent } from 'undici'
+import type { ChangeFeed } from '../changes.js'
+import type { Db } from '../db/types.js'
+import type { Work, WorkRunner } from '../db/work.js'
+import { NO_CHECK_EVENTS, NO_EVENTS, type CheckEvents, type RotationEvents } from '../metrics/metrics.js'
+import { insertHistory } from '../pools/history.repository.js'
+import { touchPoolsOfProviders } from '../providers/provider.repository.js'
+import { applyCheck, countCheck, outcomeOf, type CheckResult, type HealthCheck } from '../rules/health-check.js'
+import { claimDueChecks, findCheckStreaks, listCheckedMembers, saveCheckStreaks, saveMemberCheck, type ClaimedCheck } from './check.repository.js'
+import { probe } from './probe.js'
+
+/** How often a process looks for due checks. */
+export const CHECK_TICK_MS = 250
+
+interface Deps {
+  database: WorkRunner
+  now: () => Date
+  changes: ChangeFeed
+  events?: RotationEvents
+  checkEvents?: CheckEvents
+  /** Checks run at once by this process. */
+  concurrency: number
+  warn?: (error: unknown, message: string) => void
+}
+
+interface Done {
+  readonly claim: ClaimedCheck
+  readonly check: HealthCheck
+  readonly result: CheckResult
+}
+
+/** The last check as the API shows it. */
+function lastCheckOf (result: CheckResult): string {
+  return JSON.stringify({ at: result.at, ok: result.ok, status_code: result.status_code, error: result.error, latency_ms: result.latency_ms })
+}
+
+/** What went wrong, for a history note. */
+function failureOf (result: CheckResult): string {
+  return result.status_code !== null ? `HTTP ${result.status_code}` : result.error ?? 'no answer'
+}
+
+/**
+ * Writes a batch of results down. Pools are locked first, in id order (as every
+ * transaction that writes members does), then each provider and its members.
+ * A result for a provider deleted since, or whose check changed since, is dropped.
+ */
+function * writeResults (db: Db, batch: readonly Done[], at: Date): Work<{ providers: number[], cooldowns: number }> {
+  const ordered = [...batch].sort((a, b) => a.claim.providerId - b.claim.providerId || a.result.at.localeCompare(b.result.at))
+  const providers = [...new Set(ordered.map((d) => d.claim.providerId))]
+  yield * touchPoolsOfProviders(db, providers)
+  let cooldowns = 0
+  for (const { claim, check, result } of ordered) {
+    const streaks = yield * findCheckStreaks(db, claim.providerId, claim.healthCheck)
+    if (streaks === undefined) continue
+    const next = countCheck(streaks, result.ok)
+    yield * saveCheckStreaks(db, claim.providerId, next, lastCheckOf(result))
+    for (const member of yield * listCheckedMembers(db, claim.providerId)) {
+      const { state, change } = applyCheck(member, { ok: result.ok, latency_ms: result.latency_ms, failures: next.failures }, check, member, at)
+      yield * saveMemberCheck(db, member.id, state)
+      if (change === 'cooldown') {
+        cooldowns++
+        yield * insertHistory(db, {
+          pool_id: member.pool_id,
+          from_provider_id: claim.providerId,
+          to_provider_id: null,
+          reason: 'cooldown:health_check',
+          success: 0,
+          notes: `Provider ${claim.providerId} cooling down until ${state.cooldown_until ?? '?'}: its health check failed ${next.failures} times in a row (${failureOf(result)})`,
+          timestamp: at.toISOString()
+        })
+      } else if (change === 'recovered') {
+        yield * insertHistory(db, {
+          pool_id: member.pool_id,
+          from_provider_id: null,
+          to_provider_id: claim.providerId,
+          reason: 'recovered',
+          success: 1,
+          notes: `Provider ${claim.providerId} passed its health check ${check.healthy_threshold} times in a row`,
+          timestamp: at.toISOString()
+        })
+      }
+    }
+  }
+  return { providers, cooldowns }
+}
+
+/** Builds the checker; nothing runs until `start` (or `checkNow`). */
+export function createHealthChecker ({
+  database, now, changes, events = NO_EVENTS, checkEvents = NO_CHECK_EVENTS, concurrency, warn = () => {}
+}: Deps) {
+  // Its own connections: a check never waits behind proxied traffic, nor holds its sockets.
+  const agent = new Agent({ keepAliveTimeout: 4_000, connections: 4 })
+  const running = new Set<Promise<void>>()
+  let done: Done[] = []
+  let writing: Promise<void> = Promise.resolve()
+  let writeQueued = false
+  let claiming: Promise<void> | undefined
+  /** The last claim took all it could: more may be due as soon as a slot frees. */
+  let backlog = false
+  let timer: NodeJS.Timeout | undefined
+  let stopped = false
+
+  async function write (): Promise<void> {
+    writeQueued = false
+    const batch = done
+    done = []
+    if (batch.length === 0) return
+    try {
+      const written = await database.transact((db) => writeResults(db, batch, now()))
+      for (const id of written.providers) changes.provider(id)
+      for (let i = 0; i < written.cooldowns; i++) events.cooldownStarted('health_check')
+    } catch (error) {
+      // The lease has moved on: the next check of these providers comes one interval later.
+      warn(error, 'writing health check results failed')
+    }
+  }
+
+  function run (claim: ClaimedCheck): void {
+    const check = JSON.parse(claim.healthCheck) as HealthCheck
+    const checking = probe(agent, claim.baseUrl, claim.authHeaders, check, now()).then((result) => {
+      checkEvents.checked(claim.providerName, outcomeOf(result), (result.latency_ms ?? 0) / 1000)
+      done.push({ claim, check, result })
+      // Results that finish while a batch is being written go into the next one.
+      if (!writeQueued) {
+        writeQueued = true
+        writing = writing.then(write)
+      }
+    }).finally(() => {
+      running.delete(checking)
+      if (backlog && !stopped) {
+        backlog = false
+        void claimOnce()
+      }
+    })
+    running.add(checking)
+  }
+
+  async function claimDue (): Promise<void> {
+    const free = concurrency - running.size
+    if (free <= 0 || stopped) {
+      backlog = free <= 0
+      return
+    }
+    try {
+      const claimed = await database.transact((db) => claimDueChecks(db, now(), free))
+      for (const claim of claimed) run(claim)
+      if (claimed.length === free) backlog = true
+    } catch (error) {
+      warn(error, 'claiming health checks failed')
+    }
+  }
+
+  /** One claim at a time in this process. */
+  function claimOnce (): Promise<void> {
+    claiming ??= claimDue().finally(() => { claiming = undefined })
+    return claiming
+  }
+
+  return {
+    /** Looks for due checks every CHECK_TICK_MS. */
+    start (): void {
+      if (timer !== undefined || stopped) return
+      timer = setInterval(() => { void claimOnce() }, CHECK_TICK_MS)
+      timer.unref()
+    },
+
+    /** Claims what is due now, and waits until every check under way is run and written down. */
+    async checkNow (): Promise<void> {
+      await claiming
+      await claimOnce()
+      while (running.size > 0) await Promise.all(running)
+      await writing
+    },
+
+    /** Stops claiming, lets the checks under way finish and be written down. */
+    async close (): Promise<void> {
+      stopped = true
+      if (timer !== undefined) clearInterval(timer)
+      await claiming
+      while (running.size > 0) await Promise.all(running)
+      await writing
+      await agent.close()
+    }
+  }
+}
+
+export type HealthChecker = ReturnType<typeof createHealthChecker>
