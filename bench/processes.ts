@@ -13,6 +13,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** A process the benchmark started: where it listens and how to end it. */
 export interface Running {
   readonly url: string
+  /** The process id (for reading its CPU time from /proc). */
+  readonly pid?: number
   /** Sends SIGTERM and resolves once the process has exited. */
   stop(): Promise<void>
 }
@@ -61,7 +63,7 @@ export async function startService (env: Record<string, string>, timeoutMs = 30_
     }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  return { url, stop: async () => { await stopChild(child) } }
+  return { url, pid: child.pid, stop: async () => { await stopChild(child) } }
 }
 
 /** SIGTERM, then SIGKILL after 10 s; resolves once the child has exited. */

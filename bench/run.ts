@@ -3,7 +3,7 @@
  * `rotate`: see targets.ts), then the older parts: `pools` (the service on a
  * temporary SQLite database and a bare Fastify route beside it, loaded with
  * autocannon in this process, requests/s, p50/p99 and each endpoint's ratio to
- * the bare route), `chunks` and `auth`. BENCH_ONLY picks parts (comma-separated);
+ * the bare route), `chunks`, `auth` and `checks` (checks.ts). BENCH_ONLY picks parts (comma-separated);
  * BENCH_DURATION sets the seconds of each load (default 10).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { http, startServer } from '../test/server-process.js'
+import { measureChecks } from './checks.js'
 import { measureChunks } from './chunks.js'
 import { CONNECTIONS, DURATION as SECONDS } from './options.js'
 import { startScript, type Running } from './processes.js'
@@ -226,11 +227,12 @@ async function measurePools (dir: string): Promise<void> {
 const SECTIONS: Record<string, (dir: string) => Promise<void>> = {
   pools: measurePools,
   chunks: measureChunks,
-  auth: async (dir) => { await measureAuthCost(dir); await measureAuthCpu() }
+  auth: async (dir) => { await measureAuthCost(dir); await measureAuthCpu() },
+  checks: measureChecks
 }
 const PARTS = [...TARGET_JOBS, ...Object.keys(SECTIONS)]
 
-/** `BENCH_ONLY=reads,proxy,rotate,pools,chunks,auth` runs those parts only; all by default. */
+/** `BENCH_ONLY=reads,proxy,rotate,pools,chunks,auth,checks` runs those parts only; all by default. */
 const only = (process.env.BENCH_ONLY ?? PARTS.join(',')).split(',').map((s) => s.trim()).filter((s) => s !== '')
 const unknown = only.filter((name) => !PARTS.includes(name))
 if (unknown.length > 0) {

@@ -140,7 +140,8 @@ export function createHealthChecker ({
       running.delete(checking)
       if (backlog && !stopped) {
         backlog = false
-        void claimOnce()
+        // claimDue logs its own failures and never rejects.
+        claimOnce().catch(() => {})
       }
     })
     running.add(checking)
@@ -167,11 +168,21 @@ export function createHealthChecker ({
     return claiming
   }
 
+  /** Resolves once no claim and no check is under way and every result is written down. */
+  async function settled (): Promise<void> {
+    // A check that ends may claim the next due one (backlog): wait for that too.
+    for (let current = claiming; current !== undefined || running.size > 0; current = claiming) {
+      await current
+      await Promise.all(running)
+    }
+    await writing
+  }
+
   return {
     /** Looks for due checks every CHECK_TICK_MS. */
     start (): void {
       if (timer !== undefined || stopped) return
-      timer = setInterval(() => { void claimOnce() }, CHECK_TICK_MS)
+      timer = setInterval(() => { claimOnce().catch(() => {}) }, CHECK_TICK_MS)
       timer.unref()
     },
 
@@ -179,17 +190,14 @@ export function createHealthChecker ({
     async checkNow (): Promise<void> {
       await claiming
       await claimOnce()
-      while (running.size > 0) await Promise.all(running)
-      await writing
+      await settled()
     },
 
     /** Stops claiming, lets the checks under way finish and be written down. */
     async close (): Promise<void> {
       stopped = true
       if (timer !== undefined) clearInterval(timer)
-      await claiming
-      while (running.size > 0) await Promise.all(running)
-      await writing
+      await settled()
       await agent.close()
     }
   }

@@ -18,7 +18,7 @@ import { planRotation } from '../rules/plan-rotation.js'
 import { parseRotationState, pruneRotationState, type RotationState } from '../rules/strategies.js'
 import { createFlusher, emptyBatch, memberDeltaOf, poolDeltaOf, type Batch } from './flusher.js'
 import { createQuotaLeases } from './quota-leases.js'
-import { findRuntimePool, leaseQuota, listActiveRefusals, type RuntimePoolRow } from './runtime.repository.js'
+import { findRuntimePool, leaseQuota, listActiveRefusals, type HealthWrite, type RuntimePoolRow } from './runtime.repository.js'
 
 /** A provider's refusal of a resource that kept it out of a proxy choice. */
 export interface ProxyRefusal {
@@ -98,7 +98,7 @@ export function createPoolRuntime ({
   })
 
   /** Applies what this process has not written down yet to members read from the database. */
-  function withPending (poolId: number, members: Member[]): Member[] {
+  function withPending (poolId: number, members: Member[], at: string): Member[] {
     for (const batch of [flusher.inFlight(), pending]) {
       if (batch === undefined) continue
       for (const m of members) {
@@ -108,7 +108,7 @@ export function createPoolRuntime ({
         m.success_count += delta.successes
         m.failure_count += delta.failures
         if (delta.lastUsed !== null && (m.last_used === null || m.last_used < delta.lastUsed)) m.last_used = delta.lastUsed
-        if (delta.health !== null) Object.assign(m, delta.health)
+        if (delta.health !== null) mergeHealth(m, delta.health, at)
       }
     }
     return members
@@ -138,7 +138,7 @@ export function createPoolRuntime ({
       return undefined
     }
     const before = pools.get(poolId)
-    const members = withPending(poolId, read.members as Member[])
+    const members = withPending(poolId, read.members as Member[], at)
     const refusals = new Map<number, Map<string, string>>()
     for (const r of read.refusals) {
       keepRefusal(refusals, r.provider_id, r.resource, r.expires_at)
@@ -388,6 +388,29 @@ export function createPoolRuntime ({
       stopListening()
       await flusher.stop()
     }
+  }
+}
+
+/**
+ * Health this process saw and has not written down, merged into a member read from
+ * the database by the rule the flush writes it with (writeMemberDelta): a cooldown
+ * seen here stands unless the stored one ends later; a cooldown seen ending here is
+ * cleared only when the stored one has ended too — one started since by another
+ * process or a health check stays.
+ */
+function mergeHealth (member: Member, health: HealthWrite, at: string): void {
+  member.consecutive_failures = health.consecutive_failures
+  member.cooldown_trips = health.cooldown_trips
+  member.latency_ms = health.latency_ms
+  member.last_error = health.last_error
+  if (health.cooldown_until !== null) {
+    if (member.cooldown_until === null || member.cooldown_until < health.cooldown_until) {
+      member.cooldown_until = health.cooldown_until
+      member.cooldown_reason = health.cooldown_reason
+    }
+  } else if (member.cooldown_until !== null && member.cooldown_until <= at) {
+    member.cooldown_until = null
+    member.cooldown_reason = null
   }
 }
 
