@@ -52,6 +52,8 @@ export interface AppDeps {
   random?: () => number
   /** Pino options (a `stream` included) or false; by default JSON logs at `config.logLevel`. */
   logger?: boolean | { level: string, stream?: { write: (line: string) => void } }
+  /** false: health checks run only when `app.healthChecks.checkNow()` is called (tests on a test clock). */
+  healthCheckTimer?: boolean
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
@@ -227,7 +229,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     concurrency: config.healthCheckConcurrency,
     warn: (error, message) => { app.log.warn({ err: error }, message) }
   })
-  healthChecks.start()
+  if (deps.healthCheckTimer !== false) healthChecks.start()
   app.decorate('healthChecks', healthChecks)
   // The checks under way and the proxy's connections end first, then the runtime writes down what is left.
   app.addHook('onClose', async () => {

@@ -4,7 +4,7 @@
  * one inside the transaction of the change, so both land or neither does.
  */
 import { prepared } from '../db/prepared.js'
-import { MASK, maskUrl, SECRET_NAME } from '../http/redact.js'
+import { MASK, maskRequestTarget, maskUrl, SECRET_NAME } from '../http/redact.js'
 import type { Db } from '../db/types.js'
 import { execute, type Work } from '../db/work.js'
 
@@ -21,7 +21,10 @@ export const SYSTEM_ACTOR: Actor = { name: 'system', requestId: 'none' }
 export function maskSecrets (changes: unknown): unknown {
   if (Array.isArray(changes)) return changes.map(maskSecrets)
   if (changes === null || typeof changes !== 'object') {
-    return typeof changes === 'string' && /^https?:\/\//.test(changes) ? maskUrl(changes) : changes
+    if (typeof changes !== 'string') return changes
+    if (/^https?:\/\//.test(changes)) return maskUrl(changes)
+    // A path with a query (a health check's): its secret-looking values.
+    return changes.startsWith('/') ? maskRequestTarget(changes) : changes
   }
   return Object.fromEntries(Object.entries(changes).map(([key, value]) =>
     [key, SECRET_NAME.test(key) && value !== null ? MASK : maskSecrets(value)]))

@@ -6,6 +6,7 @@
  * check, and each member's health. Plain generator functions taking the query
  * builder first (db/work.ts), run inside the checker's transactions.
  */
+import { lockRows } from '../db/create-db.js'
 import type { Db } from '../db/types.js'
 import { all, execute, first, type Work } from '../db/work.js'
 import type { MemberCheckState } from '../rules/health-check.js'
@@ -24,19 +25,21 @@ export interface ClaimedCheck {
  * Claims up to `limit` checks due at `at` (oldest first): each provider's
  * `check_due_at` moves to its next slot — one interval after the slot it was due in,
  * or one interval from now when that is already past — only when nobody moved it
- * since it was read. Rows are updated in id order (two claimers never wait in a circle).
+ * since it was read. On PostgreSQL the due rows are locked as they are read, skipping
+ * those another process is claiming, so several processes share a backlog instead
+ * of waiting for each other's rows.
  */
 export function * claimDueChecks (db: Db, at: Date, limit: number): Work<ClaimedCheck[]> {
   const iso = at.toISOString()
-  const due = yield * all(db.selectFrom('providers')
+  const due = yield * all(lockRows(db, db.selectFrom('providers')
     .select(['id', 'name', 'base_url', 'auth_headers', 'health_check', 'check_due_at'])
     .where('check_due_at', '<=', iso)
     .where('health_check', 'is not', null)
     .where('base_url', 'is not', null)
     .orderBy('check_due_at').orderBy('id')
-    .limit(limit))
+    .limit(limit), { skipLocked: true }))
   const claimed: ClaimedCheck[] = []
-  for (const row of due.sort((a, b) => a.id - b.id)) {
+  for (const row of due) {
     const check = row.health_check as string
     const intervalMs = (JSON.parse(check) as { interval_s: number }).interval_s * 1000
     const slot = Date.parse(row.check_due_at as string) + intervalMs
@@ -51,18 +54,24 @@ export function * claimDueChecks (db: Db, at: Date, limit: number): Work<Claimed
   return claimed
 }
 
-/** The provider's streaks, when its check is still `healthCheck` (else undefined: the result is stale). */
+/** The provider's streaks (its row locked), when its check is still `healthCheck` (else undefined: the result is stale). */
 export function * findCheckStreaks (db: Db, providerId: number, healthCheck: string): Work<{ passes: number, failures: number } | undefined> {
-  const row = yield * first(db.selectFrom('providers').select(['check_passes', 'check_failures'])
-    .where('id', '=', providerId).where('health_check', '=', healthCheck))
+  const row = yield * first(lockRows(db, db.selectFrom('providers').select(['check_passes', 'check_failures'])
+    .where('id', '=', providerId).where('health_check', '=', healthCheck)))
   return row === undefined ? undefined : { passes: row.check_passes, failures: row.check_failures }
 }
 
-/** Stores the provider's new streaks and its last check (JSON). */
-export function * saveCheckStreaks (db: Db, providerId: number, streaks: { passes: number, failures: number }, lastCheck: string): Work<void> {
-  yield * execute(db.updateTable('providers')
+/**
+ * Stores the provider's new streaks and its last check (JSON), when its check is still
+ * `healthCheck`; false when it changed or went since (the result is dropped).
+ */
+export function * saveCheckStreaks (
+  db: Db, providerId: number, healthCheck: string, streaks: { passes: number, failures: number }, lastCheck: string
+): Work<boolean> {
+  return (yield * first(db.updateTable('providers')
     .set({ check_passes: streaks.passes, check_failures: streaks.failures, last_check: lastCheck })
-    .where('id', '=', providerId))
+    .where('id', '=', providerId).where('health_check', '=', healthCheck)
+    .returning('id'))) !== undefined
 }
 
 /** A member of a checked provider, with its pool's cooldown policy. */
@@ -74,16 +83,18 @@ export interface CheckedMember extends MemberCheckState {
   readonly max_cooldown_seconds: number
 }
 
-/** Every membership of the provider, by member id. */
-export function * listCheckedMembers (db: Db, providerId: number): Work<CheckedMember[]> {
+/** The provider's memberships in `poolIds` (the pools the writer has locked), by member id. */
+export function * listCheckedMembers (db: Db, providerId: number, poolIds: readonly number[]): Work<CheckedMember[]> {
+  if (poolIds.length === 0) return []
   return yield * all(db.selectFrom('pool_members')
     .innerJoin('pools', 'pools.id', 'pool_members.pool_id')
     .select([
       'pool_members.id', 'pool_members.pool_id', 'pool_members.consecutive_failures', 'pool_members.cooldown_trips',
-      'pool_members.cooldown_until', 'pool_members.cooldown_reason', 'pool_members.latency_ms', 'pool_members.check_passes',
+      'pool_members.cooldown_until', 'pool_members.cooldown_reason', 'pool_members.latency_ms', 'pool_members.check_passes', 'pool_members.check_passes_for',
       'pools.failure_threshold', 'pools.cooldown_seconds', 'pools.max_cooldown_seconds'
     ])
     .where('pool_members.provider_id', '=', providerId)
+    .where('pool_members.pool_id', 'in', poolIds)
     .orderBy('pool_members.id'))
 }
 
@@ -95,6 +106,7 @@ export function * saveMemberCheck (db: Db, memberId: number, state: MemberCheckS
     cooldown_until: state.cooldown_until,
     cooldown_reason: state.cooldown_reason,
     latency_ms: state.latency_ms,
-    check_passes: state.check_passes
+    check_passes: state.check_passes,
+    check_passes_for: state.check_passes_for
   }).where('id', '=', memberId))
 }

@@ -25,7 +25,7 @@ for (const dialect of dialects) {
       clock = new Date('2026-01-01T00:00:00.000Z')
       status = 200
       up = await upstream((_req: IncomingMessage, res: ServerResponse) => { res.writeHead(status).end('{}') })
-      t = await buildTestApp(dialect, { now: () => clock })
+      t = await buildTestApp(dialect, { now: () => clock, healthCheckTimer: false })
     })
     afterEach(async () => {
       await t.close()
@@ -77,6 +77,20 @@ for (const dialect of dialects) {
       await bad({ base_url: null, health_check: { path: '/h' } }, ['body', 'health_check'])
       const listed = await t.request({ method: 'GET', url: '/api/providers' })
       assert.equal(listed.body.total, 1, 'nothing stored by a refused request')
+    })
+
+    it('shows a check path\'s query values to admins only, and keeps secrets out of the audit trail', async () => {
+      await t.close()
+      const admin = { authorization: 'Bearer admin-secret-0123456789' }
+      const reader = { authorization: 'Bearer read-secret-0123456789' }
+      t = await buildTestApp(dialect, { now: () => clock, healthCheckTimer: false }, { AUTH_TOKENS: 'ops:admin:admin-secret-0123456789,dash:read:read-secret-0123456789' })
+      const created = await t.request({ method: 'POST', url: '/api/providers', headers: admin, payload: { name: 'a', base_url: up.url, health_check: { path: '/health?api_key=S3CRET&deep=1' } } })
+      assert.equal(created.body.health_check.path, '/health?api_key=S3CRET&deep=1')
+      const seen = await t.request({ method: 'GET', url: `/api/providers/${created.body.provider_id as number}`, headers: reader })
+      assert.equal(seen.body.health_check.path, '/health?api_key=***&deep=***')
+      const audit = await t.request({ method: 'GET', url: '/api/audit', headers: admin })
+      assert.equal(audit.status, 200)
+      assert.ok(!JSON.stringify(audit.body).includes('S3CRET'), JSON.stringify(audit.body))
     })
 
     it('cools a down provider down from checks alone, names the failing check, and brings it back without a request', async () => {
@@ -289,9 +303,60 @@ for (const dialect of dialects) {
       assert.equal(up.seen.length, 5)
     })
 
+    it('drops a result whose check was changed or turned off while it ran', async () => {
+      let release = (): void => {}
+      const held = await upstream((_req, res) => { release = () => { res.writeHead(503).end() } })
+      try {
+        const id = await createProvider(t, 'held', { base_url: held.url, health_check: { path: '/h', interval_s: 10, unhealthy_threshold: 1 } })
+        const pool = await createPool(t, 'p')
+        await addMember(t, pool, id)
+        for (const change of [{ path: '/h', interval_s: 20, unhealthy_threshold: 1 }, null]) {
+          clock = new Date(clock.getTime() + 20_000)
+          const running = t.app.healthChecks.checkNow()
+          while (held.seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+          assert.equal((await t.request({ method: 'PUT', url: `/api/providers/${id}`, payload: { health_check: change } })).status, 200)
+          release()
+          await running
+          held.seen.length = 0
+          const provider = (await t.request({ method: 'GET', url: `/api/providers/${id}` })).body
+          assert.equal(provider.last_check, null, JSON.stringify(provider.last_check))
+          assert.equal((await memberOf(pool, id)).health, 'healthy', 'the failure of the old check counted for nothing')
+        }
+      } finally {
+        await held.close()
+      }
+    })
+
+    it('checks many providers of one host at once (no cap per origin), and never makes shutdown wait for a check', async () => {
+      const slow = await upstream((_req, res) => { setTimeout(() => res.writeHead(200).end(), 200) })
+      const silent = await upstream(() => {})
+      try {
+        const ids: number[] = []
+        // Twelve at once, 200 ms each: in waves of four (a per-origin cap) the third would pass 500 ms.
+        for (let i = 0; i < 12; i++) ids.push(await createProvider(t, `s${i}`, { base_url: slow.url, health_check: { path: '/h', timeout_ms: 500 } }))
+        await checkAfter(0)
+        for (const id of ids) {
+          const last = (await t.request({ method: 'GET', url: `/api/providers/${id}` })).body.last_check
+          assert.equal(last.ok, true, JSON.stringify(last))
+        }
+        const hangs = await createProvider(t, 'hangs', { base_url: silent.url, health_check: { path: '/h', interval_s: 60, timeout_ms: 30_000 } })
+        clock = new Date(clock.getTime() + 1000)
+        const running = t.app.healthChecks.checkNow()
+        while (silent.seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+        const started = Date.now()
+        await t.app.healthChecks.close()
+        await running
+        assert.ok(Date.now() - started < 1000, `close took ${Date.now() - started} ms`)
+        assert.equal((await t.request({ method: 'GET', url: `/api/providers/${hangs}` })).body.last_check, null, 'a check cut short says nothing')
+      } finally {
+        await slow.close()
+        await silent.close()
+      }
+    })
+
     it('runs at most HEALTH_CHECK_CONCURRENCY checks at once, and every due one in the end', async () => {
       await t.close()
-      t = await buildTestApp(dialect, { now: () => clock }, { HEALTH_CHECK_CONCURRENCY: '2' })
+      t = await buildTestApp(dialect, { now: () => clock, healthCheckTimer: false }, { HEALTH_CHECK_CONCURRENCY: '2' })
       let open = 0
       let most = 0
       const slow = await upstream((_req, res) => {
@@ -326,7 +391,7 @@ describeOn(postgres, 'health check leases between instances', () => {
     for (let i = 0; i < 2; i++) {
       const database: DbHandle = await createDb(config.databaseUrl)
       closers.push(async () => { await database.close() })
-      const app = await buildApp(config, { logger: false, database, now: () => clock })
+      const app = await buildApp(config, { logger: false, database, now: () => clock, healthCheckTimer: false })
       closers.push(async () => { await app.close() })
       apps.push(app)
     }

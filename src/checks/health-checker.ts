@@ -52,20 +52,23 @@ function failureOf (result: CheckResult): string {
 
 /**
  * Writes a batch of results down. Pools are locked first, in id order (as every
- * transaction that writes members does), then each provider and its members.
- * A result for a provider deleted since, or whose check changed since, is dropped.
+ * transaction that writes members does), then each provider (by id) and its members
+ * in those pools. A result for a provider deleted since, or whose check changed
+ * since, is dropped. Every result marks the provider's pools changed: their status
+ * records show its `last_check` and latency.
  */
 function * writeResults (db: Db, batch: readonly Done[], at: Date): Work<{ providers: number[], cooldowns: number }> {
   const ordered = [...batch].sort((a, b) => a.claim.providerId - b.claim.providerId || a.result.at.localeCompare(b.result.at))
   const providers = [...new Set(ordered.map((d) => d.claim.providerId))]
-  yield * touchPoolsOfProviders(db, providers)
+  const locked = yield * touchPoolsOfProviders(db, providers)
   let cooldowns = 0
   for (const { claim, check, result } of ordered) {
     const streaks = yield * findCheckStreaks(db, claim.providerId, claim.healthCheck)
     if (streaks === undefined) continue
     const next = countCheck(streaks, result.ok)
-    yield * saveCheckStreaks(db, claim.providerId, next, lastCheckOf(result))
-    for (const member of yield * listCheckedMembers(db, claim.providerId)) {
+    if (!(yield * saveCheckStreaks(db, claim.providerId, claim.healthCheck, next, lastCheckOf(result)))) continue
+    // Only members of the pools locked above: one added to another pool since waits for the next check.
+    for (const member of yield * listCheckedMembers(db, claim.providerId, locked)) {
       const { state, change } = applyCheck(member, { ok: result.ok, latency_ms: result.latency_ms, failures: next.failures }, check, member, at)
       yield * saveMemberCheck(db, member.id, state)
       if (change === 'cooldown') {
@@ -100,7 +103,10 @@ export function createHealthChecker ({
   database, now, changes, events = NO_EVENTS, checkEvents = NO_CHECK_EVENTS, concurrency, warn = () => {}
 }: Deps) {
   // Its own connections: a check never waits behind proxied traffic, nor holds its sockets.
-  const agent = new Agent({ keepAliveTimeout: 4_000, connections: 4 })
+  // No cap per origin (many providers may share one host): `concurrency` bounds them all.
+  const agent = new Agent({ keepAliveTimeout: 4_000 })
+  // Aborts the checks under way at close: shutdown never waits for a provider's timeout.
+  const stopping = new AbortController()
   const running = new Set<Promise<void>>()
   let done: Done[] = []
   let writing: Promise<void> = Promise.resolve()
@@ -110,6 +116,7 @@ export function createHealthChecker ({
   let backlog = false
   let timer: NodeJS.Timeout | undefined
   let stopped = false
+  let closing: Promise<void> | undefined
 
   async function write (): Promise<void> {
     writeQueued = false
@@ -128,7 +135,9 @@ export function createHealthChecker ({
 
   function run (claim: ClaimedCheck): void {
     const check = JSON.parse(claim.healthCheck) as HealthCheck
-    const checking = probe(agent, claim.baseUrl, claim.authHeaders, check, now()).then((result) => {
+    const checking = probe(agent, claim.baseUrl, claim.authHeaders, check, now(), stopping.signal).then((result) => {
+      // Cut short by close: it says nothing about the provider.
+      if (stopping.signal.aborted) return
       checkEvents.checked(claim.providerName, outcomeOf(result), (result.latency_ms ?? 0) / 1000)
       done.push({ claim, check, result })
       // Results that finish while a batch is being written go into the next one.
@@ -193,12 +202,16 @@ export function createHealthChecker ({
       await settled()
     },
 
-    /** Stops claiming, lets the checks under way finish and be written down. */
+    /** Stops claiming, aborts the checks under way (their results are dropped) and writes down those that ended. */
     async close (): Promise<void> {
-      stopped = true
-      if (timer !== undefined) clearInterval(timer)
-      await settled()
-      await agent.close()
+      closing ??= (async () => {
+        stopped = true
+        if (timer !== undefined) clearInterval(timer)
+        stopping.abort()
+        await settled()
+        await agent.close()
+      })()
+      await closing
     }
   }
 }

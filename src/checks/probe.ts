@@ -21,14 +21,20 @@ function describe (error: unknown, timedOut: boolean): string {
   return text.slice(0, 200)
 }
 
-/** Runs one check of `baseUrl` at `at` (the time it started, as recorded). */
+/**
+ * Runs one check of `baseUrl` at `at` (the time it started, as recorded); `stop`
+ * aborts it (the result then reads `error: "stopped"`).
+ */
 export async function probe (
-  dispatcher: Dispatcher, baseUrl: string, authHeaders: string | null, check: HealthCheck, at: Date
+  dispatcher: Dispatcher, baseUrl: string, authHeaders: string | null, check: HealthCheck, at: Date, stop: AbortSignal
 ): Promise<CheckResult> {
   const started = performance.now()
   const timeout = new AbortController()
   let timedOut = false
   const timer = setTimeout(() => { timedOut = true; timeout.abort() }, check.timeout_ms)
+  const onStop = (): void => { timeout.abort() }
+  if (stop.aborted) timeout.abort()
+  else stop.addEventListener('abort', onStop, { once: true })
   const result = (fields: { ok: boolean, status_code: number | null, error: string | null }): CheckResult => ({
     at: at.toISOString(), ...fields, latency_ms: Math.round((performance.now() - started) * 10) / 10
   })
@@ -49,8 +55,9 @@ export async function probe (
     }
     return result({ ok: statusExpected(check.expect_status, statusCode), status_code: statusCode, error: null })
   } catch (error) {
-    return result({ ok: false, status_code: null, error: describe(error, timedOut) })
+    return result({ ok: false, status_code: null, error: stop.aborted ? 'stopped' : describe(error, timedOut) })
   } finally {
     clearTimeout(timer)
+    stop.removeEventListener('abort', onStop)
   }
 }

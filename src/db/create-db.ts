@@ -38,11 +38,16 @@ export interface DbHandle extends WorkRunner {
   close(): Promise<void>
 }
 
-/** Adds a row lock where the dialect has one; SQLite's write lock is the whole transaction. */
+/**
+ * Adds a row lock where the dialect has one; SQLite's write lock is the whole transaction.
+ * With `skipLocked`, rows another transaction holds are left out instead of waited for
+ * (several processes taking work from one queue).
+ */
 export function lockRows<DB, TB extends keyof DB, O> (
-  db: Db, query: SelectQueryBuilder<DB, TB, O>
+  db: Db, query: SelectQueryBuilder<DB, TB, O>, { skipLocked = false } = {}
 ): SelectQueryBuilder<DB, TB, O> {
-  return db.getExecutor().adapter instanceof PostgresAdapter ? query.forUpdate() : query
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return query
+  return skipLocked ? query.forUpdate().skipLocked() : query.forUpdate()
 }
 
 /** A database opened but not yet migrated. */

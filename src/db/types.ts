@@ -95,6 +95,8 @@ export interface PoolMemberTable {
   last_error: string | null
   /** Passing health checks of its provider since its cooldown started (migration 009). */
   check_passes: Generated<number>
+  /** The `cooldown_until` those passes were counted for: under another cooldown they count as 0. */
+  check_passes_for: string | null
 }
 
 export interface RotationHistoryTable {

@@ -57,12 +57,16 @@ function decodeName (name: string): string {
   }
 }
 
-/** A request target (`/path?query`) with secret-looking query values masked, for logs. */
-export function maskRequestTarget (target: string): string {
+/**
+ * A request target (`/path?query`) with secret-looking query values (or, with
+ * `everyQueryValue`, every query value) masked, for logs, the audit trail and
+ * health check paths shown below `admin`.
+ */
+export function maskRequestTarget (target: string, { everyQueryValue = false } = {}): string {
   const queryAt = target.indexOf('?')
   if (queryAt === -1) return target
   const url = `http://x${target.startsWith('/') ? '' : '/'}${target}`
   // maskUrl answers its input itself when there was nothing to mask.
-  const masked = maskUrl(url)
+  const masked = maskUrl(url, { everyQueryValue })
   return masked === url ? target : `${target.slice(0, queryAt)}${new URL(masked).search}`
 }

@@ -69,16 +69,18 @@ export function * consumeQuota (db: Db, id: number, windowStart: string, limit: 
  * called in the transaction of every write to what those pools' status records or
  * runtimes show of the provider (name, rate limit, quota used, credentials, refusals).
  */
-export function * touchPoolsOfProvider (db: Db, providerId: number): Work<void> {
-  yield * touchPoolsOfProviders(db, [providerId])
+export function * touchPoolsOfProvider (db: Db, providerId: number): Work<number[]> {
+  return yield * touchPoolsOfProviders(db, [providerId])
 }
 
-/** touchPoolsOfProvider for several providers at once, every pool locked in one id order. */
-export function * touchPoolsOfProviders (db: Db, providerIds: readonly number[]): Work<void> {
-  if (providerIds.length === 0) return
-  yield * touchPools(db, (yield * all(lockRows(db, db.selectFrom('pools').select('id')
+/** touchPoolsOfProvider for several providers at once, every pool locked in one id order; answers their ids. */
+export function * touchPoolsOfProviders (db: Db, providerIds: readonly number[]): Work<number[]> {
+  if (providerIds.length === 0) return []
+  const ids = (yield * all(lockRows(db, db.selectFrom('pools').select('id')
     .where('id', 'in', db.selectFrom('pool_members').select('pool_id').where('provider_id', 'in', providerIds))
-    .orderBy('id')))).map((row) => row.id))
+    .orderBy('id')))).map((row) => row.id)
+  yield * touchPools(db, ids)
+  return ids
 }
 
 /**

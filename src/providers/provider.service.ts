@@ -18,7 +18,7 @@ import type { QuotaPeriod } from '../rules/quota.js'
 import { assertSafePath, UnsafePathError } from '../rules/upstream-url.js'
 import { audited, type Actor } from '../audit/audit.js'
 import type { Scope } from '../auth/tokens.js'
-import { maskUrl } from '../http/redact.js'
+import { maskRequestTarget, maskUrl } from '../http/redact.js'
 import { touchPoolsShowingProvider } from './provider-mentions.repository.js'
 import * as repo from './provider.repository.js'
 import { RESERVED_HEADERS, type CreateProviderInput, type HealthCheckInputValue, type ProviderRecord, type UpdateProviderInput } from './provider.schemas.js'
@@ -73,6 +73,8 @@ function storedHealthCheck (input: HealthCheckInputValue): string {
   const issues = []
   try {
     if (check.path.includes('#')) throw new UnsafePathError('Path may not contain a fragment (#)')
+    // eslint-disable-next-line no-control-regex -- control characters are what it looks for
+    if (/[\x00-\x20\x7f]/.test(check.path)) throw new UnsafePathError('Path may not contain spaces or control characters')
     assertSafePath(check.path)
   } catch (error) {
     if (!(error instanceof UnsafePathError)) throw error
@@ -94,9 +96,7 @@ const needsBaseUrl = () => new RequestValidationError([{ loc: ['body', 'health_c
 function visibleHealthCheck (stored: string | null, callerScope: Scope | null): ProviderRecord['health_check'] {
   if (stored === null) return null
   const check = JSON.parse(stored) as NonNullable<ProviderRecord['health_check']>
-  if (callerScope === 'admin' || !check.path.includes('?')) return check
-  const masked = new URL(maskUrl(`http://provider${check.path}`, { everyQueryValue: true }))
-  return { ...check, path: `${masked.pathname}${masked.search}` }
+  return callerScope === 'admin' ? check : { ...check, path: maskRequestTarget(check.path, { everyQueryValue: true }) }
 }
 
 /** Credential header names with their values masked. */

@@ -9,7 +9,7 @@ import { DEFAULT_POLICY } from './health.js'
 
 const now = new Date('2026-01-01T00:00:00.000Z')
 const later = (seconds: number) => new Date(now.getTime() + seconds * 1000).toISOString()
-const healthy: MemberCheckState = { consecutive_failures: 0, cooldown_trips: 0, cooldown_until: null, cooldown_reason: null, latency_ms: null, check_passes: 0 }
+const healthy: MemberCheckState = { consecutive_failures: 0, cooldown_trips: 0, cooldown_until: null, cooldown_reason: null, latency_ms: null, check_passes: 0, check_passes_for: null }
 const thresholds = { healthy_threshold: 2, unhealthy_threshold: 3 }
 
 describe('health check rules', () => {
@@ -49,7 +49,7 @@ describe('health check rules', () => {
   it('brings a member back after healthy_threshold passes since its cooldown, but not from a running rate limit', () => {
     const cooling: MemberCheckState = { ...healthy, consecutive_failures: 3, cooldown_trips: 1, cooldown_until: later(30), cooldown_reason: 'consecutive_failures' }
     const once = applyCheck(cooling, { ok: true, latency_ms: 40, failures: 0 }, thresholds, DEFAULT_POLICY, now)
-    assert.deepEqual([once.change, once.state.check_passes, once.state.latency_ms], [null, 1, 40])
+    assert.deepEqual([once.change, once.state.check_passes, once.state.check_passes_for, once.state.latency_ms], [null, 1, cooling.cooldown_until, 40])
     const twice = applyCheck(once.state, { ok: true, latency_ms: 50, failures: 0 }, thresholds, DEFAULT_POLICY, now)
     assert.equal(twice.change, 'recovered')
     assert.deepEqual(twice.state, { ...healthy, latency_ms: 43 })
@@ -57,8 +57,11 @@ describe('health check rules', () => {
     const pass = { ok: true, latency_ms: null, failures: 0 }
     assert.equal(applyCheck(applyCheck(limited, pass, thresholds, DEFAULT_POLICY, now).state, pass, thresholds, DEFAULT_POLICY, now).change, null)
     const afterLimit = new Date(now.getTime() + 121_000)
-    assert.equal(applyCheck({ ...limited, check_passes: 1 }, pass, thresholds, DEFAULT_POLICY, afterLimit).change, 'recovered')
-    const failed = applyCheck({ ...cooling, check_passes: 1 }, { ok: false, latency_ms: null, failures: 1 }, thresholds, DEFAULT_POLICY, now)
+    assert.equal(applyCheck({ ...limited, check_passes: 1, check_passes_for: limited.cooldown_until }, pass, thresholds, DEFAULT_POLICY, afterLimit).change, 'recovered')
+    // A pass counted under a cooldown that has since been replaced (a probe failed, say) counts for nothing.
+    const replaced = applyCheck({ ...once.state, cooldown_until: later(90), cooldown_reason: 'probe_failed' }, pass, thresholds, DEFAULT_POLICY, now)
+    assert.deepEqual([replaced.change, replaced.state.check_passes], [null, 1])
+    const failed = applyCheck({ ...cooling, check_passes: 1, check_passes_for: cooling.cooldown_until }, { ok: false, latency_ms: null, failures: 1 }, thresholds, DEFAULT_POLICY, now)
     assert.equal(failed.state.check_passes, 0, 'a failure starts the count again')
     assert.equal(applyCheck({ ...healthy, check_passes: 1 }, pass, thresholds, DEFAULT_POLICY, now).state.check_passes, 0, 'nothing to count without a cooldown')
   })

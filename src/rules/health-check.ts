@@ -88,6 +88,8 @@ export function countCheck (streaks: { readonly passes: number, readonly failure
 /** A member's stored health and its passing checks since its cooldown started. */
 export interface MemberCheckState extends HealthState {
   readonly check_passes: number
+  /** The cooldown (its `cooldown_until`) `check_passes` were counted for. */
+  readonly check_passes_for: string | null
 }
 
 /**
@@ -112,6 +114,7 @@ export function applyCheck (
         state: {
           ...member,
           check_passes: 0,
+          check_passes_for: null,
           cooldown_trips: member.cooldown_trips + 1,
           cooldown_until: new Date(now.getTime() + cooldownSeconds(policy, member.cooldown_trips) * 1000).toISOString(),
           cooldown_reason: 'health_check'
@@ -119,14 +122,15 @@ export function applyCheck (
         change: 'cooldown'
       }
     }
-    return { state: { ...member, check_passes: 0 }, change: null }
+    return { state: { ...member, check_passes: 0, check_passes_for: null }, change: null }
   }
   const out = member.cooldown_until !== null && (member.cooldown_reason !== 'rate_limited' || health === 'probing')
-  if (!out) return { state: { ...member, latency_ms: latency, check_passes: 0 }, change: null }
-  const passes = member.check_passes + 1
-  if (passes < check.healthy_threshold) return { state: { ...member, latency_ms: latency, check_passes: passes }, change: null }
+  if (!out) return { state: { ...member, latency_ms: latency, check_passes: 0, check_passes_for: null }, change: null }
+  // Passes counted under an earlier cooldown (one a report or the proxy ended and another started) do not count.
+  const passes = (member.check_passes_for === member.cooldown_until ? member.check_passes : 0) + 1
+  if (passes < check.healthy_threshold) return { state: { ...member, latency_ms: latency, check_passes: passes, check_passes_for: member.cooldown_until }, change: null }
   return {
-    state: { consecutive_failures: 0, cooldown_trips: 0, cooldown_until: null, cooldown_reason: null, latency_ms: latency, check_passes: 0 },
+    state: { consecutive_failures: 0, cooldown_trips: 0, cooldown_until: null, cooldown_reason: null, latency_ms: latency, check_passes: 0, check_passes_for: null },
     change: 'recovered'
   }
 }
