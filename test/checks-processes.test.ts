@@ -4,22 +4,10 @@
  * database (the lease in check.repository.ts), counted at the upstream.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, it } from 'node:test'
-import { createPostgresSchema, describeOn, dialects, type TestDatabase, type TestDialect } from './helpers.js'
+import { describeOn, dialects, sharedDatabase, sleep, type TestDatabase } from './helpers.js'
 import { http, startServer, type ServerProcess } from './server-process.js'
 import { upstream, type Upstream } from './upstreams.js'
-
-/** A database two processes can share: a SQLite file in a temp dir, or a fresh PostgreSQL schema. */
-async function sharedDatabase (dialect: TestDialect): Promise<TestDatabase> {
-  if (dialect.name === 'postgres') return await createPostgresSchema()
-  const dir = mkdtempSync(join(tmpdir(), 'sourcepool-checks-'))
-  return { url: `sqlite:${join(dir, 'pools.db')}`, drop: async () => { rmSync(dir, { recursive: true, force: true }) } }
-}
-
-const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
 
 for (const dialect of dialects) {
   describeOn(dialect, 'active health checks across real processes', () => {

@@ -3,6 +3,9 @@
  * buildTestApp, which uses the production buildApp on a fresh database.
  */
 import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { after, describe, it } from 'node:test'
 import pg from 'pg'
@@ -60,6 +63,16 @@ export async function createPostgresSchema (): Promise<TestDatabase> {
   url.searchParams.set('schema', schema)
   return { url: url.toString(), drop: async () => { await dropSchema(schema) } }
 }
+
+/** A database several processes can share: a SQLite file in a temp dir, or a fresh PostgreSQL schema. */
+export async function sharedDatabase (dialect: TestDialect): Promise<TestDatabase> {
+  if (dialect.name === 'postgres') return await createPostgresSchema()
+  const dir = mkdtempSync(join(tmpdir(), 'sourcepool-shared-'))
+  return { url: `sqlite:${join(dir, 'pools.db')}`, drop: async () => { rmSync(dir, { recursive: true, force: true }) } }
+}
+
+/** Resolves after `ms`. */
+export const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 export const sqlite: TestDialect = {
   name: 'sqlite',

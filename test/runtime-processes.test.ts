@@ -6,13 +6,10 @@
  * by the other within the flush interval.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, it } from 'node:test'
-import { createPostgresSchema, describeOn, dialects, type TestDatabase, type TestDialect } from './helpers.js'
+import { describeOn, dialects, sharedDatabase, sleep, type TestDatabase } from './helpers.js'
 import { http, startServer, type ServerProcess } from './server-process.js'
 
 const FLUSH_INTERVAL_MS = 100
@@ -35,15 +32,6 @@ async function upstream (status: () => number = () => 200): Promise<{ url: strin
     }
   }
 }
-
-/** A database two processes can share: a SQLite file in a temp dir, or a fresh PostgreSQL schema. */
-async function sharedDatabase (dialect: TestDialect): Promise<TestDatabase> {
-  if (dialect.name === 'postgres') return await createPostgresSchema()
-  const dir = mkdtempSync(join(tmpdir(), 'sourcepool-runtime-'))
-  return { url: `sqlite:${join(dir, 'pools.db')}`, drop: async () => { rmSync(dir, { recursive: true, force: true }) } }
-}
-
-const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
 
 for (const dialect of dialects) {
   describeOn(dialect, 'the data plane across real processes', () => {
