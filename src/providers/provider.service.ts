@@ -12,85 +12,15 @@ import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import { isUniqueViolation } from '../db/errors.js'
 import type { ProviderTable } from '../db/types.js'
 import type { WorkRunner } from '../db/work.js'
-import { ConflictError, NotFoundError, RequestValidationError } from '../errors.js'
-import { CHECK_DEFAULTS, statusRange, type HealthCheck } from '../rules/health-check.js'
+import { ConflictError, NotFoundError } from '../errors.js'
 import type { QuotaPeriod } from '../rules/quota.js'
-import { assertSafePath, UnsafePathError } from '../rules/upstream-url.js'
 import { audited, type Actor } from '../audit/audit.js'
 import type { Scope } from '../auth/tokens.js'
 import { maskRequestTarget, maskUrl } from '../http/redact.js'
 import { touchPoolsShowingProvider } from './provider-mentions.repository.js'
 import * as repo from './provider.repository.js'
-import { RESERVED_HEADERS, type CreateProviderInput, type HealthCheckInputValue, type ProviderRecord, type UpdateProviderInput } from './provider.schemas.js'
-
-/** The stored form of credential headers (names lower-cased), or null for none; 422 for a reserved name. */
-function storedAuthHeaders (headers: Record<string, string>): string | null {
-  const entries = Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value] as const)
-  const reserved = entries.filter(([name]) => RESERVED_HEADERS.includes(name))
-  if (reserved.length > 0) {
-    throw new RequestValidationError(reserved.map(([name]) => ({
-      loc: ['body', 'auth_headers', name], msg: `the proxy manages ${name} itself; it cannot be a credential header`, type: 'value_error.header.reserved'
-    })))
-  }
-  return entries.length === 0 ? null : JSON.stringify(Object.fromEntries(entries))
-}
-
-/**
- * 422 for a base URL that is not a URL, or that carries userinfo: credentials go in
- * `auth_headers`, where they are never shown.
- */
-function checkBaseUrl (baseUrl: string): void {
-  let url: URL
-  try {
-    url = new URL(baseUrl)
-  } catch {
-    throw new RequestValidationError([{ loc: ['body', 'base_url'], msg: 'invalid or missing URL', type: 'value_error.url' }])
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new RequestValidationError([{
-      loc: ['body', 'base_url'],
-      msg: 'base_url may not carry credentials (user:password@); put them in auth_headers, e.g. {"authorization": "Basic <base64 of user:password>"}',
-      type: 'value_error.url.userinfo'
-    }])
-  }
-}
-
-/**
- * The stored form of a health check, defaults filled in; 422 for a path that could
- * not be sent under the base URL, a range that is empty, or a timeout longer than
- * the interval (a check would still run when the next one is due).
- */
-function storedHealthCheck (input: HealthCheckInputValue): string {
-  const check: HealthCheck = {
-    path: input.path,
-    interval_s: input.interval_s ?? CHECK_DEFAULTS.interval_s,
-    timeout_ms: input.timeout_ms ?? CHECK_DEFAULTS.timeout_ms,
-    expect_status: input.expect_status ?? CHECK_DEFAULTS.expect_status,
-    healthy_threshold: input.healthy_threshold ?? CHECK_DEFAULTS.healthy_threshold,
-    unhealthy_threshold: input.unhealthy_threshold ?? CHECK_DEFAULTS.unhealthy_threshold
-  }
-  const loc = ['body', 'health_check']
-  const issues = []
-  try {
-    if (check.path.includes('#')) throw new UnsafePathError('Path may not contain a fragment (#)')
-    // eslint-disable-next-line no-control-regex -- control characters are what it looks for
-    if (/[\x00-\x20\x7f]/.test(check.path)) throw new UnsafePathError('Path may not contain spaces or control characters')
-    assertSafePath(check.path)
-  } catch (error) {
-    if (!(error instanceof UnsafePathError)) throw error
-    issues.push({ loc: [...loc, 'path'], msg: error.message, type: 'value_error.path' })
-  }
-  check.expect_status.forEach((item, i) => {
-    if (statusRange(item) === undefined) issues.push({ loc: [...loc, 'expect_status', i], msg: 'a range runs from its low code to its high one, e.g. "200-299"', type: 'value_error.status_range' })
-  })
-  if (check.timeout_ms > check.interval_s * 1000) {
-    issues.push({ loc: [...loc, 'timeout_ms'], msg: `must be at most the interval (${check.interval_s * 1000} ms)`, type: 'value_error.timeout' })
-  }
-  if (issues.length > 0) throw new RequestValidationError(issues)
-  return JSON.stringify(check)
-}
-
-const needsBaseUrl = () => new RequestValidationError([{ loc: ['body', 'health_check'], msg: 'a health check needs the provider\'s base_url', type: 'value_error.missing_base_url' }])
+import { checkBaseUrl, healthCheckChange, needsBaseUrl, newProviderRow, storedAuthHeaders, storedHealthCheck, storedProvider } from './provider.rules.js'
+import type { CreateProviderInput, ProviderRecord, UpdateProviderInput } from './provider.schemas.js'
 
 /** The check a caller may see: for callers below admin, its query values masked (they may be credentials). */
 function visibleHealthCheck (stored: string | null, callerScope: Scope | null): ProviderRecord['health_check'] {
@@ -144,26 +74,10 @@ async function guardUniqueName<T> (name: string | null | undefined, write: () =>
 export function createProviderService ({ database, now, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, changes?: ChangeFeed }) {
   return {
     async createProvider (input: CreateProviderInput, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
-      if (input.base_url != null) checkBaseUrl(input.base_url)
-      const healthCheck = input.health_check == null ? null : storedHealthCheck(input.health_check)
-      if (healthCheck !== null && input.base_url == null) throw needsBaseUrl()
+      const fields = storedProvider(input)
       const at = now()
       const row = await guardUniqueName(input.name, () => database.transact((db) => audited(db, actor, { action: 'provider.create', target, changes: input, at },
-        repo.insertProvider(db, {
-          name: input.name,
-          category: input.category ?? null,
-          base_url: input.base_url ?? null,
-          description: input.description ?? null,
-          rate_limit_requests: input.rate_limit?.requests ?? null,
-          rate_limit_per: input.rate_limit?.per ?? null,
-          timeout_ms: input.timeout_ms ?? null,
-          auth_headers: input.auth_headers == null ? null : storedAuthHeaders(input.auth_headers),
-          // A new check is due at once.
-          health_check: healthCheck,
-          check_due_at: healthCheck === null ? null : at.toISOString(),
-          created_at: at.toISOString(),
-          updated_at: at.toISOString()
-        }))))
+        repo.insertProvider(db, newProviderRow(fields, at)))))
       return toRecord(row as repo.ProviderRow, callerScope)
     },
 
@@ -184,7 +98,7 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
      */
     async updateProvider (id: number, input: UpdateProviderInput, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
       if (input.base_url != null) checkBaseUrl(input.base_url)
-      const healthCheck = input.health_check == null ? input.health_check : storedHealthCheck(input.health_check)
+      const healthCheck = input.health_check == null ? input.health_check : storedHealthCheck(input.health_check, ['body', 'health_check'])
       const at = now()
       const fields: Updateable<ProviderTable> = { updated_at: at.toISOString() }
       if (input.name != null) fields.name = input.name
@@ -204,10 +118,7 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
         yield * touchPoolsShowingProvider(db, id)
         if (healthCheck !== undefined) {
           const stored = (yield * repo.findProvider(db, id))?.health_check ?? null
-          if (healthCheck !== stored) {
-            Object.assign(fields, { health_check: healthCheck, check_due_at: healthCheck === null ? null : at.toISOString(), check_passes: 0, check_failures: 0 })
-            if (healthCheck === null) fields.last_check = null
-          }
+          Object.assign(fields, healthCheckChange(stored, healthCheck, at))
         }
         const updated = yield * audited(db, actor, { action: 'provider.update', target, changes: input, at }, repo.updateProvider(db, id, fields))
         if (updated?.health_check != null && updated.base_url === null) throw needsBaseUrl()

@@ -1,0 +1,125 @@
+/**
+ * What a provider's fields must be and how they are stored, whoever sends them
+ * (the API, or a declared state file): base URLs without credentials in them,
+ * credential headers under names the proxy does not manage itself, health checks
+ * with their defaults filled in, and the fields a changed check resets. Errors
+ * are 422s whose `loc` the caller chooses (`body…` for the API, the file's path
+ * for a file).
+ */
+import type { Insertable, Updateable } from 'kysely'
+import type { ProviderTable } from '../db/types.js'
+import { RequestValidationError } from '../errors.js'
+import { CHECK_DEFAULTS, statusRange, type HealthCheck } from '../rules/health-check.js'
+import { assertSafePath, UnsafePathError } from '../rules/upstream-url.js'
+import { RESERVED_HEADERS, type CreateProviderInput, type HealthCheckInputValue } from './provider.schemas.js'
+
+/** The stored form of credential headers (names lower-cased), or null for none; 422 for a reserved name. */
+export function storedAuthHeaders (headers: Record<string, string>, loc: ReadonlyArray<string | number> = ['body', 'auth_headers']): string | null {
+  const entries = Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value] as const)
+  const reserved = entries.filter(([name]) => RESERVED_HEADERS.includes(name))
+  if (reserved.length > 0) {
+    throw new RequestValidationError(reserved.map(([name]) => ({
+      loc: [...loc, name], msg: `the proxy manages ${name} itself; it cannot be a credential header`, type: 'value_error.header.reserved'
+    })))
+  }
+  return entries.length === 0 ? null : JSON.stringify(Object.fromEntries(entries))
+}
+
+/**
+ * 422 for a base URL that is not a URL, or that carries userinfo: credentials go in
+ * `auth_headers`, where they are never shown.
+ */
+export function checkBaseUrl (baseUrl: string, loc: ReadonlyArray<string | number> = ['body', 'base_url']): void {
+  let url: URL
+  try {
+    url = new URL(baseUrl)
+  } catch {
+    throw new RequestValidationError([{ loc: [...loc], msg: 'invalid or missing URL', type: 'value_error.url' }])
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new RequestValidationError([{
+      loc: [...loc],
+      msg: 'base_url may not carry credentials (user:password@); put them in auth_headers, e.g. {"authorization": "Basic <base64 of user:password>"}',
+      type: 'value_error.url.userinfo'
+    }])
+  }
+}
+
+/**
+ * The stored form of a health check, defaults filled in; 422 for a path that could
+ * not be sent under the base URL, a range that is empty, or a timeout longer than
+ * the interval (a check would still run when the next one is due).
+ */
+export function storedHealthCheck (input: HealthCheckInputValue, loc: ReadonlyArray<string | number>): string {
+  const check: HealthCheck = {
+    path: input.path,
+    interval_s: input.interval_s ?? CHECK_DEFAULTS.interval_s,
+    timeout_ms: input.timeout_ms ?? CHECK_DEFAULTS.timeout_ms,
+    expect_status: input.expect_status ?? CHECK_DEFAULTS.expect_status,
+    healthy_threshold: input.healthy_threshold ?? CHECK_DEFAULTS.healthy_threshold,
+    unhealthy_threshold: input.unhealthy_threshold ?? CHECK_DEFAULTS.unhealthy_threshold
+  }
+  const issues = []
+  try {
+    if (check.path.includes('#')) throw new UnsafePathError('Path may not contain a fragment (#)')
+    // eslint-disable-next-line no-control-regex -- control characters are what it looks for
+    if (/[\x00-\x20\x7f]/.test(check.path)) throw new UnsafePathError('Path may not contain spaces or control characters')
+    assertSafePath(check.path)
+  } catch (error) {
+    if (!(error instanceof UnsafePathError)) throw error
+    issues.push({ loc: [...loc, 'path'], msg: error.message, type: 'value_error.path' })
+  }
+  check.expect_status.forEach((item, i) => {
+    if (statusRange(item) === undefined) issues.push({ loc: [...loc, 'expect_status', i], msg: 'a range runs from its low code to its high one, e.g. "200-299"', type: 'value_error.status_range' })
+  })
+  if (check.timeout_ms > check.interval_s * 1000) {
+    issues.push({ loc: [...loc, 'timeout_ms'], msg: `must be at most the interval (${check.interval_s * 1000} ms)`, type: 'value_error.timeout' })
+  }
+  if (issues.length > 0) throw new RequestValidationError(issues)
+  return JSON.stringify(check)
+}
+
+export const needsBaseUrl = (loc: ReadonlyArray<string | number> = ['body', 'health_check']) => new RequestValidationError([{ loc: [...loc], msg: 'a health check needs the provider\'s base_url', type: 'value_error.missing_base_url' }])
+
+/** A provider's fields as stored (all but its name and timestamps), checked. */
+export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check'> & { name: string }
+
+/** The stored form of a provider as sent on create (absent fields: null); `loc` prefixes every error. */
+export function storedProvider (input: CreateProviderInput, loc: ReadonlyArray<string | number> = ['body']): StoredProvider {
+  if (input.base_url != null) checkBaseUrl(input.base_url, [...loc, 'base_url'])
+  const healthCheck = input.health_check == null ? null : storedHealthCheck(input.health_check, [...loc, 'health_check'])
+  if (healthCheck !== null && input.base_url == null) throw needsBaseUrl([...loc, 'health_check'])
+  return {
+    name: input.name,
+    category: input.category ?? null,
+    base_url: input.base_url ?? null,
+    description: input.description ?? null,
+    rate_limit_requests: input.rate_limit?.requests ?? null,
+    rate_limit_per: input.rate_limit?.per ?? null,
+    timeout_ms: input.timeout_ms ?? null,
+    auth_headers: input.auth_headers == null ? null : storedAuthHeaders(input.auth_headers, [...loc, 'auth_headers']),
+    health_check: healthCheck
+  }
+}
+
+/** The row of a new provider created at `at` (a check is due at once). */
+export function newProviderRow (fields: StoredProvider, at: Date): Insertable<ProviderTable> {
+  return {
+    ...fields,
+    check_due_at: fields.health_check == null ? null : at.toISOString(),
+    created_at: at.toISOString(),
+    updated_at: at.toISOString()
+  }
+}
+
+/**
+ * The fields to write when the stored check `stored` becomes `next` at `at`: nothing
+ * when it is the same (its schedule and streaks go on); a changed check is due at once
+ * with both streaks at zero; no check clears the last result too.
+ */
+export function healthCheckChange (stored: string | null, next: string | null, at: Date): Updateable<ProviderTable> {
+  if (next === stored) return {}
+  const fields: Updateable<ProviderTable> = { health_check: next, check_due_at: next === null ? null : at.toISOString(), check_passes: 0, check_failures: 0 }
+  if (next === null) fields.last_check = null
+  return fields
+}
