@@ -10,10 +10,10 @@ import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import { isUniqueViolation } from '../db/errors.js'
 import type { PoolTable } from '../db/types.js'
 import type { WorkRunner } from '../db/work.js'
-import { ConflictError, NotFoundError, RequestValidationError } from '../errors.js'
-import { DEFAULT_POLICY } from '../rules/health.js'
+import { ConflictError, NotFoundError } from '../errors.js'
 import { audited, type Actor } from '../audit/audit.js'
 import * as repo from './pool.repository.js'
+import { checkPolicy, newPoolRow, storedPool } from './pool.rules.js'
 import type {
   CreatePoolInput, PoolCreatedValue, PoolDeletedValue, PoolListQueryValue, PoolUpdatedValue, UpdatePoolInput
 } from './pool.schemas.js'
@@ -22,18 +22,6 @@ import { createPoolReadModel } from './read-model.js'
 /** The error operations 3, 4 and 5 give for an unknown pool. */
 export const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
 const target = (row: repo.PoolRow) => `pool:${row.id}`
-
-/** The cooldown cap may not be below the first cooldown (checked on the values that result). */
-function checkPolicy (cooldown: number, max: number): void {
-  if (max < cooldown) {
-    throw new RequestValidationError([{
-      loc: ['body', 'max_cooldown_seconds'],
-      msg: `ensure this value is greater than or equal to cooldown_seconds (${cooldown})`,
-      type: 'value_error.number.not_ge',
-      ctx: { limit_value: cooldown }
-    }])
-  }
-}
 
 export interface PoolServiceDeps {
   /** The database; `changeToken` (DbHandle) lets SQLite reads skip the change check. */
@@ -51,32 +39,11 @@ export function createPoolService ({ database, now, changes = NO_CHANGES, settle
   return {
     async createPool (input: CreatePoolInput, actor: Actor): Promise<PoolCreatedValue> {
       const created = now()
-      const at = created.toISOString()
-      const cooldown = input.cooldown_seconds ?? DEFAULT_POLICY.cooldown_seconds
-      const maxCooldown = input.max_cooldown_seconds ?? Math.max(DEFAULT_POLICY.max_cooldown_seconds, cooldown)
-      checkPolicy(cooldown, maxCooldown)
+      const fields = storedPool(input)
       let pool: repo.PoolRow
       try {
-        pool = await database.transact((db) => audited(db, actor, { action: 'pool.create', target, changes: input, at: created }, repo.insertPool(db, {
-          name: input.name,
-          category: input.category,
-          description: input.description ?? null,
-          rotation_strategy: input.rotation_strategy ?? 'round_robin',
-          enabled: 1,
-          created_at: at,
-          updated_at: at,
-          current_provider_id: null,
-          last_rotation: null,
-          rotation_state: '{}',
-          failure_threshold: input.failure_threshold ?? DEFAULT_POLICY.failure_threshold,
-          cooldown_seconds: cooldown,
-          max_cooldown_seconds: maxCooldown,
-          all_down: input.all_down ?? DEFAULT_POLICY.all_down,
-          max_attempts: input.max_attempts ?? 3,
-          retry_non_idempotent: input.retry_non_idempotent === true ? 1 : 0,
-          forward_client_auth: input.forward_client_auth === true ? 1 : 0,
-          forbidden_ttl_seconds: input.forbidden_ttl_seconds ?? 3600
-        }))) as repo.PoolRow
+        pool = await database.transact((db) => audited(db, actor, { action: 'pool.create', target, changes: input, at: created },
+          repo.insertPool(db, newPoolRow(fields, created)))) as repo.PoolRow
       } catch (error) {
         if (isUniqueViolation(error)) throw new ConflictError(`pool name '${input.name}' already exists`)
         throw error
@@ -123,7 +90,7 @@ export function createPoolService ({ database, now, changes = NO_CHANGES, settle
       const pool = await database.transact(function * (db) {
         const before = yield * repo.findPool(db, id)
         if (before === undefined) throw poolNotFound(id)
-        checkPolicy(fields.cooldown_seconds ?? before.cooldown_seconds, fields.max_cooldown_seconds ?? before.max_cooldown_seconds)
+        checkPolicy(fields.cooldown_seconds ?? before.cooldown_seconds, fields.max_cooldown_seconds ?? before.max_cooldown_seconds, ['body', 'max_cooldown_seconds'])
         // A cursor belongs to the strategy that wrote it.
         const strategyChanged = fields.rotation_strategy !== undefined && fields.rotation_strategy !== before.rotation_strategy
         // Decided afresh on each run of the transaction (PostgreSQL runs it again after a deadlock).

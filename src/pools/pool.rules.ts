@@ -1,0 +1,61 @@
+/**
+ * What a pool's fields must be and how a new pool is stored, whoever sends them
+ * (the API, or a declared state file): the defaults of the strategy and the
+ * health and proxy policy, and a cooldown cap never below the first cooldown.
+ * Errors are 422s whose `loc` the caller chooses.
+ */
+import type { Insertable } from 'kysely'
+import type { PoolTable } from '../db/types.js'
+import { RequestValidationError } from '../errors.js'
+import { DEFAULT_POLICY } from '../rules/health.js'
+import type { CreatePoolInput } from './pool.schemas.js'
+
+/** The cooldown cap may not be below the first cooldown (checked on the values that result). */
+export function checkPolicy (cooldown: number, max: number, loc: ReadonlyArray<string | number>): void {
+  if (max < cooldown) {
+    throw new RequestValidationError([{
+      loc: [...loc],
+      msg: `ensure this value is greater than or equal to cooldown_seconds (${cooldown})`,
+      type: 'value_error.number.not_ge',
+      ctx: { limit_value: cooldown }
+    }])
+  }
+}
+
+/** A pool's settings as stored: everything a client or a file chooses, defaults filled in. */
+export type StoredPool = Pick<Insertable<PoolTable>, 'name' | 'category' | 'description' | 'rotation_strategy' | 'failure_threshold' | 'cooldown_seconds' |
+'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' | 'forbidden_ttl_seconds'> & { enabled: number }
+
+/** The stored form of a pool as sent on create (absent fields: their defaults); `loc` prefixes every error. */
+export function storedPool (input: CreatePoolInput & { enabled?: boolean | null }, loc: ReadonlyArray<string | number> = ['body']): StoredPool {
+  const cooldown = input.cooldown_seconds ?? DEFAULT_POLICY.cooldown_seconds
+  const maxCooldown = input.max_cooldown_seconds ?? Math.max(DEFAULT_POLICY.max_cooldown_seconds, cooldown)
+  checkPolicy(cooldown, maxCooldown, [...loc, 'max_cooldown_seconds'])
+  return {
+    name: input.name,
+    category: input.category,
+    description: input.description ?? null,
+    rotation_strategy: input.rotation_strategy ?? 'round_robin',
+    enabled: input.enabled === false ? 0 : 1,
+    failure_threshold: input.failure_threshold ?? DEFAULT_POLICY.failure_threshold,
+    cooldown_seconds: cooldown,
+    max_cooldown_seconds: maxCooldown,
+    all_down: input.all_down ?? DEFAULT_POLICY.all_down,
+    max_attempts: input.max_attempts ?? 3,
+    retry_non_idempotent: input.retry_non_idempotent === true ? 1 : 0,
+    forward_client_auth: input.forward_client_auth === true ? 1 : 0,
+    forbidden_ttl_seconds: input.forbidden_ttl_seconds ?? 3600
+  }
+}
+
+/** The row of a new pool created at `at`: no provider yet, a fresh cursor. */
+export function newPoolRow (fields: StoredPool, at: Date): Insertable<PoolTable> {
+  return {
+    ...fields,
+    created_at: at.toISOString(),
+    updated_at: at.toISOString(),
+    current_provider_id: null,
+    last_rotation: null,
+    rotation_state: '{}'
+  }
+}
