@@ -36,6 +36,8 @@ import { refusalRoutes } from './providers/refusal.routes.js'
 import { createRefusalService } from './providers/refusal.service.js'
 import rateLimit from '@fastify/rate-limit'
 import { auditRoutes } from './audit/audit.routes.js'
+import { declaredRoutes } from './declared/declared.routes.js'
+import { createDeclaredService, type DeclaredService } from './declared/declared.service.js'
 import { createAuditService } from './audit/audit.service.js'
 import { auth } from './auth/auth.plugin.js'
 import { createMetrics } from './metrics/metrics.js'
@@ -69,6 +71,8 @@ declare module 'fastify' {
     runtime: PoolRuntime
     /** The active health checker (`checkNow` runs what is due and waits for it to be written down). */
     healthChecks: HealthChecker
+    /** Pools as code: plan, apply and export a declared state (CONFIG_FILE is applied through it at start). */
+    declared: DeclaredService
   }
 }
 
@@ -248,6 +252,9 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   const historyRetention = createHistoryRetention({ ...services, maxPerPool: config.historyMaxPerPool, maxAgeDays: config.historyMaxAgeDays })
   if (config.historyMaxPerPool !== null || config.historyMaxAgeDays !== null) housekeeping.push(async () => { await historyRetention.prune() })
   await app.register(auditRoutes, { audit })
+  const declared = createDeclaredService(services)
+  app.decorate('declared', declared)
+  await app.register(declaredRoutes, { declared })
   await app.register(v1Routes)
 
   return app

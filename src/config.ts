@@ -38,6 +38,8 @@ export interface Config {
   readonly flushIntervalMs: number
   /** Active health checks run at once by this process (HEALTH_CHECK_CONCURRENCY). */
   readonly healthCheckConcurrency: number
+  /** A declared state file applied at start (CONFIG_FILE), or null. */
+  readonly configFile: string | null
   /** History records kept per pool (the newest); null keeps them all. */
   readonly historyMaxPerPool: number | null
   /** History records older than this many days are deleted in the background; null keeps them. */
@@ -113,6 +115,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     auditMaxAgeDays,
     flushIntervalMs,
     healthCheckConcurrency,
+    configFile: env.CONFIG_FILE === undefined || env.CONFIG_FILE === '' ? null : env.CONFIG_FILE,
     historyMaxPerPool,
     historyMaxAgeDays
   })

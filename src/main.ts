@@ -1,10 +1,29 @@
 /**
- * The server entry: reads the configuration, starts listening, and closes
- * cleanly on SIGTERM/SIGINT (SHUTDOWN_TIMEOUT_MS). A bad setting is one line on
- * stderr and exit code 2.
+ * The server entry: reads the configuration, applies CONFIG_FILE (a declared
+ * state) when set, starts listening, and closes cleanly on SIGTERM/SIGINT
+ * (SHUTDOWN_TIMEOUT_MS). A bad setting is one line on stderr and exit code 2; a
+ * CONFIG_FILE that does not check out is one line per problem and exit code 2,
+ * before the database is even opened.
  */
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
+import { DeclaredFileError, formatProblem, readDeclaredFile } from './declared/declared-file.js'
+import type { Desired } from './declared/declared.rules.js'
+
+/** The actor of the audit records CONFIG_FILE writes. */
+const CONFIG_ACTOR = { name: 'config', requestId: 'startup' }
+
+async function readConfigFile (path: string): Promise<Desired> {
+  try {
+    return await readDeclaredFile(path, process.env)
+  } catch (error) {
+    if (error instanceof DeclaredFileError) {
+      process.stderr.write(`sourcepool: CONFIG_FILE does not check out, nothing was applied:\n${error.problems.map((p) => `  ${formatProblem(p)}\n`).join('')}`)
+      process.exit(2)
+    }
+    throw error
+  }
+}
 
 function readConfig (): Config {
   try {
@@ -20,7 +39,12 @@ function readConfig (): Config {
 
 async function main (): Promise<void> {
   const config = readConfig()
+  const declared = config.configFile === null ? undefined : await readConfigFile(config.configFile)
   const app = await buildApp(config)
+  if (declared !== undefined) {
+    const { summary } = await app.declared.applyDesired(declared, CONFIG_ACTOR)
+    app.log.info({ file: config.configFile, ...summary }, 'CONFIG_FILE applied')
+  }
   let closing = false
   // Stop accepting connections, let in-flight requests finish (each rotation commits
   // before it answers), close the database, exit 0 — or exit 1 after the timeout.

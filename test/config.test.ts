@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       auditMaxAgeDays: null,
       flushIntervalMs: 100,
       healthCheckConcurrency: 16,
+      configFile: null,
       historyMaxPerPool: 10_000,
       historyMaxAgeDays: null
     })

@@ -42,8 +42,8 @@ const CLIENT_ROUTES = new Set([
   'POST /graphql'
 ])
 
-/** Reads that only admins may make. */
-const ADMIN_READS = new Set(['/api/audit'])
+/** Reads that only admins may make (the audit trail; the declared state shows base URLs and check paths unmasked). */
+const ADMIN_READS = new Set(['/api/audit', '/api/config/export'])
 
 /** The API documentation: Swagger UI's routes and the OpenAPI document. */
 const isDocs = (url: string) => url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/')

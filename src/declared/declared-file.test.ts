@@ -1,0 +1,107 @@
+/**
+ * Reading a declared state file: every problem with its file, path and line;
+ * `${ENV}` credentials resolved, and an unset one refused.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { DeclaredFileError, formatProblem, parseDeclaredFile } from './declared-file.js'
+
+/** The problems of `text`, formatted, or [] when it checks out. */
+function problems (text: string, env: Record<string, string> = {}): string[] {
+  try {
+    parseDeclaredFile(text, 'sourcepool.yaml', env)
+    return []
+  } catch (error) {
+    assert.ok(error instanceof DeclaredFileError, String(error))
+    return error.problems.map(formatProblem)
+  }
+}
+
+const GOOD = `# two portals and a pool
+providers:
+  - name: portal-a
+    base_url: https://a.example
+    auth_headers:
+      x-api-key: \${PORTAL_A_KEY}
+      authorization: Bearer \${PORTAL_A_TOKEN}
+  - name: portal-b
+    base_url: https://b.example
+pools:
+  - name: spending
+    category: public-spending
+    rotation_strategy: priority
+    members:
+      - provider: portal-a
+        priority: 2
+      - provider: portal-b
+`
+
+describe('declared state files', () => {
+  it('reads a good file, credentials from the environment, defaults filled in', () => {
+    const desired = parseDeclaredFile(GOOD, 'sourcepool.yaml', { PORTAL_A_KEY: 'k', PORTAL_A_TOKEN: 't' })
+    assert.equal(desired.providers[0]?.auth_headers, JSON.stringify({ 'x-api-key': 'k', authorization: 'Bearer t' }))
+    assert.deepEqual(desired.pools[0]?.members, [{ provider: 'portal-a', priority: 2, weight: 1, enabled: 1 }, { provider: 'portal-b', priority: 1, weight: 1, enabled: 1 }])
+    assert.equal(desired.pools[0]?.cooldown_seconds, 30)
+    assert.equal(desired.prune, false)
+    const json = parseDeclaredFile(JSON.stringify({ providers: [{ name: 'x' }], prune: true }), 'state.json', {})
+    assert.equal(json.prune, true)
+  })
+
+  it('names an unset environment variable where it is used', () => {
+    assert.deepEqual(problems(GOOD, { PORTAL_A_KEY: 'k' }), ['sourcepool.yaml:7: providers[0].auth_headers.authorization: environment variable PORTAL_A_TOKEN is not set'])
+  })
+
+  it('gives the path and line of every schema problem', () => {
+    const text = `providers:
+  - name: a
+    base_url: https://a.example
+    timeout_ms: fast
+    colour: blue
+pools:
+  - name: p
+    rotation_strategy: fastest
+    members:
+      - provider: a
+        weight: 0
+`
+    assert.deepEqual(problems(text), [
+      'sourcepool.yaml:4: providers[0].timeout_ms: must be integer,null',
+      "sourcepool.yaml:5: providers[0].colour: is not a field this object has",
+      "sourcepool.yaml:7: pools[0]: is missing its required field 'category'",
+      'sourcepool.yaml:8: pools[0].rotation_strategy: must be one of "round_robin", "weighted", "priority", "least_used", "random", "least_latency", "least_outstanding", "consistent_hash", null',
+      'sourcepool.yaml:11: pools[0].members[0].weight: must be >= 1'
+    ])
+  })
+
+  it('gives the path and line of the rules the API applies, and of names that do not add up', () => {
+    const text = `providers:
+  - name: a
+    base_url: https://user:pw@a.example
+  - name: b
+    health_check:
+      path: /health
+  - name: a
+pools:
+  - name: p
+    category: c
+    members:
+      - provider: ghost
+      - provider: b
+      - provider: b
+`
+    assert.deepEqual(problems(text), [
+      'sourcepool.yaml:3: providers[0].base_url: base_url may not carry credentials (user:password@); put them in auth_headers, e.g. {"authorization": "Basic <base64 of user:password>"}',
+      "sourcepool.yaml:5: providers[1].health_check: a health check needs the provider's base_url",
+      "sourcepool.yaml:7: providers[2].name: provider 'a' is declared twice (first as providers[0])",
+      "sourcepool.yaml:12: pools[0].members[0].provider: no provider 'ghost' is declared in this state",
+      "sourcepool.yaml:14: pools[0].members[2].provider: provider 'b' is a member of this pool twice (first as members[1])"
+    ])
+  })
+
+  it('reports YAML errors with their line, and refuses what is not a mapping', () => {
+    const [yamlError] = problems('providers:\n  - name: a\n    base_url: [unclosed\n')
+    assert.match(yamlError ?? '', /^sourcepool\.yaml:\d+: /)
+    assert.deepEqual(problems('- a\n- b\n'), ["sourcepool.yaml:1: a state is a mapping with 'providers' and 'pools', not a list"])
+    assert.match(problems('providers:\n  - name: a\n    name: b\n')[0] ?? '', /^sourcepool\.yaml:3: .*[Uu]nique/)
+  })
+})

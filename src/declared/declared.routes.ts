@@ -1,0 +1,41 @@
+/**
+ * `/api/config`: pools as code over HTTP. `plan` and `apply` take a declared state
+ * (the file's content as JSON, credentials already resolved); `export` answers the
+ * stored state as one, as JSON or, with `?format=yaml`, as a file to keep in git.
+ * Admin only (the export shows base URLs and check paths as stored).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { stringify } from 'yaml'
+import { actorOf } from '../audit/audit.js'
+import { errorResponses, ErrorBody } from '../http/schemas.js'
+import { DeclaredState, Plan } from './declared.schemas.js'
+import type { DeclaredService } from './declared.service.js'
+
+const tags = ['config']
+
+export const declaredRoutes: FastifyPluginAsyncTypebox<{ declared: DeclaredService }> = async (app, { declared }) => {
+  app.post('/api/config/plan', {
+    schema: { tags, summary: 'What applying a declared state would change', body: DeclaredState, response: { 200: Plan, ...errorResponses } },
+    config: { failure: 'Failed to plan' }
+  }, async (request) => await declared.plan(request.body))
+
+  app.post('/api/config/apply', {
+    schema: { tags, summary: 'Make the stored state what a declared state says, in one transaction', body: DeclaredState, response: { 200: Plan, ...errorResponses, 409: ErrorBody } },
+    config: { failure: 'Failed to apply' }
+  }, async (request) => await declared.apply(request.body, actorOf(request)))
+
+  app.get('/api/config/export', {
+    schema: {
+      tags,
+      summary: 'The stored state as a declared state (credentials as placeholders)',
+      querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('yaml')])) }),
+      response: { 200: DeclaredState, 500: errorResponses[500] }
+    },
+    config: { failure: 'Failed to export' }
+  }, async (request, reply) => {
+    const state = await declared.exportState()
+    if (request.query.format !== 'yaml') return state
+    return await reply.type('application/yaml; charset=utf-8').serializer((value) => value as string).send(stringify(state) as never)
+  })
+}

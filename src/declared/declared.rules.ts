@@ -1,0 +1,234 @@
+/**
+ * A declared state checked and put in stored form (every provider and pool field
+ * with its default when absent: the state says what everything should be), and the
+ * plan that turns what is stored into it: creates and updates field by field,
+ * deletes only with `prune`. Objects are matched by name (members by pool and
+ * provider name). Equal means equal as stored, so applying a state twice changes
+ * nothing the second time.
+ */
+import { RequestValidationError, type ValidationIssue } from '../errors.js'
+import type { MemberRow } from '../pools/member.repository.js'
+import type { PoolRow } from '../pools/pool.repository.js'
+import { storedPool, type StoredPool } from '../pools/pool.rules.js'
+import type { ProviderRow } from '../providers/provider.repository.js'
+import { storedProvider, type StoredProvider } from '../providers/provider.rules.js'
+import type { ChangeValue, DeclaredStateValue } from './declared.schemas.js'
+
+type Loc = ReadonlyArray<string | number>
+
+export interface DesiredMember {
+  readonly provider: string
+  readonly priority: number
+  readonly weight: number
+  readonly enabled: number
+}
+
+export type DesiredPool = StoredPool & { readonly members: readonly DesiredMember[] }
+
+/** A declared state, checked, in stored form. */
+export interface Desired {
+  readonly prune: boolean
+  readonly providers: readonly StoredProvider[]
+  readonly pools: readonly DesiredPool[]
+}
+
+/** Runs a check that throws 422s, keeping its issues. */
+function collect<T> (issues: ValidationIssue[], check: () => T): T | undefined {
+  try {
+    return check()
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error
+    issues.push(...error.issues)
+    return undefined
+  }
+}
+
+/**
+ * The state in stored form; a 422 listing every problem (each `loc` under `at`):
+ * a field the API would refuse, a name declared twice, a member naming a provider
+ * the state does not declare.
+ */
+export function desiredState (input: DeclaredStateValue, at: Loc): Desired {
+  const issues: ValidationIssue[] = []
+  const providers: StoredProvider[] = []
+  const providerAt = new Map<string, number>()
+  ;(input.providers ?? []).forEach((declared, i) => {
+    const first = providerAt.get(declared.name)
+    if (first !== undefined) {
+      issues.push({ loc: [...at, 'providers', i, 'name'], msg: `provider '${declared.name}' is declared twice (first as providers[${first}])`, type: 'value_error.duplicate' })
+      return
+    }
+    providerAt.set(declared.name, i)
+    const stored = collect(issues, () => storedProvider(declared, [...at, 'providers', i]))
+    if (stored !== undefined) providers.push(stored)
+  })
+  const pools: DesiredPool[] = []
+  const poolAt = new Map<string, number>()
+  ;(input.pools ?? []).forEach((declared, i) => {
+    const first = poolAt.get(declared.name)
+    if (first !== undefined) {
+      issues.push({ loc: [...at, 'pools', i, 'name'], msg: `pool '${declared.name}' is declared twice (first as pools[${first}])`, type: 'value_error.duplicate' })
+      return
+    }
+    poolAt.set(declared.name, i)
+    const members: DesiredMember[] = []
+    const memberAt = new Map<string, number>()
+    ;(declared.members ?? []).forEach((member, j) => {
+      const loc = [...at, 'pools', i, 'members', j, 'provider']
+      if (!providerAt.has(member.provider)) {
+        issues.push({ loc, msg: `no provider '${member.provider}' is declared in this state`, type: 'value_error.unknown_provider' })
+      } else if (memberAt.has(member.provider)) {
+        issues.push({ loc, msg: `provider '${member.provider}' is a member of this pool twice (first as members[${memberAt.get(member.provider) ?? 0}])`, type: 'value_error.duplicate' })
+      } else {
+        memberAt.set(member.provider, j)
+        members.push({ provider: member.provider, priority: member.priority ?? 1, weight: member.weight ?? 1, enabled: member.enabled === false ? 0 : 1 })
+      }
+    })
+    const stored = collect(issues, () => storedPool(declared, [...at, 'pools', i]))
+    if (stored !== undefined) pools.push({ ...stored, members })
+  })
+  if (issues.length > 0) throw new RequestValidationError(issues)
+  return { prune: input.prune === true, providers, pools }
+}
+
+/** What is stored now. */
+export interface Current {
+  readonly providers: readonly ProviderRow[]
+  readonly pools: readonly PoolRow[]
+  readonly members: ReadonlyArray<Pick<MemberRow, 'id' | 'pool_id' | 'provider_id' | 'priority' | 'weight' | 'enabled'>>
+}
+
+/** One step of a plan, with what applying it needs. */
+export type Step =
+  | { readonly kind: 'provider', readonly action: 'create', readonly desired: StoredProvider }
+  | { readonly kind: 'provider', readonly action: 'update', readonly id: number, readonly desired: StoredProvider, readonly current: ProviderRow }
+  | { readonly kind: 'provider', readonly action: 'delete', readonly id: number, readonly current: ProviderRow }
+  | { readonly kind: 'pool', readonly action: 'create', readonly desired: DesiredPool }
+  | { readonly kind: 'pool', readonly action: 'update', readonly id: number, readonly desired: DesiredPool, readonly current: PoolRow }
+  | { readonly kind: 'pool', readonly action: 'delete', readonly id: number, readonly current: PoolRow }
+  | { readonly kind: 'member', readonly action: 'create', readonly pool: string, readonly desired: DesiredMember }
+  | { readonly kind: 'member', readonly action: 'update', readonly id: number, readonly pool: string, readonly desired: DesiredMember, readonly current: Current['members'][number] }
+  | { readonly kind: 'member', readonly action: 'delete', readonly id: number, readonly pool: string, readonly provider: string, readonly poolId: number, readonly providerId: number }
+
+/** Credential headers as shown in a plan: names, values masked; a changed value says so. */
+function shownHeaders (stored: string | null | undefined, other: string | null | undefined): Record<string, string> | null {
+  if (stored == null) return null
+  const mine = JSON.parse(stored) as Record<string, string>
+  const theirs = other == null ? {} : JSON.parse(other) as Record<string, string>
+  return Object.fromEntries(Object.keys(mine).sort().map((name) => [name, name in theirs && theirs[name] !== mine[name] ? '*** (changed)' : '***']))
+}
+
+/** Credential headers in a form that compares equal whatever the order of their names. */
+function headerKey (stored: string | null | undefined): string {
+  if (stored == null) return 'null'
+  return JSON.stringify(Object.entries(JSON.parse(stored) as Record<string, string>).sort(([a], [b]) => a.localeCompare(b)))
+}
+
+type ProviderFields = Pick<StoredProvider, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check'>
+
+/** A provider's fields as a plan shows them (`other`: what they are compared with, for credentials). */
+function providerView (p: ProviderFields, other: ProviderFields | null): Record<string, unknown> {
+  return {
+    category: p.category ?? null,
+    base_url: p.base_url ?? null,
+    description: p.description ?? null,
+    rate_limit: p.rate_limit_requests == null ? null : { requests: p.rate_limit_requests, per: p.rate_limit_per },
+    timeout_ms: p.timeout_ms ?? null,
+    auth_headers: shownHeaders(p.auth_headers, other?.auth_headers),
+    health_check: p.health_check == null ? null : JSON.parse(p.health_check)
+  }
+}
+
+const POOL_FIELDS = ['category', 'description', 'rotation_strategy', 'enabled', 'failure_threshold', 'cooldown_seconds', 'max_cooldown_seconds',
+  'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds'] as const
+const FLAGS = new Set<string>(['enabled', 'retry_non_idempotent', 'forward_client_auth'])
+
+function poolView (p: Pick<StoredPool, typeof POOL_FIELDS[number]>): Record<string, unknown> {
+  return Object.fromEntries(POOL_FIELDS.map((field) => [field, FLAGS.has(field) ? p[field] === 1 : p[field] ?? null]))
+}
+
+function memberView (m: Pick<DesiredMember, 'priority' | 'weight' | 'enabled'>): Record<string, unknown> {
+  return { priority: m.priority, weight: m.weight, enabled: m.enabled === 1 }
+}
+
+/** The fields of `to` that differ from `from` (all of them against null). */
+function diff (from: Record<string, unknown> | null, to: Record<string, unknown> | null): ChangeValue['fields'] {
+  const fields: ChangeValue['fields'] = {}
+  for (const key of Object.keys(to ?? from ?? {})) {
+    const before = from?.[key] ?? null
+    const after = to?.[key] ?? null
+    if (JSON.stringify(before) !== JSON.stringify(after)) fields[key] = { from: before, to: after }
+  }
+  return fields
+}
+
+/** True when a stored provider already is what is declared. */
+function sameProvider (current: ProviderRow, desired: StoredProvider): boolean {
+  return headerKey(current.auth_headers) === headerKey(desired.auth_headers) &&
+    JSON.stringify(diff(providerView(current, null), providerView(desired, null))) === '{}'
+}
+
+/** The steps that make `current` what `desired` declares, creates and updates first, deletes last. */
+export function planSteps (current: Current, desired: Desired): Step[] {
+  const steps: Step[] = []
+  const providers = new Map(current.providers.map((p) => [p.name, p]))
+  const providerNames = new Map(current.providers.map((p) => [p.id, p.name]))
+  const pools = new Map(current.pools.map((p) => [p.name, p]))
+  for (const p of desired.providers) {
+    const stored = providers.get(p.name)
+    if (stored === undefined) steps.push({ kind: 'provider', action: 'create', desired: p })
+    else if (!sameProvider(stored, p)) steps.push({ kind: 'provider', action: 'update', id: stored.id, desired: p, current: stored })
+  }
+  const deletes: Step[] = []
+  for (const p of desired.pools) {
+    const stored = pools.get(p.name)
+    if (stored === undefined) steps.push({ kind: 'pool', action: 'create', desired: p })
+    else if (JSON.stringify(diff(poolView(stored), poolView(p))) !== '{}') steps.push({ kind: 'pool', action: 'update', id: stored.id, desired: p, current: stored })
+    const members = new Map(stored === undefined ? [] : current.members.filter((m) => m.pool_id === stored.id).map((m) => [providerNames.get(m.provider_id) as string, m]))
+    for (const m of p.members) {
+      const member = members.get(m.provider)
+      if (member === undefined) steps.push({ kind: 'member', action: 'create', pool: p.name, desired: m })
+      else if (JSON.stringify(diff(memberView(member), memberView(m))) !== '{}') steps.push({ kind: 'member', action: 'update', id: member.id, pool: p.name, desired: m, current: member })
+      members.delete(m.provider)
+    }
+    if (desired.prune && stored !== undefined) {
+      for (const [provider, m] of members) deletes.push({ kind: 'member', action: 'delete', id: m.id, pool: p.name, provider, poolId: stored.id, providerId: m.provider_id })
+    }
+  }
+  if (desired.prune) {
+    const declaredPools = new Set(desired.pools.map((p) => p.name))
+    for (const p of current.pools) if (!declaredPools.has(p.name)) deletes.push({ kind: 'pool', action: 'delete', id: p.id, current: p })
+    const declaredProviders = new Set(desired.providers.map((p) => p.name))
+    for (const p of current.providers) if (!declaredProviders.has(p.name)) deletes.push({ kind: 'provider', action: 'delete', id: p.id, current: p })
+  }
+  return [...steps, ...deletes]
+}
+
+/** A step as a plan shows it. */
+export function describeStep (step: Step): ChangeValue {
+  switch (step.kind) {
+    case 'provider':
+      return {
+        kind: 'provider',
+        action: step.action,
+        name: step.action === 'create' ? step.desired.name : step.current.name,
+        fields: step.action === 'create'
+          ? diff(null, providerView(step.desired, null))
+          : step.action === 'update' ? diff(providerView(step.current, null), providerView(step.desired, step.current)) : {}
+      }
+    case 'pool':
+      return {
+        kind: 'pool',
+        action: step.action,
+        name: step.action === 'create' ? step.desired.name : step.current.name,
+        fields: step.action === 'create' ? diff(null, poolView(step.desired)) : step.action === 'update' ? diff(poolView(step.current), poolView(step.desired)) : {}
+      }
+    case 'member':
+      return {
+        kind: 'member',
+        action: step.action,
+        name: `${step.pool}/${step.action === 'delete' ? step.provider : step.desired.provider}`,
+        fields: step.action === 'create' ? diff(null, memberView(step.desired)) : step.action === 'update' ? diff(memberView(step.current), memberView(step.desired)) : {}
+      }
+  }
+}

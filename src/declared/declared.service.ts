@@ -1,0 +1,194 @@
+/**
+ * Pools as code: the plan that turns what is stored into a declared state, its
+ * application in ONE transaction (every pool locked first, the plan made again
+ * from what is stored then, each change audited under the caller — `config` at
+ * start-up — and the status records marked changed), and the stored state
+ * exported as a declared state that applies back to no change (credentials as
+ * `${…}` placeholders: their values are never shown).
+ */
+import { NO_CHANGES, type ChangeFeed } from '../changes.js'
+import { isUniqueViolation } from '../db/errors.js'
+import type { Db } from '../db/types.js'
+import type { Work, WorkRunner } from '../db/work.js'
+import { ConflictError } from '../errors.js'
+import { audited, type Actor } from '../audit/audit.js'
+import { deleteMember, insertMember, updateMember } from '../pools/member.repository.js'
+import { deletePool, insertPool, touchPool, updatePool } from '../pools/pool.repository.js'
+import { newPoolRow } from '../pools/pool.rules.js'
+import { touchPoolsShowingProvider } from '../providers/provider-mentions.repository.js'
+import { deleteProvider, insertProvider, updateProvider } from '../providers/provider.repository.js'
+import { healthCheckChange, newProviderRow } from '../providers/provider.rules.js'
+import { lockAllPools, readCurrent } from './declared.repository.js'
+import { describeStep, desiredState, planSteps, type Current, type Desired, type Step } from './declared.rules.js'
+import type { DeclaredStateValue, PlanValue } from './declared.schemas.js'
+
+/** A plan's answer. */
+function toPlan (steps: readonly Step[], applied: boolean): PlanValue {
+  const changes = steps.map(describeStep)
+  const count = (action: string) => changes.filter((c) => c.action === action).length
+  return { changes, summary: { create: count('create'), update: count('update'), delete: count('delete') }, applied }
+}
+
+/** `NAME` as an environment variable's part: upper case, anything else `_`. */
+const envPart = (name: string) => name.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_|_$/g, '')
+
+/** The placeholder a provider's credential header is exported as. */
+export const credentialPlaceholder = (provider: string, header: string) => `\${SOURCEPOOL_${envPart(provider)}_${envPart(header)}}`
+
+/** What one apply wrote: its steps, and the pools and providers whose readers must hear of it. */
+interface Applied {
+  readonly steps: Step[]
+  readonly pools: Set<number>
+  readonly providers: Set<number>
+}
+
+/** Applies `desired` in the unit of work it is given (one transaction). */
+function * applyWork (db: Db, desired: Desired, actor: Actor, at: Date): Work<Applied> {
+  yield * lockAllPools(db)
+  const current: Current = yield * readCurrent(db)
+  const steps = planSteps(current, desired)
+  const providerIds = new Map(current.providers.map((p) => [p.name, p.id]))
+  const poolIds = new Map(current.pools.map((p) => [p.name, p.id]))
+  const pools = new Set<number>()
+  const providers = new Set<number>()
+  const iso = at.toISOString()
+  for (const step of steps) {
+    const entry = (action: string, target: (row: { id: number }) => string) => ({ action, target, changes: describeStep(step).fields, at })
+    const providerTarget = (row: { id: number }) => `provider:${row.id}`
+    const poolTarget = (row: { id: number }) => `pool:${row.id}`
+    if (step.kind === 'provider') {
+      if (step.action === 'create') {
+        const row = yield * audited(db, actor, entry('provider.create', providerTarget), insertProvider(db, newProviderRow(step.desired, at)))
+        if (row !== undefined) providerIds.set(row.name, row.id)
+        continue
+      }
+      yield * touchPoolsShowingProvider(db, step.id)
+      providers.add(step.id)
+      if (step.action === 'delete') {
+        yield * audited(db, actor, entry('provider.delete', providerTarget), deleteProvider(db, step.id))
+        continue
+      }
+      const { name: _name, ...fields } = step.desired
+      // A quota lifted forgets its counter, as DELETE …/rate_limit does.
+      const quota = fields.rate_limit_requests === null && step.current.rate_limit_requests !== null ? { quota_window_start: null, quota_used: 0 } : {}
+      yield * audited(db, actor, entry('provider.update', providerTarget), updateProvider(db, step.id, {
+        ...fields, ...quota, ...healthCheckChange(step.current.health_check, fields.health_check ?? null, at), updated_at: iso
+      }))
+    } else if (step.kind === 'pool') {
+      if (step.action === 'create') {
+        const { members: _members, ...fields } = step.desired
+        const row = yield * audited(db, actor, entry('pool.create', poolTarget), insertPool(db, newPoolRow(fields, at)))
+        if (row !== undefined) {
+          poolIds.set(row.name, row.id)
+          pools.add(row.id)
+        }
+        continue
+      }
+      pools.add(step.id)
+      if (step.action === 'delete') {
+        yield * audited(db, actor, entry('pool.delete', poolTarget), deletePool(db, step.id))
+        continue
+      }
+      const { members: _members, name: _name, ...fields } = step.desired
+      // A cursor belongs to the strategy that wrote it.
+      const cursor = fields.rotation_strategy !== step.current.rotation_strategy ? { rotation_state: '{}' } : {}
+      yield * audited(db, actor, entry('pool.update', poolTarget), updatePool(db, step.id, { ...fields, ...cursor, updated_at: iso }))
+      yield * touchPool(db, step.id)
+    } else {
+      const memberTarget = (row: { pool_id: number, provider_id: number }) => `pool:${row.pool_id}/provider:${row.provider_id}`
+      const entryOf = (action: string) => ({ action, target: memberTarget, changes: describeStep(step).fields, at })
+      if (step.action === 'delete') {
+        yield * audited(db, actor, entryOf('member.remove'), deleteMember(db, step.poolId, step.providerId))
+        yield * touchPool(db, step.poolId)
+        pools.add(step.poolId)
+        continue
+      }
+      const poolId = poolIds.get(step.pool) as number
+      const providerId = providerIds.get(step.desired.provider) as number
+      const { provider: _provider, ...fields } = step.desired
+      if (step.action === 'create') {
+        yield * audited(db, actor, entryOf('member.add'), insertMember(db, { pool_id: poolId, provider_id: providerId, ...fields, last_used: null, created_at: iso }))
+      } else {
+        yield * audited(db, actor, entryOf('member.update'), updateMember(db, poolId, providerId, fields))
+      }
+      yield * touchPool(db, poolId)
+      pools.add(poolId)
+    }
+  }
+  return { steps, pools, providers }
+}
+
+/** Builds the declared-state service over the database, a clock and the change feed. */
+export function createDeclaredService ({ database, now, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, changes?: ChangeFeed }) {
+  /** Applies a checked state; answers what it changed (nothing: no write at all). */
+  async function applyDesired (desired: Desired, actor: Actor): Promise<PlanValue> {
+    // Nothing to do reads only: no transaction, no lock, no audit record.
+    const planned = planSteps(await database.read(readCurrent), desired)
+    if (planned.length === 0) return toPlan(planned, true)
+    let applied: Applied
+    try {
+      applied = await database.transact((db) => applyWork(db, desired, actor, now()))
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError('A provider or pool of the same name was created meanwhile; plan again')
+      throw error
+    }
+    for (const id of applied.providers) changes.provider(id)
+    for (const id of applied.pools) changes.pool(id)
+    return toPlan(applied.steps, true)
+  }
+
+  return {
+    /** What applying `input` would change; changes nothing. `at` prefixes the `loc` of a 422. */
+    async plan (input: DeclaredStateValue, at: ReadonlyArray<string | number> = ['body']): Promise<PlanValue> {
+      const desired = desiredState(input, at)
+      return toPlan(planSteps(await database.read(readCurrent), desired), false)
+    },
+
+    /** Makes the stored state what `input` declares, in one transaction. */
+    async apply (input: DeclaredStateValue, actor: Actor, at: ReadonlyArray<string | number> = ['body']): Promise<PlanValue> {
+      return await applyDesired(desiredState(input, at), actor)
+    },
+
+    applyDesired,
+
+    /** The stored state as a declared state (nulls and defaults left out where the file's defaults say the same). */
+    async exportState (): Promise<DeclaredStateValue> {
+      const current = await database.read(readCurrent)
+      const providerNames = new Map(current.providers.map((p) => [p.id, p.name]))
+      return {
+        providers: current.providers.map((p) => ({
+          name: p.name,
+          ...(p.category === null ? {} : { category: p.category }),
+          ...(p.base_url === null ? {} : { base_url: p.base_url }),
+          ...(p.description === null ? {} : { description: p.description }),
+          ...(p.rate_limit_requests === null ? {} : { rate_limit: { requests: p.rate_limit_requests, per: p.rate_limit_per as 'second' } }),
+          ...(p.timeout_ms === null ? {} : { timeout_ms: p.timeout_ms }),
+          ...(p.auth_headers === null
+            ? {}
+            : { auth_headers: Object.fromEntries(Object.keys(JSON.parse(p.auth_headers) as object).map((header) => [header, credentialPlaceholder(p.name, header)])) }),
+          ...(p.health_check === null ? {} : { health_check: JSON.parse(p.health_check) })
+        })),
+        pools: current.pools.map((p) => ({
+          name: p.name,
+          category: p.category,
+          ...(p.description === null ? {} : { description: p.description }),
+          rotation_strategy: p.rotation_strategy as 'round_robin',
+          enabled: p.enabled === 1,
+          failure_threshold: p.failure_threshold,
+          cooldown_seconds: p.cooldown_seconds,
+          max_cooldown_seconds: p.max_cooldown_seconds,
+          all_down: p.all_down as 'soonest',
+          max_attempts: p.max_attempts,
+          retry_non_idempotent: p.retry_non_idempotent === 1,
+          forward_client_auth: p.forward_client_auth === 1,
+          forbidden_ttl_seconds: p.forbidden_ttl_seconds,
+          members: current.members.filter((m) => m.pool_id === p.id).map((m) => ({
+            provider: providerNames.get(m.provider_id) as string, priority: m.priority, weight: m.weight, enabled: m.enabled === 1
+          }))
+        }))
+      }
+    }
+  }
+}
+
+export type DeclaredService = ReturnType<typeof createDeclaredService>

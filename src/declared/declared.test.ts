@@ -1,0 +1,129 @@
+/**
+ * Pools as code through the API on both databases: apply, apply again (nothing
+ * written), the plan of each kind of change, prune, export → apply back to no
+ * change, and the 422s of a state that does not check out.
+ */
+import assert from 'node:assert/strict'
+import { afterEach, beforeEach, it } from 'node:test'
+import { parse } from 'yaml'
+import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
+import { parseDeclaredFile } from './declared-file.js'
+
+const STATE = {
+  providers: [
+    { name: 'portal-a', category: 'public-spending', base_url: 'https://a.example/v1', auth_headers: { 'X-Api-Key': 'KA' }, rate_limit: { requests: 100, per: 'minute' } },
+    { name: 'portal-b', category: 'public-spending', base_url: 'https://b.example', health_check: { path: '/health' } }
+  ],
+  pools: [
+    { name: 'spending', category: 'public-spending', rotation_strategy: 'weighted', members: [{ provider: 'portal-a', weight: 3 }, { provider: 'portal-b' }] }
+  ]
+}
+
+for (const dialect of dialects) {
+  describeOn(dialect, 'pools as code', () => {
+    let t: TestApp
+    beforeEach(async () => { t = await buildTestApp(dialect, { healthCheckTimer: false }) })
+    afterEach(async () => { await t.close() })
+
+    const post = async (url: string, payload: unknown) => await t.request({ method: 'POST', url, payload: payload as Record<string, unknown> })
+    const audits = async () => (await t.request({ method: 'GET', url: '/api/audit' })).body.records as Array<{ actor: string, action: string, target: string }>
+
+    it('applies a state in one go, and applying it again writes nothing', async () => {
+      const first = await post('/api/config/apply', STATE)
+      assert.equal(first.status, 200, JSON.stringify(first.body))
+      assert.deepEqual(first.body.summary, { create: 5, update: 0, delete: 0 })
+      assert.equal(first.body.applied, true)
+      assert.deepEqual(first.body.changes.map((c: { kind: string, name: string }) => `${c.kind} ${c.name}`),
+        ['provider portal-a', 'provider portal-b', 'pool spending', 'member spending/portal-a', 'member spending/portal-b'])
+      const pool = (await t.request({ method: 'GET', url: '/api/pools' })).body.pools[0]
+      assert.equal(pool.rotation_strategy, 'weighted')
+      assert.deepEqual(pool.members.map((m: { provider_name: string, weight: number }) => [m.provider_name, m.weight]), [['portal-a', 3], ['portal-b', 1]])
+      const providers = (await t.request({ method: 'GET', url: '/api/providers' })).body.providers
+      assert.deepEqual(providers[0].auth_headers, { 'x-api-key': '***' })
+      assert.equal(providers[1].health_check.interval_s, 10)
+      const written = await audits()
+      assert.equal(written.length, 5)
+      const updatedAt = providers.map((p: { updated_at: string }) => p.updated_at)
+
+      const again = await post('/api/config/apply', STATE)
+      assert.deepEqual(again.body, { changes: [], summary: { create: 0, update: 0, delete: 0 }, applied: true })
+      assert.equal((await audits()).length, 5, 'no audit record')
+      const after = (await t.request({ method: 'GET', url: '/api/providers' })).body.providers
+      assert.deepEqual(after.map((p: { updated_at: string }) => p.updated_at), updatedAt, 'no updated_at moved')
+    })
+
+    it('plans each kind of change field by field, and deletes only with prune', async () => {
+      await post('/api/config/apply', STATE)
+      await post('/api/providers', { name: 'stray' })
+      const changed = structuredClone(STATE) as any
+      changed.providers[0].base_url = 'https://a2.example/v1'
+      changed.providers[0].auth_headers = { 'X-Api-Key': 'KA2' }
+      changed.pools[0].rotation_strategy = 'round_robin'
+      changed.pools[0].cooldown_seconds = 60
+      changed.pools[0].members = [{ provider: 'portal-a', weight: 1 }]
+      changed.providers.push({ name: 'portal-c' })
+      const plan = await post('/api/config/plan', changed)
+      assert.equal(plan.status, 200, JSON.stringify(plan.body))
+      assert.equal(plan.body.applied, false)
+      assert.deepEqual(plan.body.changes, [
+        {
+          kind: 'provider',
+          action: 'update',
+          name: 'portal-a',
+          fields: {
+            base_url: { from: 'https://a.example/v1', to: 'https://a2.example/v1' },
+            auth_headers: { from: { 'x-api-key': '***' }, to: { 'x-api-key': '*** (changed)' } }
+          }
+        },
+        { kind: 'provider', action: 'create', name: 'portal-c', fields: {} },
+        { kind: 'pool', action: 'update', name: 'spending', fields: { rotation_strategy: { from: 'weighted', to: 'round_robin' }, cooldown_seconds: { from: 30, to: 60 } } },
+        { kind: 'member', action: 'update', name: 'spending/portal-a', fields: { weight: { from: 3, to: 1 } } }
+      ])
+      assert.equal((await t.request({ method: 'GET', url: '/api/pools' })).body.pools[0].rotation_strategy, 'weighted', 'a plan changes nothing')
+
+      const pruned = await post('/api/config/plan', { ...changed, prune: true })
+      assert.deepEqual(pruned.body.changes.filter((c: { action: string }) => c.action === 'delete').map((c: { kind: string, name: string }) => `${c.kind} ${c.name}`),
+        ['member spending/portal-b', 'provider stray'])
+      assert.equal((await post('/api/config/apply', changed)).body.summary.delete, 0)
+      assert.equal((await t.request({ method: 'GET', url: '/api/providers' })).body.total, 4, 'nothing deleted without prune')
+      const applied = await post('/api/config/apply', { ...changed, prune: true })
+      assert.deepEqual(applied.body.summary, { create: 0, update: 0, delete: 2 })
+      const names = (await t.request({ method: 'GET', url: '/api/providers' })).body.providers.map((p: { name: string }) => p.name)
+      assert.deepEqual(names, ['portal-a', 'portal-b', 'portal-c'])
+      assert.deepEqual((await audits()).slice(0, 2).map((a) => a.action).sort(), ['member.remove', 'provider.delete'])
+      assert.equal((await t.request({ method: 'GET', url: '/api/pools' })).body.pools[0].members.length, 1)
+    })
+
+    it('exports the stored state as a file that applies back to no change', async () => {
+      await post('/api/config/apply', STATE)
+      await t.request({ method: 'PUT', url: '/api/pools/1', payload: { description: 'set through the API', enabled: false } })
+      const yaml = await t.app.inject({ method: 'GET', url: '/api/config/export?format=yaml' })
+      assert.equal(yaml.statusCode, 200)
+      assert.match(String(yaml.headers['content-type']), /^application\/yaml/)
+      assert.match(yaml.body, /x-api-key: \$\{SOURCEPOOL_PORTAL_A_X_API_KEY\}/)
+      assert.ok(!yaml.body.includes('KA'), 'no credential value')
+      const desired = parseDeclaredFile(yaml.body, 'export.yaml', { SOURCEPOOL_PORTAL_A_X_API_KEY: 'KA' })
+      assert.equal(desired.pools[0]?.description, 'set through the API')
+      const json = (await t.request({ method: 'GET', url: '/api/config/export' })).body
+      assert.deepEqual(json, parse(yaml.body))
+      json.providers[0].auth_headers['x-api-key'] = 'KA'
+      const plan = await post('/api/config/plan', json)
+      assert.deepEqual(plan.body.changes, [])
+    })
+
+    it('answers 422 naming every problem of a state, and changes nothing', async () => {
+      const res = await post('/api/config/apply', {
+        providers: [{ name: 'a', base_url: 'https://u:p@a.example' }, { name: 'a' }],
+        pools: [{ name: 'p', category: 'c', members: [{ provider: 'ghost' }], cooldown_seconds: 60, max_cooldown_seconds: 30 }]
+      })
+      assert.equal(res.status, 422, JSON.stringify(res.body))
+      assert.deepEqual(res.body.detail.map((d: { loc: unknown[] }) => d.loc), [
+        ['body', 'providers', 0, 'base_url'],
+        ['body', 'providers', 1, 'name'],
+        ['body', 'pools', 0, 'members', 0, 'provider'],
+        ['body', 'pools', 0, 'max_cooldown_seconds']
+      ])
+      assert.equal((await t.request({ method: 'GET', url: '/api/providers' })).body.total, 0)
+    })
+  })
+}
