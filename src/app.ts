@@ -12,6 +12,7 @@ import { createDb, type DbHandle } from './db/create-db.js'
 import { healthzRoutes } from './healthz.routes.js'
 import { connectionOptions, guardConnections, requestLogFields } from './http/connections.js'
 import { handleError } from './http/error-handler.js'
+import { documentRoute, validOpenApi } from './http/openapi.js'
 import { ServiceLogController } from './http/log-controller.js'
 import { registerJsonParser } from './http/json-parser.js'
 import { validatorCompiler } from './http/validation.js'
@@ -131,6 +132,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   // a constant there): reading `request.routeOptions` builds an object per request.
   // `settle` is filled in once the runtime exists; no request is served before that.
   let settle: (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void = (_request, _reply, done) => { done() }
+  // Every operation documented the same way: its operationId and its error answers.
+  app.addHook('onRoute', documentRoute)
   app.addHook('onRoute', (route) => {
     const url = route.url
     addRouteHook(route, 'onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
@@ -172,7 +175,9 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
       info: { title: 'sourcepool', version: '0.1.0', description: 'Pools of interchangeable upstream data providers' },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'AUTH_TOKENS secret; scopes read < client < admin' } } },
       security: config.authTokens.length > 0 ? [{ bearerAuth: [] }] : []
-    }
+    },
+    // Only the OpenAPI 3 document is built (no `swagger` option).
+    transformObject: (document) => validOpenApi(document as { openapiObject: Record<string, unknown> })
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

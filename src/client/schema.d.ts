@@ -1,0 +1,7255 @@
+/**
+ * The service's API as TypeScript types, generated from its OpenAPI document by
+ * openapi-typescript (npm run client:generate). Do not edit: a test fails when this
+ * file differs from what the service documents.
+ */
+export interface paths {
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: the database answers and takes writes */
+        get: operations["getHealthz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List providers */
+        get: operations["getProviders"];
+        put?: never;
+        /** Create a provider */
+        post: operations["postProviders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/providers/{provider_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a provider */
+        get: operations["getProvidersProviderId"];
+        /** Update a provider */
+        put: operations["putProvidersProviderId"];
+        post?: never;
+        /** Delete a provider and its memberships */
+        delete: operations["deleteProvidersProviderId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/providers/{provider_id}/rate_limit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a provider's rate limit */
+        delete: operations["deleteProvidersProviderIdRateLimit"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List pools with their status (every pool by default; limit and offset page by pool_id; fields=summary leaves out members, policy and history) */
+        get: operations["getPools"];
+        put?: never;
+        /** Create a pool */
+        post: operations["postPools"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pools/{pool_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a pool status record */
+        get: operations["getPoolsPoolId"];
+        /** Update a pool */
+        put: operations["putPoolsPoolId"];
+        post?: never;
+        /** Delete a pool with its members and history */
+        delete: operations["deletePoolsPoolId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pools/{pool_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a provider to a pool */
+        post: operations["postPoolsPoolIdMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pools/{pool_id}/members/{provider_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Update a pool member */
+        put: operations["putPoolsPoolIdMembersProviderId"];
+        post?: never;
+        /** Remove a provider from a pool */
+        delete: operations["deletePoolsPoolIdMembersProviderId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pools/{pool_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the pool to its next available provider
+         * @description The body is optional: `curl -X POST …/rotate` rotates with reason `manual`.
+         */
+        post: operations["postPoolsPoolIdRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pools/{pool_id}/failover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fail over from a failed provider to another
+         * @description 404 `Member not found in pool <pool_id>` when `failed_provider_id` is not a member of the pool (nothing is written); 404 `No alternative providers available in pool <pool_id>` when no other member is available (the failure and a failed history record are kept).
+         */
+        post: operations["postPoolsPoolIdFailover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pools/{pool_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Rotation history, newest first */
+        get: operations["getPoolsPoolIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pools/{pool_id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report the outcome of a call to a member provider */
+        post: operations["postPoolsPoolIdReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pools/{pool_id}/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which provider the next rotation would choose, and why every member is or is not eligible */
+        get: operations["getPoolsPoolIdNext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pools/{pool_id}/proxy/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Forward a request to a provider of the pool, failing over within the request */
+        get: operations["getPoolsPoolIdProxy"];
+        /** Forward a request to a provider of the pool, failing over within the request */
+        put: operations["putPoolsPoolIdProxy"];
+        /** Forward a request to a provider of the pool, failing over within the request */
+        post: operations["postPoolsPoolIdProxy"];
+        /** Forward a request to a provider of the pool, failing over within the request */
+        delete: operations["deletePoolsPoolIdProxy"];
+        /** Forward a request to a provider of the pool, failing over within the request */
+        options: operations["optionsPoolsPoolIdProxy"];
+        /** Forward a request to a provider of the pool, failing over within the request */
+        head: operations["headPoolsPoolIdProxy"];
+        /** Forward a request to a provider of the pool, failing over within the request */
+        patch: operations["patchPoolsPoolIdProxy"];
+        /** Forward a request to a provider of the pool, failing over within the request */
+        trace: operations["tracePoolsPoolIdProxy"];
+    };
+    "/api/providers/{provider_id}/refusals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The resources a provider refuses */
+        get: operations["getProvidersProviderIdRefusals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/providers/{provider_id}/refusals/{resource}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Clear a refusal, so the provider serves the resource again */
+        delete: operations["deleteProvidersProviderIdRefusalsResource"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chunks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List chunks by parent, sequence and id, a page (at most `limit` chunks and 4 MiB of JSON) at a time */
+        get: operations["getChunks"];
+        put?: never;
+        /** Store one chunk */
+        post: operations["postChunks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chunks/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Store up to 1,000 chunks, all or none */
+        post: operations["postChunksBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chunks/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Find the chunks most similar to an embedding (exact cosine similarity) */
+        post: operations["postChunksSearch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/chunks/{chunk_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a chunk exactly as stored */
+        get: operations["getChunksChunkId"];
+        /** Replace a chunk */
+        put: operations["putChunksChunkId"];
+        post?: never;
+        /** Delete a chunk */
+        delete: operations["deleteChunksChunkId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Audit trail of admin changes, newest first, a page at a time (admin scope) */
+        get: operations["getAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What applying a declared state would change */
+        post: operations["postConfigPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make the stored state what a declared state says, in one transaction */
+        post: operations["postConfigApply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The stored state as a declared state (credentials as placeholders) */
+        get: operations["getConfigExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/status/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Registration status of the /api/v1 routes */
+        get: operations["getV1StatusEndpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/investigations/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start an investigation (temporarily unavailable) */
+        post: operations["postV1InvestigationsStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ws/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Chat over WebSocket (messages are not processed); plain HTTP answers 426 */
+        get: operations["getV1WsChat"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/graphql": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** GraphQL (no schema is defined) */
+        post: operations["postGraphql"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agent_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Agent stubs (dandara, lampiao, niemeyer); none is implemented */
+        post: operations["postV1AgentsAgentName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getHealthz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        providers: {
+                            provider_id: number;
+                            name: string;
+                            category: string | null;
+                            /** @description as stored for admin callers; for others every query value and any password read *** */
+                            base_url: string | null;
+                            description: string | null;
+                            /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                            rate_limit: {
+                                requests: number;
+                                /** @enum {string} */
+                                per: "second" | "minute" | "hour" | "day";
+                            } | null;
+                            timeout_ms: number | null;
+                            /** @description the names of the credential headers; values are never returned */
+                            auth_headers: {
+                                [key: string]: "***";
+                            } | null;
+                            health_check: {
+                                path: string;
+                                interval_s: number;
+                                timeout_ms: number;
+                                expect_status: (number | string)[];
+                                healthy_threshold: number;
+                                unhealthy_threshold: number;
+                            } | null;
+                            last_check: {
+                                /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                                at: string;
+                                ok: boolean;
+                                /** @description the answer's status, null when none came */
+                                status_code: number | null;
+                                /** @description why no answer came (timeout, connection refused…), null when one did */
+                                error: string | null;
+                                latency_ms: number | null;
+                            } | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            updated_at: string;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    category?: string | null;
+                    /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
+                    base_url?: string | null;
+                    description?: string | null;
+                    /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                    rate_limit?: {
+                        requests: number;
+                        /** @enum {string} */
+                        per: "second" | "minute" | "hour" | "day";
+                    } | null;
+                    /** @description proxy: how long an attempt may wait for the answer to start (default 10,000) */
+                    timeout_ms?: number | null;
+                    /** @description headers the proxy adds to every request to this provider (for example an API key); answered with the values masked */
+                    auth_headers?: {
+                        [key: string]: string;
+                    } | null;
+                    /** @description active health check; null turns it off */
+                    health_check?: {
+                        /** @description requested with GET, relative to base_url (its path and query come first), e.g. /health */
+                        path: string;
+                        /** @description seconds between checks (default 10), across every instance sharing the database */
+                        interval_s?: number;
+                        /** @description the whole check, answer and body (default 2,000); at most interval_s */
+                        timeout_ms?: number;
+                        /** @description codes and ranges that pass (default ["200-399"]); a redirect is never followed */
+                        expect_status?: (number | string)[];
+                        /** @description passing checks that bring a member back from a cooldown (default 2) */
+                        healthy_threshold?: number;
+                        /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
+                        unhealthy_threshold?: number;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        provider_id: number;
+                        name: string;
+                        category: string | null;
+                        /** @description as stored for admin callers; for others every query value and any password read *** */
+                        base_url: string | null;
+                        description: string | null;
+                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        rate_limit: {
+                            requests: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | null;
+                        timeout_ms: number | null;
+                        /** @description the names of the credential headers; values are never returned */
+                        auth_headers: {
+                            [key: string]: "***";
+                        } | null;
+                        health_check: {
+                            path: string;
+                            interval_s: number;
+                            timeout_ms: number;
+                            expect_status: (number | string)[];
+                            healthy_threshold: number;
+                            unhealthy_threshold: number;
+                        } | null;
+                        last_check: {
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            at: string;
+                            ok: boolean;
+                            /** @description the answer's status, null when none came */
+                            status_code: number | null;
+                            /** @description why no answer came (timeout, connection refused…), null when one did */
+                            error: string | null;
+                            latency_ms: number | null;
+                        } | null;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        created_at: string;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        updated_at: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getProvidersProviderId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        provider_id: number;
+                        name: string;
+                        category: string | null;
+                        /** @description as stored for admin callers; for others every query value and any password read *** */
+                        base_url: string | null;
+                        description: string | null;
+                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        rate_limit: {
+                            requests: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | null;
+                        timeout_ms: number | null;
+                        /** @description the names of the credential headers; values are never returned */
+                        auth_headers: {
+                            [key: string]: "***";
+                        } | null;
+                        health_check: {
+                            path: string;
+                            interval_s: number;
+                            timeout_ms: number;
+                            expect_status: (number | string)[];
+                            healthy_threshold: number;
+                            unhealthy_threshold: number;
+                        } | null;
+                        last_check: {
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            at: string;
+                            ok: boolean;
+                            /** @description the answer's status, null when none came */
+                            status_code: number | null;
+                            /** @description why no answer came (timeout, connection refused…), null when one did */
+                            error: string | null;
+                            latency_ms: number | null;
+                        } | null;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        created_at: string;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    putProvidersProviderId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string | null;
+                    category?: string | null;
+                    /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
+                    base_url?: string | null;
+                    description?: string | null;
+                    /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                    rate_limit?: {
+                        requests: number;
+                        /** @enum {string} */
+                        per: "second" | "minute" | "hour" | "day";
+                    } | null;
+                    /** @description proxy: how long an attempt may wait for the answer to start (default 10,000) */
+                    timeout_ms?: number | null;
+                    /** @description headers the proxy adds to every request to this provider (for example an API key); answered with the values masked */
+                    auth_headers?: {
+                        [key: string]: string;
+                    } | null;
+                    /** @description active health check; null turns it off */
+                    health_check?: {
+                        /** @description requested with GET, relative to base_url (its path and query come first), e.g. /health */
+                        path: string;
+                        /** @description seconds between checks (default 10), across every instance sharing the database */
+                        interval_s?: number;
+                        /** @description the whole check, answer and body (default 2,000); at most interval_s */
+                        timeout_ms?: number;
+                        /** @description codes and ranges that pass (default ["200-399"]); a redirect is never followed */
+                        expect_status?: (number | string)[];
+                        /** @description passing checks that bring a member back from a cooldown (default 2) */
+                        healthy_threshold?: number;
+                        /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
+                        unhealthy_threshold?: number;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        provider_id: number;
+                        name: string;
+                        category: string | null;
+                        /** @description as stored for admin callers; for others every query value and any password read *** */
+                        base_url: string | null;
+                        description: string | null;
+                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        rate_limit: {
+                            requests: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | null;
+                        timeout_ms: number | null;
+                        /** @description the names of the credential headers; values are never returned */
+                        auth_headers: {
+                            [key: string]: "***";
+                        } | null;
+                        health_check: {
+                            path: string;
+                            interval_s: number;
+                            timeout_ms: number;
+                            expect_status: (number | string)[];
+                            healthy_threshold: number;
+                            unhealthy_threshold: number;
+                        } | null;
+                        last_check: {
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            at: string;
+                            ok: boolean;
+                            /** @description the answer's status, null when none came */
+                            status_code: number | null;
+                            /** @description why no answer came (timeout, connection refused…), null when one did */
+                            error: string | null;
+                            latency_ms: number | null;
+                        } | null;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        created_at: string;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        updated_at: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteProvidersProviderId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        provider_id: number;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteProvidersProviderIdRateLimit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        provider_id: number;
+                        name: string;
+                        category: string | null;
+                        /** @description as stored for admin callers; for others every query value and any password read *** */
+                        base_url: string | null;
+                        description: string | null;
+                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        rate_limit: {
+                            requests: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | null;
+                        timeout_ms: number | null;
+                        /** @description the names of the credential headers; values are never returned */
+                        auth_headers: {
+                            [key: string]: "***";
+                        } | null;
+                        health_check: {
+                            path: string;
+                            interval_s: number;
+                            timeout_ms: number;
+                            expect_status: (number | string)[];
+                            healthy_threshold: number;
+                            unhealthy_threshold: number;
+                        } | null;
+                        last_check: {
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            at: string;
+                            ok: boolean;
+                            /** @description the answer's status, null when none came */
+                            status_code: number | null;
+                            /** @description why no answer came (timeout, connection refused…), null when one did */
+                            error: string | null;
+                            latency_ms: number | null;
+                        } | null;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        created_at: string;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        updated_at: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getPools: {
+        parameters: {
+            query?: {
+                /** @description at most this many pools (by pool_id, after offset); every pool when left out */
+                limit?: number;
+                /** @description pools skipped first, by pool_id */
+                offset?: number;
+                /** @description summary: pool fields and members counted by health, without members, policy and history */
+                fields?: "full" | "summary";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pools: {
+                            pool_id: number;
+                            name: string;
+                            /** @description Same as name (the original service returned this field) */
+                            pool_name: string;
+                            category: string;
+                            description: string | null;
+                            rotation_strategy: string;
+                            enabled: boolean;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            updated_at: string;
+                            current_provider: {
+                                provider_id: number;
+                                name: string;
+                            } | null;
+                            total_rotations: number;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            last_rotation: string | null;
+                            policy: {
+                                failure_threshold: number;
+                                cooldown_seconds: number;
+                                max_cooldown_seconds: number;
+                                all_down: string;
+                                max_attempts: number;
+                                retry_non_idempotent: boolean;
+                                forward_client_auth: boolean;
+                                forbidden_ttl_seconds: number;
+                            };
+                            members: {
+                                member_id: number;
+                                provider_id: number;
+                                provider_name: string | null;
+                                priority: number;
+                                weight: number;
+                                enabled: boolean;
+                                use_count: number;
+                                success_count: number;
+                                failure_count: number;
+                                /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                                last_used: string | null;
+                                health: "healthy" | "cooling_down" | "probing";
+                                /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                                cooldown_until: string | null;
+                                cooldown_reason: string | null;
+                                consecutive_failures: number;
+                                /** @description moving average of reported latencies (α = 0.3) */
+                                latency_ms: number | null;
+                                /** @description successes / (successes + failures); null before any outcome */
+                                success_rate: number | null;
+                                quota: {
+                                    used: number;
+                                    limit: number;
+                                    /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                                    resets_at: string;
+                                } | null;
+                                last_check: {
+                                    /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                                    at: string;
+                                    ok: boolean;
+                                    /** @description the answer's status, null when none came */
+                                    status_code: number | null;
+                                    /** @description why no answer came (timeout, connection refused…), null when one did */
+                                    error: string | null;
+                                    latency_ms: number | null;
+                                } | null;
+                            }[];
+                            recent_rotations: {
+                                id: number;
+                                /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                                timestamp: string;
+                                from_provider: string | null;
+                                to_provider: string | null;
+                                reason: string;
+                                success: boolean;
+                                notes: string | null;
+                            }[];
+                        }[];
+                        /** @description every pool, whatever limit and offset (without them, the number of entries in pools) */
+                        total: number;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        timestamp: string;
+                    } | {
+                        pools: {
+                            pool_id: number;
+                            name: string;
+                            category: string;
+                            description: string | null;
+                            rotation_strategy: string;
+                            enabled: boolean;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            created_at: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            updated_at: string;
+                            current_provider: {
+                                provider_id: number;
+                                name: string;
+                            } | null;
+                            total_rotations: number;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            last_rotation: string | null;
+                            /** @description members by health; the four add up to the number of members */
+                            member_counts: {
+                                healthy: number;
+                                probing: number;
+                                cooling_down: number;
+                                /** @description members switched off (enabled false), whatever their health */
+                                disabled: number;
+                            };
+                        }[];
+                        /** @description every pool, whatever limit and offset (without them, the number of entries in pools) */
+                        total: number;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postPools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    category: string;
+                    description?: string | null;
+                    /** @enum {string|null} */
+                    rotation_strategy?: "round_robin" | "weighted" | "priority" | "least_used" | "random" | "least_latency" | "least_outstanding" | "consistent_hash" | null;
+                    /** @description consecutive failures that start a cooldown (default 3) */
+                    failure_threshold?: number | null;
+                    /** @description first cooldown, doubled for each further trip (default 30) */
+                    cooldown_seconds?: number | null;
+                    /** @description cap of the doubling (default 300) */
+                    max_cooldown_seconds?: number | null;
+                    /**
+                     * @description when every enabled member is cooling down: use the one whose cooldown ends first (default), or answer 404
+                     * @enum {string|null}
+                     */
+                    all_down?: "soonest" | "fail" | null;
+                    /** @description proxy: providers tried per request (default 3) */
+                    max_attempts?: number | null;
+                    /** @description proxy: retry POST and PATCH without an Idempotency-Key too (default false) */
+                    retry_non_idempotent?: boolean | null;
+                    /** @description proxy: forward the client's Authorization and Cookie headers (default false) */
+                    forward_client_auth?: boolean | null;
+                    /** @description proxy: how long a provider's 403 for a resource keeps it from that resource (default 3,600) */
+                    forbidden_ttl_seconds?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pool_id: number;
+                        name: string;
+                        category: string;
+                        rotation_strategy: string;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        created_at: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getPoolsPoolId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pool_id: number;
+                        name: string;
+                        /** @description Same as name (the original service returned this field) */
+                        pool_name: string;
+                        category: string;
+                        description: string | null;
+                        rotation_strategy: string;
+                        enabled: boolean;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        created_at: string;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        updated_at: string;
+                        current_provider: {
+                            provider_id: number;
+                            name: string;
+                        } | null;
+                        total_rotations: number;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        last_rotation: string | null;
+                        policy: {
+                            failure_threshold: number;
+                            cooldown_seconds: number;
+                            max_cooldown_seconds: number;
+                            all_down: string;
+                            max_attempts: number;
+                            retry_non_idempotent: boolean;
+                            forward_client_auth: boolean;
+                            forbidden_ttl_seconds: number;
+                        };
+                        members: {
+                            member_id: number;
+                            provider_id: number;
+                            provider_name: string | null;
+                            priority: number;
+                            weight: number;
+                            enabled: boolean;
+                            use_count: number;
+                            success_count: number;
+                            failure_count: number;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            last_used: string | null;
+                            health: "healthy" | "cooling_down" | "probing";
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            cooldown_until: string | null;
+                            cooldown_reason: string | null;
+                            consecutive_failures: number;
+                            /** @description moving average of reported latencies (α = 0.3) */
+                            latency_ms: number | null;
+                            /** @description successes / (successes + failures); null before any outcome */
+                            success_rate: number | null;
+                            quota: {
+                                used: number;
+                                limit: number;
+                                /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                                resets_at: string;
+                            } | null;
+                            last_check: {
+                                /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                                at: string;
+                                ok: boolean;
+                                /** @description the answer's status, null when none came */
+                                status_code: number | null;
+                                /** @description why no answer came (timeout, connection refused…), null when one did */
+                                error: string | null;
+                                latency_ms: number | null;
+                            } | null;
+                        }[];
+                        recent_rotations: {
+                            id: number;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            timestamp: string;
+                            from_provider: string | null;
+                            to_provider: string | null;
+                            reason: string;
+                            success: boolean;
+                            notes: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    putPoolsPoolId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string|null} */
+                    rotation_strategy?: "round_robin" | "weighted" | "priority" | "least_used" | "random" | "least_latency" | "least_outstanding" | "consistent_hash" | null;
+                    enabled?: boolean | null;
+                    description?: string | null;
+                    /** @description consecutive failures that start a cooldown (default 3) */
+                    failure_threshold?: number | null;
+                    /** @description first cooldown, doubled for each further trip (default 30) */
+                    cooldown_seconds?: number | null;
+                    /** @description cap of the doubling (default 300) */
+                    max_cooldown_seconds?: number | null;
+                    /**
+                     * @description when every enabled member is cooling down: use the one whose cooldown ends first (default), or answer 404
+                     * @enum {string|null}
+                     */
+                    all_down?: "soonest" | "fail" | null;
+                    /** @description proxy: providers tried per request (default 3) */
+                    max_attempts?: number | null;
+                    /** @description proxy: retry POST and PATCH without an Idempotency-Key too (default false) */
+                    retry_non_idempotent?: boolean | null;
+                    /** @description proxy: forward the client's Authorization and Cookie headers (default false) */
+                    forward_client_auth?: boolean | null;
+                    /** @description proxy: how long a provider's 403 for a resource keeps it from that resource (default 3,600) */
+                    forbidden_ttl_seconds?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pool_id: number;
+                        name: string;
+                        rotation_strategy: string;
+                        enabled: boolean;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        updated_at: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    deletePoolsPoolId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        pool_id: number;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postPoolsPoolIdMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    provider_id: number;
+                    priority?: number | null;
+                    weight?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        member_id: number;
+                        pool_id: number;
+                        provider_id: number;
+                        provider_name: string | null;
+                        priority: number;
+                        weight: number;
+                        message: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    putPoolsPoolIdMembersProviderId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+                provider_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    priority?: number | null;
+                    weight?: number | null;
+                    enabled?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pool_id: number;
+                        provider_id: number;
+                        priority: number;
+                        weight: number;
+                        enabled: boolean;
+                        message: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    deletePoolsPoolIdMembersProviderId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+                provider_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        pool_id: number;
+                        provider_id: number;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postPoolsPoolIdRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string | null;
+                    /** @description consistent_hash: the same key gets the same member while the membership is stable (other strategies ignore it) */
+                    key?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pool_id: number;
+                        provider_id: number;
+                        provider_name: string | null;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        timestamp: string;
+                        message: string;
+                        /** @description Present (true) when every eligible member was cooling down and the one whose cooldown ends first was chosen */
+                        degraded?: boolean;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postPoolsPoolIdFailover: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    failed_provider_id: number;
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pool_id: number;
+                        failed_provider_id: number;
+                        new_provider_id: number;
+                        new_provider_name: string | null;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        timestamp: string;
+                        message: string;
+                        /** @description Present (true) when every eligible member was cooling down and the one whose cooldown ends first was chosen */
+                        degraded?: boolean;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getPoolsPoolIdHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                pool_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pool_id: number;
+                        history: {
+                            id: number;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            timestamp: string;
+                            from_provider: string | null;
+                            to_provider: string | null;
+                            reason: string;
+                            success: boolean;
+                            notes: string | null;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postPoolsPoolIdReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    provider_id: number;
+                    success: boolean;
+                    status_code?: number | null;
+                    latency_ms?: number | null;
+                    retry_after_s?: number | null;
+                    error?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pool_id: number;
+                        provider_id: number;
+                        provider_name: string | null;
+                        health: "healthy" | "cooling_down" | "probing";
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        cooldown_until: string | null;
+                        cooldown_reason: string | null;
+                        consecutive_failures: number;
+                        /** @description moving average of reported latencies (α = 0.3) */
+                        latency_ms: number | null;
+                        /** @description successes / (successes + failures); null before any outcome */
+                        success_rate: number | null;
+                        success_count: number;
+                        failure_count: number;
+                        last_error: string | null;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getPoolsPoolIdNext: {
+        parameters: {
+            query?: {
+                /** @description a resource (first path segment, e.g. /despesas): members that refuse it are not eligible */
+                resource?: string;
+                /** @description consistent_hash: the same key gets the same member while the membership is stable (other strategies ignore it) */
+                key?: string;
+            };
+            header?: never;
+            path: {
+                pool_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pool_id: number;
+                        resource: string | null;
+                        pool_enabled: boolean;
+                        rotation_strategy: string;
+                        /** @description the provider the next rotation would choose; null when none, or when the strategy is random */
+                        provider_id: number | null;
+                        provider_name: string | null;
+                        degraded: boolean;
+                        /** @description provider ids the next rotation chooses among */
+                        candidates: number[];
+                        explanation: string;
+                        members: {
+                            member_id: number;
+                            provider_id: number;
+                            provider_name: string | null;
+                            eligible: boolean;
+                            /** @description disabled, cooling_down, quota_exhausted or refuses_resource */
+                            reason: string | null;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            until: string | null;
+                            /** @description the provider answered 403 for the resource asked about, and that refusal is in force */
+                            refuses_resource: boolean;
+                            health: "healthy" | "cooling_down" | "probing";
+                            /** @description why its cooldown started (consecutive_failures, probe_failed, rate_limited, health_check) */
+                            cooldown_reason: string | null;
+                            quota: {
+                                used: number;
+                                limit: number;
+                                /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                                resets_at: string;
+                            } | null;
+                            last_check: {
+                                /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                                at: string;
+                                ok: boolean;
+                                /** @description the answer's status, null when none came */
+                                status_code: number | null;
+                                /** @description why no answer came (timeout, connection refused…), null when one did */
+                                error: string | null;
+                                latency_ms: number | null;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getPoolsPoolIdProxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    putPoolsPoolIdProxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postPoolsPoolIdProxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deletePoolsPoolIdProxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    optionsPoolsPoolIdProxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    headPoolsPoolIdProxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchPoolsPoolIdProxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    tracePoolsPoolIdProxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getProvidersProviderIdRefusals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        provider_id: number;
+                        refusals: {
+                            /** @description first path segment, e.g. /despesas */
+                            resource: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            first_seen: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            last_seen: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            expires_at: string;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteProvidersProviderIdRefusalsResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_id: number;
+                /** @description the resource with or without its leading slash */
+                resource: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        provider_id: number;
+                        resource: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getChunks: {
+        parameters: {
+            query?: {
+                parent_id?: string;
+                source?: string;
+                task?: string;
+                content_type?: string;
+                embedding_model?: string;
+                /** @description most chunks in the page; a page also ends before 4 MiB of JSON */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                include_embedding?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chunks: {
+                            chunk_id: string;
+                            content: string;
+                            embedding?: number[];
+                            embedding_model: string;
+                            embedding_dim: number;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @description chunks matching the filter, on every page */
+                        total: number;
+                        /** @description pass as `cursor` for the next page; null after the last. A page can hold fewer than `limit` chunks and still have a next one */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postChunks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    chunk_id: string;
+                    content: string;
+                    /** @description float64 numbers, returned exactly as sent */
+                    embedding: number[];
+                    embedding_model: string;
+                    embedding_dim: number;
+                    /** @description Extra keys are kept and returned as sent */
+                    metadata: {
+                        parent_id: string;
+                        source: string;
+                        task: string;
+                        sequence: number;
+                        total_chunks: number;
+                        content_type: string;
+                        related_chunks?: string[] | null;
+                        chunk_length?: number | null;
+                        /** @description ISO 8601 date or date-time */
+                        created_timestamp?: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chunk_id: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        conflicts?: {
+                            index: number;
+                            chunk_id: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postChunksBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    chunks: {
+                        chunk_id: string;
+                        content: string;
+                        /** @description float64 numbers, returned exactly as sent */
+                        embedding: number[];
+                        embedding_model: string;
+                        embedding_dim: number;
+                        /** @description Extra keys are kept and returned as sent */
+                        metadata: {
+                            parent_id: string;
+                            source: string;
+                            task: string;
+                            sequence: number;
+                            total_chunks: number;
+                            content_type: string;
+                            related_chunks?: string[] | null;
+                            chunk_length?: number | null;
+                            /** @description ISO 8601 date or date-time */
+                            created_timestamp?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        inserted: number;
+                        chunk_ids: string[];
+                        message: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        conflicts?: {
+                            index: number;
+                            chunk_id: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postChunksSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description float64 numbers, returned exactly as sent */
+                    embedding: number[];
+                    embedding_model: string;
+                    top_k?: number | null;
+                    filter?: {
+                        parent_id?: string;
+                        source?: string;
+                        task?: string;
+                        content_type?: string;
+                        embedding_model?: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            chunk_id: string;
+                            /** @description cosine similarity, highest first */
+                            score: number;
+                            content: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getChunksChunkId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chunk_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chunk_id: string;
+                        content: string;
+                        embedding?: number[];
+                        embedding_model: string;
+                        embedding_dim: number;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    putChunksChunkId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chunk_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    chunk_id: string;
+                    content: string;
+                    /** @description float64 numbers, returned exactly as sent */
+                    embedding: number[];
+                    embedding_model: string;
+                    embedding_dim: number;
+                    /** @description Extra keys are kept and returned as sent */
+                    metadata: {
+                        parent_id: string;
+                        source: string;
+                        task: string;
+                        sequence: number;
+                        total_chunks: number;
+                        content_type: string;
+                        related_chunks?: string[] | null;
+                        chunk_length?: number | null;
+                        /** @description ISO 8601 date or date-time */
+                        created_timestamp?: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chunk_id: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteChunksChunkId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chunk_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chunk_id: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getAudit: {
+        parameters: {
+            query?: {
+                actor?: string;
+                action?: string;
+                target?: string;
+                /** @description records at or after this time */
+                since?: string;
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        records: {
+                            id: number;
+                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                            timestamp: string;
+                            actor: string;
+                            action: string;
+                            target: string;
+                            changes: {
+                                [key: string]: unknown;
+                            };
+                            request_id: string;
+                        }[];
+                        /** @description records matching the filters, on every page */
+                        total: number;
+                        /** @description pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postConfigPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description delete providers, pools and members the state does not declare (default false) */
+                    prune?: boolean;
+                    providers?: {
+                        name: string;
+                        category?: string | null;
+                        /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
+                        base_url?: string | null;
+                        description?: string | null;
+                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        rate_limit?: {
+                            requests: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | null;
+                        /** @description proxy: how long an attempt may wait for the answer to start (default 10,000) */
+                        timeout_ms?: number | null;
+                        /** @description headers the proxy adds to every request to this provider (for example an API key); answered with the values masked */
+                        auth_headers?: {
+                            [key: string]: string;
+                        } | null;
+                        /** @description active health check; null turns it off */
+                        health_check?: {
+                            /** @description requested with GET, relative to base_url (its path and query come first), e.g. /health */
+                            path: string;
+                            /** @description seconds between checks (default 10), across every instance sharing the database */
+                            interval_s?: number;
+                            /** @description the whole check, answer and body (default 2,000); at most interval_s */
+                            timeout_ms?: number;
+                            /** @description codes and ranges that pass (default ["200-399"]); a redirect is never followed */
+                            expect_status?: (number | string)[];
+                            /** @description passing checks that bring a member back from a cooldown (default 2) */
+                            healthy_threshold?: number;
+                            /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
+                            unhealthy_threshold?: number;
+                        } | null;
+                    }[];
+                    pools?: {
+                        name: string;
+                        category: string;
+                        description?: string | null;
+                        /** @enum {string|null} */
+                        rotation_strategy?: "round_robin" | "weighted" | "priority" | "least_used" | "random" | "least_latency" | "least_outstanding" | "consistent_hash" | null;
+                        /** @description consecutive failures that start a cooldown (default 3) */
+                        failure_threshold?: number | null;
+                        /** @description first cooldown, doubled for each further trip (default 30) */
+                        cooldown_seconds?: number | null;
+                        /** @description cap of the doubling (default 300) */
+                        max_cooldown_seconds?: number | null;
+                        /**
+                         * @description when every enabled member is cooling down: use the one whose cooldown ends first (default), or answer 404
+                         * @enum {string|null}
+                         */
+                        all_down?: "soonest" | "fail" | null;
+                        /** @description proxy: providers tried per request (default 3) */
+                        max_attempts?: number | null;
+                        /** @description proxy: retry POST and PATCH without an Idempotency-Key too (default false) */
+                        retry_non_idempotent?: boolean | null;
+                        /** @description proxy: forward the client's Authorization and Cookie headers (default false) */
+                        forward_client_auth?: boolean | null;
+                        /** @description proxy: how long a provider's 403 for a resource keeps it from that resource (default 3,600) */
+                        forbidden_ttl_seconds?: number | null;
+                        enabled?: boolean | null;
+                        members?: {
+                            /** @description a provider declared in the same state, by name */
+                            provider: string;
+                            priority?: number | null;
+                            weight?: number | null;
+                            enabled?: boolean | null;
+                        }[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        changes: {
+                            kind: "provider" | "pool" | "member";
+                            action: "create" | "update" | "delete";
+                            /** @description the provider or pool; for a member, pool/provider */
+                            name: string;
+                            /** @description what changes: credentials shown as their header names with *** values */
+                            fields: {
+                                [key: string]: {
+                                    from: unknown;
+                                    to: unknown;
+                                };
+                            };
+                        }[];
+                        summary: {
+                            create: number;
+                            update: number;
+                            delete: number;
+                        };
+                        /** @description true once the changes are committed (apply); false for a plan */
+                        applied: boolean;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postConfigApply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description delete providers, pools and members the state does not declare (default false) */
+                    prune?: boolean;
+                    providers?: {
+                        name: string;
+                        category?: string | null;
+                        /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
+                        base_url?: string | null;
+                        description?: string | null;
+                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        rate_limit?: {
+                            requests: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | null;
+                        /** @description proxy: how long an attempt may wait for the answer to start (default 10,000) */
+                        timeout_ms?: number | null;
+                        /** @description headers the proxy adds to every request to this provider (for example an API key); answered with the values masked */
+                        auth_headers?: {
+                            [key: string]: string;
+                        } | null;
+                        /** @description active health check; null turns it off */
+                        health_check?: {
+                            /** @description requested with GET, relative to base_url (its path and query come first), e.g. /health */
+                            path: string;
+                            /** @description seconds between checks (default 10), across every instance sharing the database */
+                            interval_s?: number;
+                            /** @description the whole check, answer and body (default 2,000); at most interval_s */
+                            timeout_ms?: number;
+                            /** @description codes and ranges that pass (default ["200-399"]); a redirect is never followed */
+                            expect_status?: (number | string)[];
+                            /** @description passing checks that bring a member back from a cooldown (default 2) */
+                            healthy_threshold?: number;
+                            /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
+                            unhealthy_threshold?: number;
+                        } | null;
+                    }[];
+                    pools?: {
+                        name: string;
+                        category: string;
+                        description?: string | null;
+                        /** @enum {string|null} */
+                        rotation_strategy?: "round_robin" | "weighted" | "priority" | "least_used" | "random" | "least_latency" | "least_outstanding" | "consistent_hash" | null;
+                        /** @description consecutive failures that start a cooldown (default 3) */
+                        failure_threshold?: number | null;
+                        /** @description first cooldown, doubled for each further trip (default 30) */
+                        cooldown_seconds?: number | null;
+                        /** @description cap of the doubling (default 300) */
+                        max_cooldown_seconds?: number | null;
+                        /**
+                         * @description when every enabled member is cooling down: use the one whose cooldown ends first (default), or answer 404
+                         * @enum {string|null}
+                         */
+                        all_down?: "soonest" | "fail" | null;
+                        /** @description proxy: providers tried per request (default 3) */
+                        max_attempts?: number | null;
+                        /** @description proxy: retry POST and PATCH without an Idempotency-Key too (default false) */
+                        retry_non_idempotent?: boolean | null;
+                        /** @description proxy: forward the client's Authorization and Cookie headers (default false) */
+                        forward_client_auth?: boolean | null;
+                        /** @description proxy: how long a provider's 403 for a resource keeps it from that resource (default 3,600) */
+                        forbidden_ttl_seconds?: number | null;
+                        enabled?: boolean | null;
+                        members?: {
+                            /** @description a provider declared in the same state, by name */
+                            provider: string;
+                            priority?: number | null;
+                            weight?: number | null;
+                            enabled?: boolean | null;
+                        }[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        changes: {
+                            kind: "provider" | "pool" | "member";
+                            action: "create" | "update" | "delete";
+                            /** @description the provider or pool; for a member, pool/provider */
+                            name: string;
+                            /** @description what changes: credentials shown as their header names with *** values */
+                            fields: {
+                                [key: string]: {
+                                    from: unknown;
+                                    to: unknown;
+                                };
+                            };
+                        }[];
+                        summary: {
+                            create: number;
+                            update: number;
+                            delete: number;
+                        };
+                        /** @description true once the changes are committed (apply); false for a plan */
+                        applied: boolean;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getConfigExport: {
+        parameters: {
+            query?: {
+                format?: "json" | "yaml";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description delete providers, pools and members the state does not declare (default false) */
+                        prune?: boolean;
+                        providers?: {
+                            name: string;
+                            category?: string | null;
+                            /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
+                            base_url?: string | null;
+                            description?: string | null;
+                            /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                            rate_limit?: {
+                                requests: number;
+                                /** @enum {string} */
+                                per: "second" | "minute" | "hour" | "day";
+                            } | null;
+                            /** @description proxy: how long an attempt may wait for the answer to start (default 10,000) */
+                            timeout_ms?: number | null;
+                            /** @description headers the proxy adds to every request to this provider (for example an API key); answered with the values masked */
+                            auth_headers?: {
+                                [key: string]: string;
+                            } | null;
+                            /** @description active health check; null turns it off */
+                            health_check?: {
+                                /** @description requested with GET, relative to base_url (its path and query come first), e.g. /health */
+                                path: string;
+                                /** @description seconds between checks (default 10), across every instance sharing the database */
+                                interval_s?: number;
+                                /** @description the whole check, answer and body (default 2,000); at most interval_s */
+                                timeout_ms?: number;
+                                /** @description codes and ranges that pass (default ["200-399"]); a redirect is never followed */
+                                expect_status?: (number | string)[];
+                                /** @description passing checks that bring a member back from a cooldown (default 2) */
+                                healthy_threshold?: number;
+                                /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
+                                unhealthy_threshold?: number;
+                            } | null;
+                        }[];
+                        pools?: {
+                            name: string;
+                            category: string;
+                            description?: string | null;
+                            /** @enum {string|null} */
+                            rotation_strategy?: "round_robin" | "weighted" | "priority" | "least_used" | "random" | "least_latency" | "least_outstanding" | "consistent_hash" | null;
+                            /** @description consecutive failures that start a cooldown (default 3) */
+                            failure_threshold?: number | null;
+                            /** @description first cooldown, doubled for each further trip (default 30) */
+                            cooldown_seconds?: number | null;
+                            /** @description cap of the doubling (default 300) */
+                            max_cooldown_seconds?: number | null;
+                            /**
+                             * @description when every enabled member is cooling down: use the one whose cooldown ends first (default), or answer 404
+                             * @enum {string|null}
+                             */
+                            all_down?: "soonest" | "fail" | null;
+                            /** @description proxy: providers tried per request (default 3) */
+                            max_attempts?: number | null;
+                            /** @description proxy: retry POST and PATCH without an Idempotency-Key too (default false) */
+                            retry_non_idempotent?: boolean | null;
+                            /** @description proxy: forward the client's Authorization and Cookie headers (default false) */
+                            forward_client_auth?: boolean | null;
+                            /** @description proxy: how long a provider's 403 for a resource keeps it from that resource (default 3,600) */
+                            forbidden_ttl_seconds?: number | null;
+                            enabled?: boolean | null;
+                            members?: {
+                                /** @description a provider declared in the same state, by name */
+                                provider: string;
+                                priority?: number | null;
+                                weight?: number | null;
+                                enabled?: boolean | null;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getV1StatusEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        by_status: {
+                            registered: {
+                                count: number;
+                                share: number;
+                            };
+                            partial: {
+                                count: number;
+                                share: number;
+                            };
+                            unregistered: {
+                                count: number;
+                                share: number;
+                            };
+                        };
+                        routes: {
+                            method: string;
+                            path: string;
+                            status: string;
+                            purpose: string;
+                            /** @description what the live router answers for this route */
+                            mounted: boolean;
+                        }[];
+                        /** @description every registered and partial route is mounted, no unregistered one is */
+                        consistent: boolean;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postV1InvestigationsStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getV1WsChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postGraphql: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postV1AgentsAgentName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+}
