@@ -15,7 +15,7 @@ const CONFIG_ACTOR = { name: 'config', requestId: 'startup' }
 
 async function readConfigFile (path: string): Promise<Desired> {
   try {
-    return await readDeclaredFile(path, process.env)
+    return (await readDeclaredFile(path, process.env)).desired
   } catch (error) {
     if (error instanceof DeclaredFileError) {
       process.stderr.write(`sourcepool: CONFIG_FILE does not check out, nothing was applied:\n${error.problems.map((p) => `  ${formatProblem(p)}\n`).join('')}`)

@@ -38,12 +38,12 @@ pools:
 
 describe('declared state files', () => {
   it('reads a good file, credentials from the environment, defaults filled in', () => {
-    const desired = parseDeclaredFile(GOOD, 'sourcepool.yaml', { PORTAL_A_KEY: 'k', PORTAL_A_TOKEN: 't' })
+    const { desired } = parseDeclaredFile(GOOD, 'sourcepool.yaml', { PORTAL_A_KEY: 'k', PORTAL_A_TOKEN: 't' })
     assert.equal(desired.providers[0]?.auth_headers, JSON.stringify({ 'x-api-key': 'k', authorization: 'Bearer t' }))
     assert.deepEqual(desired.pools[0]?.members, [{ provider: 'portal-a', priority: 2, weight: 1, enabled: 1 }, { provider: 'portal-b', priority: 1, weight: 1, enabled: 1 }])
     assert.equal(desired.pools[0]?.cooldown_seconds, 30)
     assert.equal(desired.prune, false)
-    const json = parseDeclaredFile(JSON.stringify({ providers: [{ name: 'x' }], prune: true }), 'state.json', {})
+    const json = parseDeclaredFile(JSON.stringify({ providers: [{ name: 'x' }], prune: true }), 'state.json', {}).desired
     assert.equal(json.prune, true)
   })
 

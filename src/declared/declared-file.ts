@@ -115,8 +115,14 @@ function unstorable (value: unknown, segments: Array<string | number>, found: Ar
   }
 }
 
+/** A file read and checked: the state as declared (credentials resolved) and its stored form. */
+export interface DeclaredFile {
+  readonly state: DeclaredStateValue
+  readonly desired: Desired
+}
+
 /** Reads `text` (named `file` in problems) into a checked state; DeclaredFileError lists every problem. */
-export function parseDeclaredFile (text: string, file: string, env: Readonly<Record<string, string | undefined>>): Desired {
+export function parseDeclaredFile (text: string, file: string, env: Readonly<Record<string, string | undefined>>): DeclaredFile {
   const lines = new LineCounter()
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true })
   if (doc.errors.length > 0) {
@@ -154,7 +160,7 @@ export function parseDeclaredFile (text: string, file: string, env: Readonly<Rec
   resolveCredentials(state, env, problem)
   if (problems.length > 0) throw new DeclaredFileError(problems)
   try {
-    return desiredState(state, [])
+    return { state, desired: desiredState(state, []) }
   } catch (error) {
     if (!(error instanceof RequestValidationError)) throw error
     for (const issue of error.issues) problem(issue.loc, issue.msg)
@@ -174,7 +180,7 @@ function dedupe (problems: FileProblem[]): FileProblem[] {
 }
 
 /** Reads and checks the file at `path` (at most MAX_FILE_BYTES). */
-export async function readDeclaredFile (path: string, env: Readonly<Record<string, string | undefined>>): Promise<Desired> {
+export async function readDeclaredFile (path: string, env: Readonly<Record<string, string | undefined>>): Promise<DeclaredFile> {
   let size: number
   try {
     size = (await stat(path)).size

@@ -102,7 +102,7 @@ for (const dialect of dialects) {
       assert.match(String(yaml.headers['content-type']), /^application\/yaml/)
       assert.match(yaml.body, /x-api-key: \$\{SOURCEPOOL_PORTAL_A_X_API_KEY\}/)
       assert.ok(!yaml.body.includes('KA'), 'no credential value')
-      const desired = parseDeclaredFile(yaml.body, 'export.yaml', { SOURCEPOOL_PORTAL_A_X_API_KEY: 'KA' })
+      const { desired } = parseDeclaredFile(yaml.body, 'export.yaml', { SOURCEPOOL_PORTAL_A_X_API_KEY: 'KA' })
       assert.equal(desired.pools[0]?.description, 'set through the API')
       const json = (await t.request({ method: 'GET', url: '/api/config/export' })).body
       assert.deepEqual(json, parse(yaml.body))
