@@ -1,8 +1,11 @@
 /**
- * The README's quick start, run as written: every command of its first `sh` block
- * goes through bash and curl against a fresh server, and every answer it shows
- * (`# → …`, where `…` stands for any value) must be the answer given. So the
- * walkthrough can never drift from what the service does.
+ * The walkthroughs, run as written, so they can never drift from what the service
+ * does: the README's five minutes with a file (the service started with the
+ * example file, then every `npx sourcepool` command, each table line shown after
+ * `# →` found in its output), and the quick start with curl of docs/api.md (every
+ * command through bash and curl against a fresh server, every answer shown —
+ * `…` standing for any value — the answer given). And no document links outside
+ * the repository or to a file that does not exist.
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
@@ -16,13 +19,22 @@ import { startServer } from './server-process.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
+const API = readFileSync(join(ROOT, 'docs/api.md'), 'utf8')
 const run = promisify(execFile)
 
 interface Step { command: string, answer: string[] }
 
+/** The `sh` blocks of a document's section. */
+function blocks (text: string, title: string): string[] {
+  const start = text.indexOf(title)
+  assert.ok(start !== -1, `a section '${title}'`)
+  const end = text.indexOf('\n## ', start + title.length)
+  return [...text.slice(start, end === -1 ? undefined : end).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string)
+}
+
 /** The commands of the quick start's first `sh` block, each with the answer shown after it (`# → …` and its `#   ` continuations). */
 function quickStartSteps (): Step[] {
-  const section = README.slice(README.indexOf('## Quick start'))
+  const section = API.slice(API.indexOf('## Quick start with curl'))
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1]
   assert.ok(block !== undefined, 'the README has a quick start with an sh block')
   const steps: Step[] = []
@@ -72,6 +84,32 @@ describe('README', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sourcepool-readme-'))
   after(() => { rmSync(dir, { recursive: true, force: true }) })
 
+  it('five minutes with a file runs as written and shows what it says', async () => {
+    const [start, look, change] = blocks(README, '## Five minutes with a file')
+    assert.match(start ?? '', /CONFIG_FILE=examples\/sourcepool\.yaml npm start/)
+    const server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'walkthrough.db')}`, CONFIG_FILE: 'examples/sourcepool.yaml' })
+    const env = { ...process.env, SOURCEPOOL_URL: server.url, NO_COLOR: '1' }
+    const squeeze = (line: string) => line.trim().replace(/\s+/g, ' ')
+    try {
+      for (const block of [look, change]) {
+        const steps: Array<{ command: string, shown: string[] }> = []
+        for (const line of (block ?? '').split('\n')) {
+          if (line.startsWith('# → ')) steps.at(-1)?.shown.push(line.slice('# → '.length))
+          else if (line.startsWith('npx sourcepool')) steps.push({ command: line.replace(/\s+#.*$/, '').replace('> running.yaml', `> ${join(dir, 'running.yaml')}`), shown: [] })
+        }
+        assert.ok(steps.length >= 3, block)
+        for (const step of steps) {
+          const { stdout } = await run('bash', ['-c', step.command], { cwd: ROOT, env })
+          const lines = stdout.split('\n').map(squeeze)
+          for (const shown of step.shown) assert.ok(lines.includes(squeeze(shown)), `${step.command}: '${shown}' not in\n${stdout}`)
+        }
+      }
+      assert.match(readFileSync(join(dir, 'running.yaml'), 'utf8'), /name: spending/)
+    } finally {
+      await server.stop()
+    }
+  })
+
   it('quick start runs as written and answers what it shows', async () => {
     const steps = quickStartSteps()
     assert.ok(steps.filter((s) => s.answer.length > 0).length >= 8, 'the quick start shows its answers')
@@ -95,7 +133,7 @@ describe('README', () => {
   })
 
   it('links only to files of this repository that exist', () => {
-    for (const file of ['README.md', ...['api', 'operations', 'performance', 'architecture'].map((name) => `docs/${name}.md`)]) {
+    for (const file of ['README.md', ...['api', 'decisions', 'operations', 'performance', 'architecture'].map((name) => `docs/${name}.md`)]) {
       const text = readFileSync(join(ROOT, file), 'utf8')
       assert.ok(!text.includes('../shared'), `${file} points outside the repository`)
       for (const [, target] of text.matchAll(/\]\(([^)#]+)(#[^)]*)?\)/g)) {
