@@ -44,6 +44,25 @@ pools:
       - provider: portal-b
 `
 
+it('serve starts the service as npm start does, and stops it on SIGTERM', async () => {
+  const port = await freePort()
+  const child = spawn(process.execPath, [join(ROOT, 'bin/sourcepool.mjs'), 'serve'], {
+    cwd: dir, env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'warn' }, stdio: 'ignore'
+  })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  try {
+    let ready = false
+    for (let i = 0; i < 200 && !ready; i++) {
+      ready = await fetch(`http://127.0.0.1:${port}/healthz`).then((res) => res.status === 200, () => false)
+      if (!ready) await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    assert.ok(ready, 'serve answered /healthz')
+  } finally {
+    child.kill('SIGTERM')
+  }
+  assert.equal(await exited, 0)
+})
+
 const ADMIN = 'admin-secret-0123456789'
 const READER = 'read-secret-0123456789'
 
