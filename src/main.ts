@@ -9,6 +9,7 @@ import { buildApp } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { DeclaredFileError, formatProblem, readDeclaredFile } from './declared/declared-file.js'
 import type { Desired } from './declared/declared.rules.js'
+import { ConflictError } from './errors.js'
 
 /** The actor of the audit records CONFIG_FILE writes. */
 const CONFIG_ACTOR = { name: 'config', requestId: 'startup' }
@@ -42,8 +43,16 @@ async function main (): Promise<void> {
   const declared = config.configFile === null ? undefined : await readConfigFile(config.configFile)
   const app = await buildApp(config)
   if (declared !== undefined) {
-    const { summary } = await app.declared.applyDesired(declared, CONFIG_ACTOR)
-    app.log.info({ file: config.configFile, ...summary }, 'CONFIG_FILE applied')
+    let applied
+    try {
+      applied = await app.declared.applyDesired(declared, CONFIG_ACTOR)
+    } catch (error) {
+      // Replicas starting together on a fresh database each create what the file
+      // declares; the one that lost plans again, and finds it done.
+      if (!(error instanceof ConflictError)) throw error
+      applied = await app.declared.applyDesired(declared, CONFIG_ACTOR)
+    }
+    app.log.info({ file: config.configFile, ...applied.summary }, 'CONFIG_FILE applied')
   }
   let closing = false
   // Stop accepting connections, let in-flight requests finish (each rotation commits

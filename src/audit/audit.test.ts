@@ -262,4 +262,10 @@ describe('maskSecrets', () => {
       d: 'https://api.example.com/?region=eu'
     })
   })
+
+  it('shows switches and numbers whatever their name (forward_client_auth), and masks any other value under a secret name', () => {
+    assert.deepEqual(maskSecrets({ forward_client_auth: true, changes: { forward_client_auth: { from: false, to: true } }, auth_headers: { from: null, to: { 'x-custom': 'v' } }, token_ttl: 30 }),
+      { forward_client_auth: true, changes: { forward_client_auth: { from: false, to: true } }, auth_headers: '***', token_ttl: 30 })
+    assert.deepEqual(maskSecrets({ path: '/h?api_key=k&deep=1' }), { path: '/h?api_key=***&deep=1' })
+  })
 })

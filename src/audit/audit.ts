@@ -17,6 +17,14 @@ export interface Actor {
 /** For changes made outside a request (tests, scripts). */
 export const SYSTEM_ACTOR: Actor = { name: 'system', requestId: 'none' }
 
+/** A switch or a number, or a change of one (`{from, to}`): never a secret, whatever its name (`forward_client_auth`). */
+function isSetting (value: unknown): boolean {
+  if (value === null || typeof value === 'boolean' || typeof value === 'number') return true
+  if (typeof value !== 'object' || Array.isArray(value)) return false
+  const entries = Object.entries(value)
+  return entries.length > 0 && entries.every(([key, item]) => (key === 'from' || key === 'to') && (item === null || typeof item === 'boolean' || typeof item === 'number'))
+}
+
 /** A copy of `changes` with secrets masked: secret-looking keys, and credentials inside URLs. */
 export function maskSecrets (changes: unknown): unknown {
   if (Array.isArray(changes)) return changes.map(maskSecrets)
@@ -27,7 +35,7 @@ export function maskSecrets (changes: unknown): unknown {
     return changes.startsWith('/') ? maskRequestTarget(changes) : changes
   }
   return Object.fromEntries(Object.entries(changes).map(([key, value]) =>
-    [key, SECRET_NAME.test(key) && value !== null ? MASK : maskSecrets(value)]))
+    [key, SECRET_NAME.test(key) && !isSetting(value) ? MASK : maskSecrets(value)]))
 }
 
 const insertAuditRow = prepared((db, p: { timestamp: string, actor: string, action: string, target: string, changes: string, requestId: string }) =>

@@ -2,9 +2,13 @@
  * Reading a declared state file: every problem with its file, path and line;
  * `${ENV}` credentials resolved, and an unset one refused.
  */
+/* eslint-disable no-template-curly-in-string -- `${NAME}` placeholders are what these tests are about */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { DeclaredFileError, formatProblem, parseDeclaredFile } from './declared-file.js'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DeclaredFileError, formatProblem, MAX_FILE_BYTES, parseDeclaredFile, readDeclaredFile } from './declared-file.js'
 
 /** The problems of `text`, formatted, or [] when it checks out. */
 function problems (text: string, env: Record<string, string> = {}): string[] {
@@ -49,6 +53,31 @@ describe('declared state files', () => {
 
   it('names an unset environment variable where it is used', () => {
     assert.deepEqual(problems(GOOD, { PORTAL_A_KEY: 'k' }), ['sourcepool.yaml:7: providers[0].auth_headers.authorization: environment variable PORTAL_A_TOKEN is not set'])
+  })
+
+  it('checks credentials as filled in: a line break or a NUL from the environment is refused where it is used', () => {
+    assert.deepEqual(problems(GOOD, { PORTAL_A_KEY: 'k\r\nInjected: 1', PORTAL_A_TOKEN: 'a\u0000b' }), [
+      'sourcepool.yaml:6: providers[0].auth_headers.x-api-key: must match pattern "^[\\x20-\\x7e]*$"',
+      'sourcepool.yaml:7: providers[0].auth_headers.authorization: must match pattern "^[\\x20-\\x7e]*$"'
+    ])
+    const filled = parseDeclaredFile('providers:\n  - name: a\n    base_url: https://a.example/?api_key=${A_KEY}\n', 'f.yaml', { A_KEY: 'K' })
+    assert.equal(filled.desired.providers[0]?.base_url, 'https://a.example/?api_key=K')
+  })
+
+  it('reads a file through a bounded read, and says why one cannot be read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sourcepool-file-'))
+    try {
+      await assert.rejects(readDeclaredFile(dir, {}), (error: unknown) => error instanceof DeclaredFileError && /cannot be read \(EISDIR\)/.test(error.message))
+      const big = join(dir, 'big.yaml')
+      writeFileSync(big, `# ${'x'.repeat(MAX_FILE_BYTES)}\n`)
+      await assert.rejects(readDeclaredFile(big, {}), (error: unknown) => error instanceof DeclaredFileError && /larger than 1048576 bytes/.test(error.message))
+      await assert.rejects(readDeclaredFile('/dev/zero', {}), (error: unknown) => error instanceof DeclaredFileError && /larger than/.test(error.message))
+      const bomb = join(dir, 'bomb.yaml')
+      writeFileSync(bomb, ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)].join('\n'))
+      await assert.rejects(readDeclaredFile(bomb, {}), (error: unknown) => error instanceof DeclaredFileError && /alias/i.test(error.message))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('gives the path and line of every schema problem', () => {

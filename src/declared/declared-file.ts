@@ -5,16 +5,16 @@
  * and the same field rules as the API. Every problem is reported at once, each with
  * the file, its path in the file (`pools[2].members[0].provider`) and its line.
  */
-import { readFile, stat } from 'node:fs/promises'
-import { Ajv, type ErrorObject } from 'ajv'
+import { open } from 'node:fs/promises'
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml'
 import { RequestValidationError } from '../errors.js'
 import { isStorableText, UNSTORABLE_TEXT } from '../http/validation.js'
 import { desiredState, type Desired } from './declared.rules.js'
-import { DeclaredState, type DeclaredStateValue } from './declared.schemas.js'
+import type { DeclaredStateValue } from './declared.schemas.js'
+import { fillPlaceholders, shapeProblems } from './declared.shape.js'
 
-/** The largest file read (a state of 10,000 providers is about 2 MB). */
-export const MAX_FILE_BYTES = 16 * 1024 * 1024
+/** The largest file read: the service's body limit, so what a file holds can also be sent (about 5,000 providers). */
+export const MAX_FILE_BYTES = 1024 * 1024
 
 /** One problem in a file. */
 export interface FileProblem {
@@ -48,9 +48,6 @@ export function pathText (segments: ReadonlyArray<string | number>): string {
   return segments.reduce<string>((text, segment) => typeof segment === 'number' ? `${text}[${segment}]` : text === '' ? segment : `${text}.${segment}`, '')
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false })
-const validateState = ajv.compile(DeclaredState)
-
 /**
  * The line of `segments` in the document: of its key when it is a mapping's entry
  * (`health_check:`, not the first line of its value), of the item in a list; for a
@@ -72,36 +69,6 @@ function lineOf (doc: Document, lines: LineCounter, segments: ReadonlyArray<stri
     if (node?.range != null) return lines.linePos(node.range[0]).line
   }
   return null
-}
-
-/** An ajv error's place and words. */
-function fromSchema (error: ErrorObject): { segments: Array<string | number>, message: string } {
-  const segments = error.instancePath.split('/').slice(1).map((part) => {
-    const text = part.replace(/~1/g, '/').replace(/~0/g, '~')
-    return /^\d+$/.test(text) ? Number(text) : text
-  })
-  const params = error.params as { additionalProperty?: string, missingProperty?: string, allowedValues?: unknown[] }
-  if (params.additionalProperty !== undefined) return { segments: [...segments, params.additionalProperty], message: 'is not a field this object has' }
-  if (params.missingProperty !== undefined) return { segments, message: `is missing its required field '${params.missingProperty}'` }
-  if (params.allowedValues !== undefined) return { segments, message: `must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}` }
-  return { segments, message: error.message ?? 'is not valid' }
-}
-
-/** Replaces `${NAME}` in the credential values with the environment's values; problems for those unset. */
-function resolveCredentials (state: DeclaredStateValue, env: Readonly<Record<string, string | undefined>>, problem: (segments: Array<string | number>, message: string) => void): void {
-  ;(state.providers ?? []).forEach((provider, i) => {
-    const headers = provider.auth_headers
-    if (headers == null) return
-    for (const [name, value] of Object.entries(headers)) {
-      if (typeof value !== 'string') continue
-      headers[name] = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (reference, variable: string) => {
-        // An empty credential is no credential: as good as unset.
-        const resolved = env[variable] === '' ? undefined : env[variable]
-        if (resolved === undefined) problem(['providers', i, 'auth_headers', name], `environment variable ${variable} is not set`)
-        return resolved ?? reference
-      })
-    }
-  })
 }
 
 /** Every text in `value` that no database can store exactly, with its place. */
@@ -144,20 +111,15 @@ export function parseDeclaredFile (text: string, file: string, env: Readonly<Rec
   const problem = (segments: ReadonlyArray<string | number>, message: string) => {
     problems.push({ file, path: pathText(segments), line: lineOf(doc, lines, segments), message })
   }
-  if (!validateState(value)) {
-    for (const error of validateState.errors ?? []) {
-      // A union's branches each report; the first of them says enough.
-      if (error.keyword === 'anyOf') continue
-      const { segments, message } = fromSchema(error)
-      problem(segments, message)
-    }
-    throw new DeclaredFileError(dedupe(problems))
-  }
+  // Filled in first, so every rule below sees the values that will be stored.
+  fillPlaceholders(value, env, (segments, variable) => { problem(segments, `environment variable ${variable} is not set`) })
+  if (problems.length > 0) throw new DeclaredFileError(problems)
+  for (const { segments, message } of shapeProblems(value)) problem(segments, message)
+  if (problems.length > 0) throw new DeclaredFileError(problems)
   const state = value as DeclaredStateValue
   const bad: Array<Array<string | number>> = []
   unstorable(state, [], bad)
   for (const segments of bad) problem(segments, UNSTORABLE_TEXT.msg)
-  resolveCredentials(state, env, problem)
   if (problems.length > 0) throw new DeclaredFileError(problems)
   try {
     return { state, desired: desiredState(state, []) }
@@ -168,25 +130,28 @@ export function parseDeclaredFile (text: string, file: string, env: Readonly<Rec
   }
 }
 
-/** The same problem reported twice (a union's branches) once. */
-function dedupe (problems: FileProblem[]): FileProblem[] {
-  const seen = new Set<string>()
-  return problems.filter((p) => {
-    const key = formatProblem(p)
-    if (seen.has(key)) return false
-    seen.add(key)
-    return true
-  })
-}
-
-/** Reads and checks the file at `path` (at most MAX_FILE_BYTES). */
+/** Reads and checks the file at `path` (at most MAX_FILE_BYTES, whatever kind of file it is). */
 export async function readDeclaredFile (path: string, env: Readonly<Record<string, string | undefined>>): Promise<DeclaredFile> {
-  let size: number
+  let text: string
   try {
-    size = (await stat(path)).size
+    const handle = await open(path, 'r')
+    try {
+      // Read to one byte past the limit: a pipe or a device says nothing of its size beforehand.
+      const buffer = Buffer.alloc(MAX_FILE_BYTES + 1)
+      let size = 0
+      while (size < buffer.length) {
+        const { bytesRead } = await handle.read(buffer, size, buffer.length - size, null)
+        if (bytesRead === 0) break
+        size += bytesRead
+      }
+      if (size > MAX_FILE_BYTES) throw new DeclaredFileError([{ file: path, path: '', line: null, message: `is larger than ${MAX_FILE_BYTES} bytes, the most that is read` }])
+      text = buffer.subarray(0, size).toString('utf8')
+    } finally {
+      await handle.close()
+    }
   } catch (error) {
-    throw new DeclaredFileError([{ file: path, path: '', line: null, message: `cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})` }])
+    if (error instanceof DeclaredFileError) throw error
+    throw new DeclaredFileError([{ file: path, path: '', line: null, message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` }])
   }
-  if (size > MAX_FILE_BYTES) throw new DeclaredFileError([{ file: path, path: '', line: null, message: `is ${size} bytes; at most ${MAX_FILE_BYTES} are read` }])
-  return parseDeclaredFile(await readFile(path, 'utf8'), path, env)
+  return parseDeclaredFile(text, path, env)
 }

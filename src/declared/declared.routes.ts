@@ -5,22 +5,39 @@
  * Admin only (the export shows base URLs and check paths as stored).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { stringify } from 'yaml'
 import { actorOf } from '../audit/audit.js'
+import { RequestValidationError } from '../errors.js'
 import { errorResponses, ErrorBody } from '../http/schemas.js'
 import { DeclaredState, Plan } from './declared.schemas.js'
 import type { DeclaredService } from './declared.service.js'
+import { shapeProblems } from './declared.shape.js'
 
 const tags = ['config']
 
+/**
+ * Checks a state's shape strictly before the schema validation, which would drop
+ * unknown keys: a misspelt `providers` beside `prune: true` must be a 422, not a
+ * state that declares nothing and so deletes everything.
+ */
+async function strictShape (request: FastifyRequest): Promise<void> {
+  const problems = shapeProblems(request.body)
+  if (problems.length > 0) {
+    throw new RequestValidationError(problems.map((p) => ({ loc: ['body', ...p.segments], msg: p.message, type: `value_error.${p.keyword}` })))
+  }
+}
+
 export const declaredRoutes: FastifyPluginAsyncTypebox<{ declared: DeclaredService }> = async (app, { declared }) => {
   app.post('/api/config/plan', {
+    preValidation: strictShape,
     schema: { tags, summary: 'What applying a declared state would change', body: DeclaredState, response: { 200: Plan, ...errorResponses } },
     config: { failure: 'Failed to plan' }
   }, async (request) => await declared.plan(request.body))
 
   app.post('/api/config/apply', {
+    preValidation: strictShape,
     schema: { tags, summary: 'Make the stored state what a declared state says, in one transaction', body: DeclaredState, response: { 200: Plan, ...errorResponses, 409: ErrorBody } },
     config: { failure: 'Failed to apply' }
   }, async (request) => await declared.apply(request.body, actorOf(request)))

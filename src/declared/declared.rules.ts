@@ -13,6 +13,7 @@ import { storedPool, type StoredPool } from '../pools/pool.rules.js'
 import type { ProviderRow } from '../providers/provider.repository.js'
 import { storedProvider, type StoredProvider } from '../providers/provider.rules.js'
 import type { ChangeValue, DeclaredStateValue } from './declared.schemas.js'
+import { PLACEHOLDER } from './declared.shape.js'
 
 type Loc = ReadonlyArray<string | number>
 
@@ -59,6 +60,17 @@ export function desiredState (input: DeclaredStateValue, at: Loc): Desired {
       return
     }
     providerAt.set(declared.name, i)
+    // A placeholder still there was never filled in (a file is filled in when read; a body must come filled in).
+    const places: Array<[Array<string | number>, unknown]> = [
+      [['base_url'], declared.base_url], [['health_check', 'path'], declared.health_check?.path],
+      ...Object.entries(declared.auth_headers ?? {}).map(([name, value]): [Array<string | number>, unknown] => [['auth_headers', name], value])
+    ]
+    for (const [place, text] of places) {
+      const variable = typeof text === 'string' ? [...text.matchAll(PLACEHOLDER)][0]?.[1] : undefined
+      if (variable !== undefined) {
+        issues.push({ loc: [...at, 'providers', i, ...place], msg: `holds the placeholder \${${variable}}: fill it in from the environment first (the sourcepool command and CONFIG_FILE do)`, type: 'value_error.placeholder' })
+      }
+    }
     const stored = collect(issues, () => storedProvider(declared, [...at, 'providers', i]))
     if (stored !== undefined) providers.push(stored)
   })

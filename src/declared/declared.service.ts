@@ -3,14 +3,16 @@
  * application in ONE transaction (every pool locked first, the plan made again
  * from what is stored then, each change audited under the caller — `config` at
  * start-up — and the status records marked changed), and the stored state
- * exported as a declared state that applies back to no change (credentials as
- * `${…}` placeholders: their values are never shown).
+ * exported as a declared state that applies back to no change once its `${…}`
+ * placeholders are filled in (credential headers and secret-looking query values:
+ * their values are never shown).
  */
 import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import { isUniqueViolation } from '../db/errors.js'
 import type { Db } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import { ConflictError } from '../errors.js'
+import { SECRET_NAME } from '../http/redact.js'
 import { audited, type Actor } from '../audit/audit.js'
 import { deleteMember, insertMember, updateMember } from '../pools/member.repository.js'
 import { deletePool, insertPool, touchPool, updatePool } from '../pools/pool.repository.js'
@@ -32,8 +34,40 @@ function toPlan (steps: readonly Step[], applied: boolean): PlanValue {
 /** `NAME` as an environment variable's part: upper case, anything else `_`. */
 const envPart = (name: string) => name.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_|_$/g, '')
 
-/** The placeholder a provider's credential header is exported as. */
-export const credentialPlaceholder = (provider: string, header: string) => `\${SOURCEPOOL_${envPart(provider)}_${envPart(header)}}`
+/**
+ * Each provider's part of its placeholders' names: its name as a variable's part
+ * (`portal-a` → `PORTAL_A`), with its id added when another provider's name gives
+ * the same part (`portal-a` and `portal_a`), so no two credentials share a variable.
+ */
+function placeholderParts (providers: ReadonlyArray<{ id: number, name: string }>): Map<number, string> {
+  const count = new Map<string, number>()
+  for (const p of providers) count.set(envPart(p.name), (count.get(envPart(p.name)) ?? 0) + 1)
+  return new Map(providers.map((p) => {
+    const part = envPart(p.name)
+    return [p.id, part === '' || (count.get(part) ?? 0) > 1 ? `${part === '' ? 'PROVIDER' : part}_${p.id}` : part]
+  }))
+}
+
+const placeholder = (part: string, what: string) => `\${SOURCEPOOL_${part}_${envPart(what)}}`
+
+/** A URL or path with the values of its secret-looking query parameters as placeholders. */
+function withQueryPlaceholders (target: string, part: string): string {
+  const queryAt = target.indexOf('?')
+  if (queryAt === -1) return target
+  const pairs = target.slice(queryAt + 1).split('&').map((pair) => {
+    const equals = pair.indexOf('=')
+    if (equals === -1) return pair
+    const name = pair.slice(0, equals)
+    return SECRET_NAME.test(name) ? `${name}=${placeholder(part, name)}` : pair
+  })
+  return `${target.slice(0, queryAt)}?${pairs.join('&')}`
+}
+
+/** A stored check as exported: its path's secret-looking query values as placeholders. */
+function exportedCheck (stored: string, part: string): NonNullable<DeclaredStateValue['providers']>[number]['health_check'] {
+  const check = JSON.parse(stored) as { path: string }
+  return { ...check, path: withQueryPlaceholders(check.path, part) } as never
+}
 
 /** What one apply wrote: its steps, and the pools and providers whose readers must hear of it. */
 interface Applied {
@@ -155,18 +189,20 @@ export function createDeclaredService ({ database, now, changes = NO_CHANGES }: 
     async exportState (): Promise<DeclaredStateValue> {
       const current = await database.read(readCurrent)
       const providerNames = new Map(current.providers.map((p) => [p.id, p.name]))
+      const parts = placeholderParts(current.providers)
       return {
-        providers: current.providers.map((p) => ({
+        providers: current.providers.map((p) => ({ part: parts.get(p.id) as string, p })).map(({ part, p }) => ({
           name: p.name,
           ...(p.category === null ? {} : { category: p.category }),
-          ...(p.base_url === null ? {} : { base_url: p.base_url }),
+          // Secret-looking query values (`?api_key=…`) are credentials too: placeholders, never in the file.
+          ...(p.base_url === null ? {} : { base_url: withQueryPlaceholders(p.base_url, part) }),
           ...(p.description === null ? {} : { description: p.description }),
           ...(p.rate_limit_requests === null ? {} : { rate_limit: { requests: p.rate_limit_requests, per: p.rate_limit_per as 'second' } }),
           ...(p.timeout_ms === null ? {} : { timeout_ms: p.timeout_ms }),
           ...(p.auth_headers === null
             ? {}
-            : { auth_headers: Object.fromEntries(Object.keys(JSON.parse(p.auth_headers) as object).map((header) => [header, credentialPlaceholder(p.name, header)])) }),
-          ...(p.health_check === null ? {} : { health_check: JSON.parse(p.health_check) })
+            : { auth_headers: Object.fromEntries(Object.keys(JSON.parse(p.auth_headers) as object).map((header) => [header, placeholder(part, header)])) }),
+          ...(p.health_check === null ? {} : { health_check: exportedCheck(p.health_check, part) })
         })),
         pools: current.pools.map((p) => ({
           name: p.name,

@@ -3,6 +3,7 @@
  * written), the plan of each kind of change, prune, export → apply back to no
  * change, and the 422s of a state that does not check out.
  */
+/* eslint-disable no-template-curly-in-string -- `${NAME}` placeholders are what these tests are about */
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, it } from 'node:test'
 import { parse } from 'yaml'
@@ -111,15 +112,50 @@ for (const dialect of dialects) {
       assert.deepEqual(plan.body.changes, [])
     })
 
+    it('refuses an unknown key (never drops it: beside prune it would delete everything) and an unfilled placeholder', async () => {
+      await post('/api/config/apply', STATE)
+      const typo = await post('/api/config/apply', { prune: true, provider: STATE.providers, pools: STATE.pools })
+      assert.equal(typo.status, 422, JSON.stringify(typo.body))
+      assert.deepEqual(typo.body.detail.map((d: { loc: unknown[] }) => d.loc), [['body', 'provider']])
+      const inner = await post('/api/config/plan', { providers: [{ name: 'x', bse_url: 'https://x.example' }] })
+      assert.deepEqual(inner.body.detail.map((d: { loc: unknown[] }) => d.loc), [['body', 'providers', 0, 'bse_url']])
+      const placeholder = await post('/api/config/apply', { providers: [{ name: 'x', base_url: 'https://x.example/?key=${X_KEY}', auth_headers: { 'x-api-key': '${X_API_KEY}' } }] })
+      assert.equal(placeholder.status, 422)
+      assert.deepEqual(placeholder.body.detail.map((d: { loc: unknown[] }) => d.loc), [['body', 'providers', 0, 'base_url'], ['body', 'providers', 0, 'auth_headers', 'x-api-key']])
+      assert.match(placeholder.body.detail[1].msg, /holds the placeholder \$\{X_API_KEY\}/)
+      assert.equal((await t.request({ method: 'GET', url: '/api/providers' })).body.total, 2, 'nothing deleted, nothing created')
+    })
+
+    it('exports query credentials as placeholders too, and keeps placeholders of similar names apart', async () => {
+      await post('/api/config/apply', {
+        providers: [
+          { name: 'portal-a', base_url: 'https://a.example/v1?api_key=SECRET1&region=eu', auth_headers: { 'x-token': 'T1' }, health_check: { path: '/h?token=SECRET2' } },
+          { name: 'portal_a', base_url: 'https://a2.example', auth_headers: { 'x-token': 'T2' } }
+        ]
+      })
+      const yaml = (await t.app.inject({ method: 'GET', url: '/api/config/export?format=yaml' })).body
+      assert.ok(!/SECRET|T1|T2/.test(yaml), yaml)
+      const exported = parse(yaml)
+      const [a, b] = exported.providers
+      assert.equal(a.base_url, 'https://a.example/v1?api_key=${SOURCEPOOL_PORTAL_A_1_API_KEY}&region=eu')
+      assert.equal(a.health_check.path, '/h?token=${SOURCEPOOL_PORTAL_A_1_TOKEN}')
+      assert.deepEqual([a.auth_headers['x-token'], b.auth_headers['x-token']], ['${SOURCEPOOL_PORTAL_A_1_X_TOKEN}', '${SOURCEPOOL_PORTAL_A_2_X_TOKEN}'])
+      const { state } = parseDeclaredFile(yaml, 'export.yaml', {
+        SOURCEPOOL_PORTAL_A_1_API_KEY: 'SECRET1', SOURCEPOOL_PORTAL_A_1_TOKEN: 'SECRET2', SOURCEPOOL_PORTAL_A_1_X_TOKEN: 'T1', SOURCEPOOL_PORTAL_A_2_X_TOKEN: 'T2'
+      })
+      assert.deepEqual((await post('/api/config/plan', state)).body.changes, [], 'filled in, the export applies back to no change')
+    })
+
     it('answers 422 naming every problem of a state, and changes nothing', async () => {
       const res = await post('/api/config/apply', {
-        providers: [{ name: 'a', base_url: 'https://u:p@a.example' }, { name: 'a' }],
+        providers: [{ name: 'a', base_url: 'https://u:p@a.example' }, { name: 'a' }, { name: 'b', auth_headers: { Authorization: 'one', authorization: 'two' } }],
         pools: [{ name: 'p', category: 'c', members: [{ provider: 'ghost' }], cooldown_seconds: 60, max_cooldown_seconds: 30 }]
       })
       assert.equal(res.status, 422, JSON.stringify(res.body))
       assert.deepEqual(res.body.detail.map((d: { loc: unknown[] }) => d.loc), [
         ['body', 'providers', 0, 'base_url'],
         ['body', 'providers', 1, 'name'],
+        ['body', 'providers', 2, 'auth_headers', 'authorization'],
         ['body', 'pools', 0, 'members', 0, 'provider'],
         ['body', 'pools', 0, 'max_cooldown_seconds']
       ])

@@ -13,16 +13,24 @@ import { CHECK_DEFAULTS, statusRange, type HealthCheck } from '../rules/health-c
 import { assertSafePath, UnsafePathError } from '../rules/upstream-url.js'
 import { RESERVED_HEADERS, type CreateProviderInput, type HealthCheckInputValue } from './provider.schemas.js'
 
-/** The stored form of credential headers (names lower-cased), or null for none; 422 for a reserved name. */
+/**
+ * The stored form of credential headers (names lower-cased), or null for none; 422 for
+ * a reserved name, or two names that differ only in case (one would silently win).
+ */
 export function storedAuthHeaders (headers: Record<string, string>, loc: ReadonlyArray<string | number> = ['body', 'auth_headers']): string | null {
-  const entries = Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value] as const)
-  const reserved = entries.filter(([name]) => RESERVED_HEADERS.includes(name))
-  if (reserved.length > 0) {
-    throw new RequestValidationError(reserved.map(([name]) => ({
-      loc: [...loc, name], msg: `the proxy manages ${name} itself; it cannot be a credential header`, type: 'value_error.header.reserved'
-    })))
+  const entries = Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value, name] as const)
+  const seen = new Set<string>()
+  const issues = []
+  for (const [name, , sent] of entries) {
+    if (RESERVED_HEADERS.includes(name)) {
+      issues.push({ loc: [...loc, sent], msg: `the proxy manages ${name} itself; it cannot be a credential header`, type: 'value_error.header.reserved' })
+    } else if (seen.has(name)) {
+      issues.push({ loc: [...loc, sent], msg: `header names are case-insensitive: ${name} is given twice`, type: 'value_error.header.duplicate' })
+    }
+    seen.add(name)
   }
-  return entries.length === 0 ? null : JSON.stringify(Object.fromEntries(entries))
+  if (issues.length > 0) throw new RequestValidationError(issues)
+  return entries.length === 0 ? null : JSON.stringify(Object.fromEntries(entries.map(([name, value]) => [name, value])))
 }
 
 /**
