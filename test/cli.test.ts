@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, it } from 'node:test'
+import { DECLARED_FILE } from './fixtures.js'
 import { describeOn, dialects, sharedDatabase, type TestDatabase } from './helpers.js'
 import { freePort, startServer, type ServerProcess } from './server-process.js'
 
@@ -28,21 +29,6 @@ async function sourcepool (args: string[], env: Record<string, string> = {}): Pr
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
   return { code, stdout, stderr }
 }
-
-const FILE = `providers:
-  - name: portal-a
-    base_url: https://a.example
-    auth_headers:
-      x-api-key: \${PORTAL_A_KEY}
-  - name: portal-b
-    base_url: https://b.example
-pools:
-  - name: spending
-    category: public-spending
-    members:
-      - provider: portal-a
-      - provider: portal-b
-`
 
 it('serve starts the service as npm start does, and stops it on SIGTERM', async () => {
   const port = await freePort()
@@ -75,7 +61,7 @@ for (const dialect of dialects) {
       database = await sharedDatabase(dialect)
       server = await startServer({ DATABASE_URL: database.url, AUTH_TOKENS: `ops:admin:${ADMIN},dash:read:${READER}` })
       env = { SOURCEPOOL_URL: server.url, SOURCEPOOL_TOKEN: ADMIN, PORTAL_A_KEY: 'key-a' }
-      writeFileSync(join(dir, 'sourcepool.yaml'), FILE)
+      writeFileSync(join(dir, 'sourcepool.yaml'), DECLARED_FILE)
     })
     after(async () => {
       await server?.stop()
@@ -98,7 +84,7 @@ for (const dialect of dialects) {
       assert.equal(again.code, 0, again.stderr)
       assert.match(again.stdout, /No changes/)
 
-      writeFileSync(join(dir, 'changed.yaml'), FILE.replace('https://b.example', 'https://b2.example').replace('      - provider: portal-b\n', ''))
+      writeFileSync(join(dir, 'changed.yaml'), DECLARED_FILE.replace('https://b.example', 'https://b2.example').replace('      - provider: portal-b\n', ''))
       const diff = await sourcepool(['plan', 'changed.yaml', '--prune'], env)
       assert.equal(diff.code, 2)
       assert.match(diff.stdout, /^~ provider portal-b\n {4}base_url: https:\/\/b\.example → https:\/\/b2\.example$/m)

@@ -10,26 +10,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, it } from 'node:test'
 import pg from 'pg'
+import { DECLARED_FILE } from './fixtures.js'
 import { describeOn, dialects, sharedDatabase, type TestDatabase } from './helpers.js'
 import { http, runMain, startServer } from './server-process.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sourcepool-config-file-'))
 after(() => { rmSync(dir, { recursive: true, force: true }) })
-
-const GOOD = `providers:
-  - name: portal-a
-    base_url: https://a.example
-    auth_headers:
-      x-api-key: \${PORTAL_A_KEY}
-  - name: portal-b
-    base_url: https://b.example
-pools:
-  - name: spending
-    category: public-spending
-    members:
-      - provider: portal-a
-      - provider: portal-b
-`
 
 for (const dialect of dialects) {
   describeOn(dialect, 'CONFIG_FILE at start', () => {
@@ -59,7 +45,7 @@ for (const dialect of dialects) {
         }
       }
       const unset = join(dir, `unset-${dialect.name}.yaml`)
-      writeFileSync(unset, GOOD)
+      writeFileSync(unset, DECLARED_FILE)
       const missing = await runMain({ DATABASE_URL: url, CONFIG_FILE: unset, LOG_LEVEL: 'warn', PORTAL_A_KEY: '' })
       assert.equal(missing.code, 2, missing.stderr)
       assert.match(missing.stderr, new RegExp(`${unset}:5: providers\\[0\\]\\.auth_headers\\.x-api-key: environment variable PORTAL_A_KEY is not set`))
@@ -67,7 +53,7 @@ for (const dialect of dialects) {
 
     it('applies a good file at start as `config`, and the same file again writes nothing', async () => {
       const file = join(dir, `good-${dialect.name}.yaml`)
-      writeFileSync(file, GOOD)
+      writeFileSync(file, DECLARED_FILE)
       database = await sharedDatabase(dialect)
       const env = { DATABASE_URL: database.url, CONFIG_FILE: file, PORTAL_A_KEY: 'secret-a' }
       for (let start = 0; start < 2; start++) {

@@ -77,3 +77,19 @@ export function seededRandom (seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }
+
+/** A declared state file: two providers (portal-a's key from PORTAL_A_KEY) and a pool of both. */
+export const DECLARED_FILE = `providers:
+  - name: portal-a
+    base_url: https://a.example
+    auth_headers:
+      x-api-key: \${PORTAL_A_KEY}
+  - name: portal-b
+    base_url: https://b.example
+pools:
+  - name: spending
+    category: public-spending
+    members:
+      - provider: portal-a
+      - provider: portal-b
+`

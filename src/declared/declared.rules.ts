@@ -44,6 +44,33 @@ function collect<T> (issues: ValidationIssue[], check: () => T): T | undefined {
   }
 }
 
+/** Records where `name` is declared; false (and an issue) when it was declared before. */
+function firstDeclaration (seen: Map<string, number>, kind: 'provider' | 'pool', name: string, i: number, at: Loc, issues: ValidationIssue[]): boolean {
+  const first = seen.get(name)
+  if (first !== undefined) {
+    issues.push({ loc: [...at, `${kind}s`, i, 'name'], msg: `${kind} '${name}' is declared twice (first as ${kind}s[${first}])`, type: 'value_error.duplicate' })
+    return false
+  }
+  seen.set(name, i)
+  return true
+}
+
+/** A placeholder still in a provider was never filled in (a file is filled in when read; a body must come filled in). */
+function unfilledPlaceholders (declared: NonNullable<DeclaredStateValue['providers']>[number], at: Loc): ValidationIssue[] {
+  const places: Array<[Array<string | number>, unknown]> = [
+    [['base_url'], declared.base_url], [['health_check', 'path'], declared.health_check?.path],
+    ...Object.entries(declared.auth_headers ?? {}).map(([name, value]): [Array<string | number>, unknown] => [['auth_headers', name], value])
+  ]
+  const issues: ValidationIssue[] = []
+  for (const [place, text] of places) {
+    const variable = typeof text === 'string' ? [...text.matchAll(PLACEHOLDER)][0]?.[1] : undefined
+    if (variable !== undefined) {
+      issues.push({ loc: [...at, ...place], msg: `holds the placeholder \${${variable}}: fill it in from the environment first (the sourcepool command and CONFIG_FILE do)`, type: 'value_error.placeholder' })
+    }
+  }
+  return issues
+}
+
 /**
  * The state in stored form; a 422 listing every problem (each `loc` under `at`):
  * a field the API would refuse, a name declared twice, a member naming a provider
@@ -54,35 +81,15 @@ export function desiredState (input: DeclaredStateValue, at: Loc): Desired {
   const providers: StoredProvider[] = []
   const providerAt = new Map<string, number>()
   ;(input.providers ?? []).forEach((declared, i) => {
-    const first = providerAt.get(declared.name)
-    if (first !== undefined) {
-      issues.push({ loc: [...at, 'providers', i, 'name'], msg: `provider '${declared.name}' is declared twice (first as providers[${first}])`, type: 'value_error.duplicate' })
-      return
-    }
-    providerAt.set(declared.name, i)
-    // A placeholder still there was never filled in (a file is filled in when read; a body must come filled in).
-    const places: Array<[Array<string | number>, unknown]> = [
-      [['base_url'], declared.base_url], [['health_check', 'path'], declared.health_check?.path],
-      ...Object.entries(declared.auth_headers ?? {}).map(([name, value]): [Array<string | number>, unknown] => [['auth_headers', name], value])
-    ]
-    for (const [place, text] of places) {
-      const variable = typeof text === 'string' ? [...text.matchAll(PLACEHOLDER)][0]?.[1] : undefined
-      if (variable !== undefined) {
-        issues.push({ loc: [...at, 'providers', i, ...place], msg: `holds the placeholder \${${variable}}: fill it in from the environment first (the sourcepool command and CONFIG_FILE do)`, type: 'value_error.placeholder' })
-      }
-    }
+    if (!firstDeclaration(providerAt, 'provider', declared.name, i, at, issues)) return
+    issues.push(...unfilledPlaceholders(declared, [...at, 'providers', i]))
     const stored = collect(issues, () => storedProvider(declared, [...at, 'providers', i]))
     if (stored !== undefined) providers.push(stored)
   })
   const pools: DesiredPool[] = []
   const poolAt = new Map<string, number>()
   ;(input.pools ?? []).forEach((declared, i) => {
-    const first = poolAt.get(declared.name)
-    if (first !== undefined) {
-      issues.push({ loc: [...at, 'pools', i, 'name'], msg: `pool '${declared.name}' is declared twice (first as pools[${first}])`, type: 'value_error.duplicate' })
-      return
-    }
-    poolAt.set(declared.name, i)
+    if (!firstDeclaration(poolAt, 'pool', declared.name, i, at, issues)) return
     const members: DesiredMember[] = []
     const memberAt = new Map<string, number>()
     ;(declared.members ?? []).forEach((member, j) => {
