@@ -55,19 +55,22 @@ function print (globals: Globals, value: unknown, text: () => string): void {
 
 type Pool = paths['/api/pools/{pool_id}']['get']['responses'][200]['content']['application/json']
 
+/** Sends a request through the client and answers its data (see `call`). */
+type Ask = <T>(request: (api: SourcepoolClient) => Promise<Answer<T>>) => Promise<T>
+
 /** The id of a pool named by id or name. */
-async function poolId (api: SourcepoolClient, globals: Globals, pool: string): Promise<number> {
+async function poolId (ask: Ask, pool: string): Promise<number> {
   if (/^\d+$/.test(pool)) return Number(pool)
-  const list = await call(globals.url, async () => await api.GET('/api/pools', { params: { query: { fields: 'summary' } } }))
+  const list = await ask(async (api) => await api.GET('/api/pools', { params: { query: { fields: 'summary' } } }))
   const found = (list.pools as Array<{ pool_id: number, name: string }>).find((p) => p.name === pool)
   if (found === undefined) throw new CliError(`no pool named '${pool}'`)
   return found.pool_id
 }
 
 /** The id of a provider named by id or name. */
-async function providerId (api: SourcepoolClient, globals: Globals, provider: string): Promise<number> {
+async function providerId (ask: Ask, provider: string): Promise<number> {
   if (/^\d+$/.test(provider)) return Number(provider)
-  const list = await call(globals.url, async () => await api.GET('/api/providers'))
+  const list = await ask(async (api) => await api.GET('/api/providers'))
   const found = list.providers.find((p) => p.name === provider)
   if (found === undefined) throw new CliError(`no provider named '${provider}'`)
   return found.provider_id
@@ -103,14 +106,17 @@ export function program (): Command {
     .option('--json', 'print the service\'s answer as JSON')
     .showHelpAfterError()
   const globals = (): Globals => cli.opts<Globals>()
-  const api = () => createSourcepoolClient({ baseUrl: globals().url, token: globals().token })
+  const ask: Ask = async (request) => {
+    const { url, token } = globals()
+    return await call(url, async () => await request(createSourcepoolClient({ baseUrl: url, token })))
+  }
 
   cli.command('plan').argument('<file>', 'a declared state (YAML or JSON)')
     .description('show what applying FILE would change; exit 0 without changes, 2 with')
     .option('--prune', 'also delete what FILE does not declare')
     .action(async (file: string, options: { prune?: boolean }) => {
       const state = await stateOf(file, options.prune)
-      const plan = await call(globals().url, async () => await api().POST('/api/config/plan', { body: state })) as PlanValue
+      const plan = await ask(async (api) => await api.POST('/api/config/plan', { body: state })) as PlanValue
       print(globals(), plan, () => planText(plan))
       if (plan.changes.length > 0) process.exitCode = 2
     })
@@ -121,7 +127,7 @@ export function program (): Command {
     .option('-y, --yes', 'apply without asking')
     .action(async (file: string, options: { prune?: boolean, yes?: boolean }) => {
       const state = await stateOf(file, options.prune)
-      const plan = await call(globals().url, async () => await api().POST('/api/config/plan', { body: state })) as PlanValue
+      const plan = await ask(async (api) => await api.POST('/api/config/plan', { body: state })) as PlanValue
       if (plan.changes.length === 0) {
         print(globals(), plan, () => planText(plan))
         return
@@ -131,24 +137,24 @@ export function program (): Command {
         process.stderr.write(`${planText(plan)}\n`)
         if (!await confirm(`Apply ${plan.changes.length} change${plan.changes.length === 1 ? '' : 's'}?`)) throw new CliError('not applied')
       }
-      const applied = await call(globals().url, async () => await api().POST('/api/config/apply', { body: state })) as PlanValue
+      const applied = await ask(async (api) => await api.POST('/api/config/apply', { body: state })) as PlanValue
       print(globals(), applied, () => planText(applied))
     })
 
   cli.command('export').description('print the service\'s state as a file that applies back to no change (credentials as placeholders to fill from the environment)')
     .action(async () => {
       if (globals().json === true) {
-        const state = await call(globals().url, async () => await api().GET('/api/config/export'))
+        const state = await ask(async (api) => await api.GET('/api/config/export'))
         print(globals(), state, () => '')
         return
       }
-      const text = await call(globals().url, async () => await api().GET('/api/config/export', { params: { query: { format: 'yaml' } }, parseAs: 'text' }))
+      const text = await ask(async (api) => await api.GET('/api/config/export', { params: { query: { format: 'yaml' } }, parseAs: 'text' }))
       process.stdout.write(text as unknown as string)
     })
 
   cli.command('pools').description('every pool: strategy, current provider, members by health')
     .action(async () => {
-      const list = await call(globals().url, async () => await api().GET('/api/pools'))
+      const list = await ask(async (api) => await api.GET('/api/pools'))
       print(globals(), list, () => table(['ID', 'NAME', 'STRATEGY', 'ENABLED', 'CURRENT', 'HEALTHY'], (list.pools as Pool[]).map((p) => [
         String(p.pool_id), p.name, p.rotation_strategy, p.enabled ? 'yes' : paint('gray', 'no'), p.current_provider?.name ?? '-',
         `${p.members.filter((m) => m.enabled && m.health === 'healthy').length}/${p.members.length}`
@@ -157,8 +163,8 @@ export function program (): Command {
 
   cli.command('status').argument('<pool>', 'a pool, by name or id').description('a pool\'s members: health, cooldowns, quotas, latency, last check')
     .action(async (pool: string) => {
-      const id = await poolId(api(), globals(), pool)
-      const status = await call(globals().url, async () => await api().GET('/api/pools/{pool_id}', { params: { path: { pool_id: id } } })) as Pool
+      const id = await poolId(ask, pool)
+      const status = await ask(async (api) => await api.GET('/api/pools/{pool_id}', { params: { path: { pool_id: id } } })) as Pool
       print(globals(), status, () => [
         `${paint('bold', status.name)} (${status.rotation_strategy}${status.enabled ? '' : ', disabled'}): current ${status.current_provider?.name ?? '-'}, ${status.total_rotations} rotations`,
         table(['PROVIDER', 'PRIO', 'WEIGHT', 'HEALTH', 'COOLDOWN', 'QUOTA', 'LATENCY', 'SUCCESS', 'CHECK'], status.members.map((m) => [
@@ -178,25 +184,25 @@ export function program (): Command {
   cli.command('rotate').argument('<pool>', 'a pool, by name or id').description('rotate the pool to its next provider')
     .option('--reason <reason>', 'recorded in the history').option('--key <key>', 'the key of a consistent_hash pool')
     .action(async (pool: string, options: { reason?: string, key?: string }) => {
-      const id = await poolId(api(), globals(), pool)
-      const rotated = await call(globals().url, async () => await api().POST('/api/pools/{pool_id}/rotate', { params: { path: { pool_id: id } }, body: { reason: options.reason, key: options.key } }))
+      const id = await poolId(ask, pool)
+      const rotated = await ask(async (api) => await api.POST('/api/pools/{pool_id}/rotate', { params: { path: { pool_id: id } }, body: { reason: options.reason, key: options.key } }))
       print(globals(), rotated, () => rotated.message)
     })
 
   cli.command('failover').argument('<pool>', 'a pool, by name or id').argument('<provider>', 'the provider that failed, by name or id')
     .description('fail over from a provider that failed').option('--reason <reason>', 'recorded in the history')
     .action(async (pool: string, provider: string, options: { reason?: string }) => {
-      const id = await poolId(api(), globals(), pool)
-      const failed = await providerId(api(), globals(), provider)
-      const result = await call(globals().url, async () => await api().POST('/api/pools/{pool_id}/failover', { params: { path: { pool_id: id } }, body: { failed_provider_id: failed, reason: options.reason } }))
+      const id = await poolId(ask, pool)
+      const failed = await providerId(ask, provider)
+      const result = await ask(async (api) => await api.POST('/api/pools/{pool_id}/failover', { params: { path: { pool_id: id } }, body: { failed_provider_id: failed, reason: options.reason } }))
       print(globals(), result, () => result.message)
     })
 
   cli.command('history').argument('<pool>', 'a pool, by name or id').description('who served the pool when, newest first')
     .option('--limit <n>', 'how many records', (value) => Number(value), 20)
     .action(async (pool: string, options: { limit: number }) => {
-      const id = await poolId(api(), globals(), pool)
-      const history = await call(globals().url, async () => await api().GET('/api/pools/{pool_id}/history', { params: { path: { pool_id: id }, query: { limit: options.limit } } }))
+      const id = await poolId(ask, pool)
+      const history = await ask(async (api) => await api.GET('/api/pools/{pool_id}/history', { params: { path: { pool_id: id }, query: { limit: options.limit } } }))
       print(globals(), history, () => table(['TIME', 'FROM', 'TO', 'REASON', 'NOTES'], history.history.map((h) => [
         h.timestamp, h.from_provider ?? '-', h.to_provider ?? '-', h.success ? h.reason : paint('red', h.reason), h.notes ?? ''
       ])))
@@ -204,8 +210,8 @@ export function program (): Command {
 
   cli.command('next').argument('<pool>', 'a pool, by name or id').description('which provider the next rotation would choose, and why')
     .action(async (pool: string) => {
-      const id = await poolId(api(), globals(), pool)
-      const next = await call(globals().url, async () => await api().GET('/api/pools/{pool_id}/next', { params: { path: { pool_id: id } } }))
+      const id = await poolId(ask, pool)
+      const next = await ask(async (api) => await api.GET('/api/pools/{pool_id}/next', { params: { path: { pool_id: id } } }))
       print(globals(), next, () => [next.explanation, table(['PROVIDER', 'ELIGIBLE', 'WHY NOT', 'UNTIL', 'HEALTH'], next.members.map((m) => [
         m.provider_name ?? String(m.provider_id), m.eligible ? paint('green', 'yes') : paint('red', 'no'), m.reason ?? '-', m.until === null ? '-' : countdown(m.until), healthText(m.health, m.reason !== 'disabled')
       ]))].join('\n'))
