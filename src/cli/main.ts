@@ -32,6 +32,7 @@ function refusal (status: number, error: unknown): string {
   const text = typeof detail === 'string' ? detail : JSON.stringify(error)
   if (status === 401) return `the service wants a token (401): ${text}; set SOURCEPOOL_TOKEN or --token`
   if (status === 403) return `the token may not do this (403): ${text}`
+  if (status === 409) return `${text} (409)`
   return `the service answered ${status}: ${text}`
 }
 
@@ -137,7 +138,8 @@ export function program (): Command {
         process.stderr.write(`${planText(plan)}\n`)
         if (!await confirm(`Apply ${plan.changes.length} change${plan.changes.length === 1 ? '' : 's'}?`)) throw new CliError('not applied')
       }
-      const applied = await ask(async (api) => await api.POST('/api/config/apply', { body: state })) as PlanValue
+      // Exactly the changes shown: if the service moved meanwhile, nothing is applied (409).
+      const applied = await ask(async (api) => await api.POST('/api/config/apply', { params: { query: { expect: plan.fingerprint } }, body: state })) as PlanValue
       print(globals(), applied, () => planText(applied))
     })
 

@@ -6326,6 +6326,8 @@ export interface operations {
                         };
                         /** @description true once the changes are committed (apply); false for a plan */
                         applied: boolean;
+                        /** @description these changes' fingerprint: apply with ?expect=<it> applies exactly them, or answers 409 when the stored state moved since the plan */
+                        fingerprint: string;
                     };
                 };
             };
@@ -6436,7 +6438,10 @@ export interface operations {
     };
     postConfigApply: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the fingerprint of the plan that was reviewed */
+                expect?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6545,6 +6550,8 @@ export interface operations {
                         };
                         /** @description true once the changes are committed (apply); false for a plan */
                         applied: boolean;
+                        /** @description these changes' fingerprint: apply with ?expect=<it> applies exactly them, or answers 409 when the stored state moved since the plan */
+                        fingerprint: string;
                     };
                 };
             };

@@ -11,7 +11,7 @@ import { stringify } from 'yaml'
 import { actorOf } from '../audit/audit.js'
 import { RequestValidationError } from '../errors.js'
 import { errorResponses, ErrorBody } from '../http/schemas.js'
-import { DeclaredState, Plan } from './declared.schemas.js'
+import { ApplyQuery, DeclaredState, Plan } from './declared.schemas.js'
 import type { DeclaredService } from './declared.service.js'
 import { shapeProblems } from './declared.shape.js'
 
@@ -38,9 +38,15 @@ export const declaredRoutes: FastifyPluginAsyncTypebox<{ declared: DeclaredServi
 
   app.post('/api/config/apply', {
     preValidation: strictShape,
-    schema: { tags, summary: 'Make the stored state what a declared state says, in one transaction', body: DeclaredState, response: { 200: Plan, ...errorResponses, 409: ErrorBody } },
+    schema: {
+      tags,
+      summary: 'Make the stored state what a declared state says, in one transaction',
+      querystring: ApplyQuery,
+      body: DeclaredState,
+      response: { 200: Plan, ...errorResponses, 409: ErrorBody }
+    },
     config: { failure: 'Failed to apply' }
-  }, async (request) => await declared.apply(request.body, actorOf(request)))
+  }, async (request) => await declared.apply(request.body, actorOf(request), request.query.expect))
 
   app.get('/api/config/export', {
     schema: {

@@ -43,6 +43,11 @@ export type ChangeValue = Static<typeof Change>
 export const Plan = Type.Object({
   changes: Type.Array(Change),
   summary: Type.Object({ create: Type.Integer(), update: Type.Integer(), delete: Type.Integer() }),
-  applied: Type.Boolean({ description: 'true once the changes are committed (apply); false for a plan' })
+  applied: Type.Boolean({ description: 'true once the changes are committed (apply); false for a plan' }),
+  fingerprint: Type.String({ description: "these changes' fingerprint: apply with ?expect=<it> applies exactly them, or answers 409 when the stored state moved since the plan" })
 })
 export type PlanValue = Static<typeof Plan>
+
+export const ApplyQuery = Type.Object({
+  expect: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$', description: 'the fingerprint of the plan that was reviewed' }))
+})

@@ -7,6 +7,7 @@
  * placeholders are filled in (credential headers and secret-looking query values:
  * their values are never shown).
  */
+import { createHash } from 'node:crypto'
 import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import { isUniqueViolation } from '../db/errors.js'
 import type { Db } from '../db/types.js'
@@ -24,11 +25,23 @@ import { lockAllPools, readCurrent } from './declared.repository.js'
 import { describeStep, desiredState, planSteps, type Current, type Desired, type Step } from './declared.rules.js'
 import type { DeclaredStateValue, PlanValue } from './declared.schemas.js'
 
+/** The fingerprint of a plan's changes (what a reviewer saw). */
+function fingerprintOf (steps: readonly Step[]): string {
+  return createHash('sha256').update(JSON.stringify(steps.map(describeStep))).digest('hex')
+}
+
 /** A plan's answer. */
 function toPlan (steps: readonly Step[], applied: boolean): PlanValue {
   const changes = steps.map(describeStep)
   const count = (action: string) => changes.filter((c) => c.action === action).length
-  return { changes, summary: { create: count('create'), update: count('update'), delete: count('delete') }, applied }
+  return { changes, summary: { create: count('create'), update: count('update'), delete: count('delete') }, applied, fingerprint: fingerprintOf(steps) }
+}
+
+/** 409 when the changes to make are not those reviewed (`expect`, a plan's fingerprint). */
+function checkExpected (steps: readonly Step[], expect: string | undefined): void {
+  if (expect !== undefined && fingerprintOf(steps) !== expect) {
+    throw new ConflictError('The stored state changed since that plan: plan again to see what applying would do now')
+  }
 }
 
 /** `NAME` as an environment variable's part: upper case, anything else `_`. */
@@ -77,10 +90,11 @@ interface Applied {
 }
 
 /** Applies `desired` in the unit of work it is given (one transaction). */
-function * applyWork (db: Db, desired: Desired, actor: Actor, at: Date): Work<Applied> {
+function * applyWork (db: Db, desired: Desired, actor: Actor, at: Date, expect: string | undefined): Work<Applied> {
   yield * lockAllPools(db)
   const current: Current = yield * readCurrent(db)
   const steps = planSteps(current, desired)
+  checkExpected(steps, expect)
   const providerIds = new Map(current.providers.map((p) => [p.name, p.id]))
   const poolIds = new Map(current.pools.map((p) => [p.name, p.id]))
   const pools = new Set<number>()
@@ -154,14 +168,20 @@ function * applyWork (db: Db, desired: Desired, actor: Actor, at: Date): Work<Ap
 
 /** Builds the declared-state service over the database, a clock and the change feed. */
 export function createDeclaredService ({ database, now, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, changes?: ChangeFeed }) {
-  /** Applies a checked state; answers what it changed (nothing: no write at all). */
-  async function applyDesired (desired: Desired, actor: Actor): Promise<PlanValue> {
+  /**
+   * Applies a checked state; answers what it changed (nothing: no write at all). With
+   * `expect`, only if the changes are those of the plan with that fingerprint.
+   */
+  async function applyDesired (desired: Desired, actor: Actor, expect?: string): Promise<PlanValue> {
     // Nothing to do reads only: no transaction, no lock, no audit record.
     const planned = planSteps(await database.read(readCurrent), desired)
-    if (planned.length === 0) return toPlan(planned, true)
+    if (planned.length === 0) {
+      checkExpected(planned, expect)
+      return toPlan(planned, true)
+    }
     let applied: Applied
     try {
-      applied = await database.transact((db) => applyWork(db, desired, actor, now()))
+      applied = await database.transact((db) => applyWork(db, desired, actor, now(), expect))
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictError('A provider or pool of the same name was created meanwhile; plan again')
       throw error
@@ -178,9 +198,9 @@ export function createDeclaredService ({ database, now, changes = NO_CHANGES }: 
       return toPlan(planSteps(await database.read(readCurrent), desired), false)
     },
 
-    /** Makes the stored state what `input` declares, in one transaction. */
-    async apply (input: DeclaredStateValue, actor: Actor, at: ReadonlyArray<string | number> = ['body']): Promise<PlanValue> {
-      return await applyDesired(desiredState(input, at), actor)
+    /** Makes the stored state what `input` declares, in one transaction (only as planned, with `expect`). */
+    async apply (input: DeclaredStateValue, actor: Actor, expect?: string, at: ReadonlyArray<string | number> = ['body']): Promise<PlanValue> {
+      return await applyDesired(desiredState(input, at), actor, expect)
     },
 
     applyDesired,

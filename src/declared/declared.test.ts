@@ -47,7 +47,7 @@ for (const dialect of dialects) {
       const updatedAt = providers.map((p: { updated_at: string }) => p.updated_at)
 
       const again = await post('/api/config/apply', STATE)
-      assert.deepEqual(again.body, { changes: [], summary: { create: 0, update: 0, delete: 0 }, applied: true })
+      assert.deepEqual({ ...again.body, fingerprint: undefined }, { changes: [], summary: { create: 0, update: 0, delete: 0 }, applied: true, fingerprint: undefined })
       assert.equal((await audits()).length, 5, 'no audit record')
       const after = (await t.request({ method: 'GET', url: '/api/providers' })).body.providers
       assert.deepEqual(after.map((p: { updated_at: string }) => p.updated_at), updatedAt, 'no updated_at moved')
@@ -93,6 +93,23 @@ for (const dialect of dialects) {
       assert.deepEqual(names, ['portal-a', 'portal-b', 'portal-c'])
       assert.deepEqual((await audits()).slice(0, 2).map((a) => a.action).sort(), ['member.remove', 'provider.delete'])
       assert.equal((await t.request({ method: 'GET', url: '/api/pools' })).body.pools[0].members.length, 1)
+    })
+
+    it('applies exactly the changes reviewed when given their fingerprint, and nothing when the state moved since (409)', async () => {
+      await post('/api/config/apply', STATE)
+      const plan = await post('/api/config/plan', { ...STATE, prune: true })
+      assert.match(plan.body.fingerprint, /^[0-9a-f]{64}$/)
+      assert.deepEqual(plan.body.changes, [], 'nothing to prune yet')
+      await post('/api/providers', { name: 'created-meanwhile' })
+      const moved = await t.request({ method: 'POST', url: `/api/config/apply?expect=${plan.body.fingerprint as string}`, payload: { ...STATE, prune: true } })
+      assert.equal(moved.status, 409, JSON.stringify(moved.body))
+      assert.match(moved.body.detail, /changed since that plan/)
+      assert.equal((await t.request({ method: 'GET', url: '/api/providers' })).body.total, 3, 'the provider created meanwhile was not pruned unseen')
+      const replanned = await post('/api/config/plan', { ...STATE, prune: true })
+      const applied = await t.request({ method: 'POST', url: `/api/config/apply?expect=${replanned.body.fingerprint as string}`, payload: { ...STATE, prune: true } })
+      assert.equal(applied.status, 200)
+      assert.deepEqual(applied.body.summary, { create: 0, update: 0, delete: 1 })
+      assert.equal(applied.body.fingerprint, replanned.body.fingerprint)
     })
 
     it('exports the stored state as a file that applies back to no change', async () => {
