@@ -86,7 +86,7 @@ describe('README', () => {
 
   it('five minutes with a file runs as written and shows what it says', async () => {
     const [start, look, change] = blocks(README, '## Five minutes with a file')
-    assert.match(start ?? '', /CONFIG_FILE=examples\/sourcepool\.yaml npm start/)
+    assert.match(start ?? '', /CONFIG_FILE=examples\/sourcepool\.yaml DATABASE_URL=sqlite:\.\/data\/demo\.db npm start/)
     const server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'walkthrough.db')}`, CONFIG_FILE: 'examples/sourcepool.yaml' })
     const env = { ...process.env, SOURCEPOOL_URL: server.url, NO_COLOR: '1' }
     const squeeze = (line: string) => line.trim().replace(/\s+/g, ' ')
