@@ -39,6 +39,8 @@ import rateLimit from '@fastify/rate-limit'
 import { auditRoutes } from './audit/audit.routes.js'
 import { declaredRoutes } from './declared/declared.routes.js'
 import { createDeclaredService, type DeclaredService } from './declared/declared.service.js'
+import { createEventHub } from './events/event-hub.js'
+import { eventRoutes } from './events/events.routes.js'
 import { createAuditService } from './audit/audit.service.js'
 import { auth } from './auth/auth.plugin.js'
 import { createMetrics } from './metrics/metrics.js'
@@ -257,6 +259,16 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   const historyRetention = createHistoryRetention({ ...services, maxPerPool: config.historyMaxPerPool, maxAgeDays: config.historyMaxAgeDays })
   if (config.historyMaxPerPool !== null || config.historyMaxAgeDays !== null) housekeeping.push(async () => { await historyRetention.prune() })
   await app.register(auditRoutes, { audit })
+  const hub = createEventHub({
+    database,
+    pollMs: config.flushIntervalMs,
+    heartbeatMs: config.eventsHeartbeatMs,
+    maxBufferedBytes: config.eventsClientBufferBytes,
+    warn: (error, message) => { app.log.warn({ err: error }, message) }
+  })
+  // Streams end before the server waits for its connections to close.
+  app.addHook('preClose', async () => { await hub.close() })
+  await app.register(eventRoutes, { hub, maxClients: config.eventsMaxClients })
   const declared = createDeclaredService(services)
   app.decorate('declared', declared)
   await app.register(declaredRoutes, { declared })

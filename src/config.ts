@@ -40,6 +40,10 @@ export interface Config {
   readonly healthCheckConcurrency: number
   /** A declared state file applied at start (CONFIG_FILE), or null. */
   readonly configFile: string | null
+  /** Event streams: heartbeat interval, most at once, bytes one may hold unsent before it is dropped. */
+  readonly eventsHeartbeatMs: number
+  readonly eventsMaxClients: number
+  readonly eventsClientBufferBytes: number
   /** History records kept per pool (the newest); null keeps them all. */
   readonly historyMaxPerPool: number | null
   /** History records older than this many days are deleted in the background; null keeps them. */
@@ -94,6 +98,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const auditMaxAgeDays = readOptionalInteger(env, 'AUDIT_MAX_AGE_DAYS', null, 1, 36_500)
   const flushIntervalMs = readInteger(env, 'FLUSH_INTERVAL_MS', 100, 10, 60_000)
   const healthCheckConcurrency = readInteger(env, 'HEALTH_CHECK_CONCURRENCY', 16, 1, 1000)
+  const eventsHeartbeatMs = readInteger(env, 'EVENTS_HEARTBEAT_MS', 15_000, 100, 600_000)
+  const eventsMaxClients = readInteger(env, 'EVENTS_MAX_CLIENTS', 1000, 1, 100_000)
+  const eventsClientBufferBytes = readInteger(env, 'EVENTS_CLIENT_BUFFER_BYTES', 1024 * 1024, 1024, 256 * 1024 * 1024)
   const historyMaxPerPool = readOptionalInteger(env, 'HISTORY_MAX_PER_POOL', 10_000, 10, 100_000_000)
   const historyMaxAgeDays = readOptionalInteger(env, 'HISTORY_MAX_AGE_DAYS', null, 1, 36_500)
 
@@ -116,6 +123,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     flushIntervalMs,
     healthCheckConcurrency,
     configFile: env.CONFIG_FILE === undefined || env.CONFIG_FILE === '' ? null : env.CONFIG_FILE,
+    eventsHeartbeatMs,
+    eventsMaxClients,
+    eventsClientBufferBytes,
     historyMaxPerPool,
     historyMaxAgeDays
   })

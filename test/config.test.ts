@@ -37,6 +37,9 @@ describe('loadConfig', () => {
       flushIntervalMs: 100,
       healthCheckConcurrency: 16,
       configFile: null,
+      eventsHeartbeatMs: 15_000,
+      eventsMaxClients: 1000,
+      eventsClientBufferBytes: 1024 * 1024,
       historyMaxPerPool: 10_000,
       historyMaxAgeDays: null
     })

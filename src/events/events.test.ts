@@ -1,0 +1,204 @@
+/**
+ * The event stream over real HTTP on both databases: each kind of event with its
+ * id, the filters, resuming with Last-Event-ID, heartbeats, the bounds (a client
+ * that stops reading is dropped; at most EVENTS_MAX_CLIENTS streams), and, on
+ * PostgreSQL, an event made by another instance arriving.
+ */
+import assert from 'node:assert/strict'
+import { request as httpRequest, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, afterEach, it } from 'node:test'
+import { poolWithMembers } from '../../test/fixtures.js'
+import { buildTestApp, describeOn, dialects, postgres, sharedDatabase, type TestApp } from '../../test/helpers.js'
+import { http, startServer } from '../../test/server-process.js'
+import { createEventHub } from './event-hub.js'
+
+interface Received { id: string | undefined, event: string, data: any }
+
+/** An open stream: the events and comments received so far. */
+interface Stream {
+  readonly events: Received[]
+  readonly comments: string[]
+  readonly response: IncomingMessage
+  waitFor(count: number, timeoutMs?: number): Promise<Received[]>
+  close(): void
+}
+
+async function openStream (url: string, headers: Record<string, string> = {}): Promise<Stream> {
+  return await new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers }, (response) => {
+      const events: Received[] = []
+      const comments: string[] = []
+      let buffer = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => {
+        buffer += chunk
+        let end: number
+        while ((end = buffer.indexOf('\n\n')) !== -1) {
+          const block = buffer.slice(0, end)
+          buffer = buffer.slice(end + 2)
+          const fields = new Map<string, string>()
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) comments.push(line.slice(1).trim())
+            else {
+              const colon = line.indexOf(':')
+              fields.set(line.slice(0, colon), line.slice(colon + 1).trim())
+            }
+          }
+          if (fields.has('event')) events.push({ id: fields.get('id'), event: fields.get('event') as string, data: JSON.parse(fields.get('data') ?? 'null') })
+        }
+      })
+      resolve({
+        events,
+        comments,
+        response,
+        async waitFor (count, timeoutMs = 5000) {
+          const deadline = Date.now() + timeoutMs
+          while (events.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+          return events
+        },
+        close: () => { req.destroy() }
+      })
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+for (const dialect of dialects) {
+  describeOn(dialect, 'the event stream', () => {
+    let t: TestApp
+    let base: string
+    const streams: Stream[] = []
+    async function start (env: Record<string, string> = {}) {
+      t = await buildTestApp(dialect, { healthCheckTimer: false }, env)
+      await t.app.listen({ host: '127.0.0.1', port: 0 })
+      base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    }
+    async function stream (query = '', headers: Record<string, string> = {}) {
+      const opened = await openStream(`${base}/api/events${query}`, headers)
+      streams.push(opened)
+      return opened
+    }
+    afterEach(async () => {
+      for (const s of streams.splice(0)) s.close()
+      await t.close()
+    })
+
+    it('streams rotations, failovers, health changes and admin changes, each with its id, filtered by pool and type', async () => {
+      await start()
+      const { poolId, providers } = await poolWithMembers(t, 'p', ['a', 'b'])
+      const other = await poolWithMembers(t, 'q', ['c', 'd'])
+      const all = await stream()
+      assert.equal(all.response.statusCode, 200)
+      assert.match(String(all.response.headers['content-type']), /^text\/event-stream/)
+      const onlyP = await stream(`?pool_id=${poolId}&type=rotation,failover`)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: { reason: 'scheduled' } })
+      await t.request({ method: 'POST', url: `/api/pools/${other.poolId}/rotate`, payload: {} })
+      await t.request({ method: 'POST', url: `/api/pools/${poolId}/failover`, payload: { failed_provider_id: providers.a } })
+      // A health change: a provider of the other pool fails its check (nothing listens on port 9).
+      const checked = (await t.request({ method: 'POST', url: '/api/providers', payload: { name: 'checked', base_url: 'http://127.0.0.1:9', health_check: { path: '/h', unhealthy_threshold: 1 } } })).body.provider_id
+      await t.request({ method: 'POST', url: `/api/pools/${other.poolId}/members`, payload: { provider_id: checked } })
+      await t.app.healthChecks.checkNow()
+      await t.request({ method: 'PUT', url: `/api/pools/${poolId}`, payload: { description: 'changed' } })
+      const events = (await all.waitFor(7)).filter((e) => !(e.event === 'admin' && e.data.action !== 'pool.update'))
+      assert.deepEqual(events.map((e) => e.event), ['rotation', 'rotation', 'failover', 'health', 'admin'])
+      assert.deepEqual([events[0]?.data.pool_id, events[0]?.data.to, events[0]?.data.reason], [poolId, 'p-a', 'scheduled'])
+      assert.deepEqual([events[2]?.data.from, events[2]?.data.to], ['p-a', 'p-b'])
+      assert.deepEqual([events[3]?.data.pool_id, events[3]?.data.change, events[3]?.data.cause, events[3]?.data.provider], [other.poolId, 'cooldown_started', 'health_check', 'checked'])
+      assert.deepEqual([events[4]?.data.action, events[4]?.data.target, events[4]?.data.actor], ['pool.update', `pool:${poolId}`, 'anonymous'])
+      for (const event of events) assert.match(event.id ?? '', /^\d+-\d+$/)
+      const filtered = await onlyP.waitFor(2)
+      assert.deepEqual(filtered.map((e) => [e.event, e.data.pool_id]), [['rotation', poolId], ['failover', poolId]])
+    })
+
+    it('resumes after Last-Event-ID with what was missed, then goes on live', async () => {
+      await start()
+      const { poolId } = await poolWithMembers(t, 'p', ['a', 'b'])
+      const first = await stream()
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: {} })
+      const [seen] = await first.waitFor(1)
+      first.close()
+      await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: {} })
+      await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: {} })
+      const resumed = await stream('', { 'last-event-id': seen?.id as string })
+      const missed = await resumed.waitFor(2)
+      assert.deepEqual(missed.map((e) => e.data.to), ['p-b', 'p-a'])
+      await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: {} })
+      assert.deepEqual((await resumed.waitFor(3)).map((e) => e.data.to), ['p-b', 'p-a', 'p-b'])
+      const byQuery = await stream(`?last_event_id=${seen?.id as string}&type=rotation`)
+      assert.equal((await byQuery.waitFor(3)).length, 3)
+      const bad = await t.request({ method: 'GET', url: '/api/events', headers: { 'last-event-id': 'yesterday' } })
+      assert.equal(bad.status, 422)
+      assert.deepEqual(bad.body.detail[0].loc, ['header', 'last-event-id'])
+    })
+
+    it('sends heartbeats, and refuses streams past EVENTS_MAX_CLIENTS', async () => {
+      await start({ EVENTS_HEARTBEAT_MS: '200', EVENTS_MAX_CLIENTS: '1' })
+      const one = await stream()
+      const deadline = Date.now() + 3000
+      while (one.comments.filter((c) => c === 'heartbeat').length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+      assert.ok(one.comments.filter((c) => c === 'heartbeat').length >= 2, JSON.stringify(one.comments))
+      const refused = await t.request({ method: 'GET', url: '/api/events' })
+      assert.equal(refused.status, 503)
+      assert.match(refused.body.detail, /At most 1 event streams/)
+    })
+  })
+}
+
+it('drops a listener whose client stops reading, and goes on serving the others', async () => {
+  const t = await buildTestApp(dialects[0] as (typeof dialects)[number], { healthCheckTimer: false })
+  try {
+    const { poolId } = await poolWithMembers(t, 'p', ['a', 'b'])
+    const hub = createEventHub({ database: t.database, pollMs: 20, heartbeatMs: 60_000, maxBufferedBytes: 100 })
+    let slowEnded = false
+    let fastGot = 0
+    // One client's socket holds everything it is sent (it never reads); the other's drains.
+    let held = 0
+    hub.subscribe({ write: (text) => { held += text.length; return held }, end: () => { slowEnded = true } })
+    hub.subscribe({ write: (text) => { if (text.startsWith('id:')) fastGot++; return 0 }, end: () => {} })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    for (let i = 0; i < 3; i++) await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: {} })
+    const done = () => slowEnded && fastGot >= 3
+    for (const deadline = Date.now() + 3000; !done() && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 20))
+    assert.equal(slowEnded, true, 'the slow listener was dropped')
+    assert.equal(fastGot, 3, 'the other got every event')
+    assert.equal(hub.size(), 1)
+    await hub.close()
+  } finally {
+    await t.close()
+  }
+})
+
+describeOn(postgres, 'the event stream across instances', () => {
+  let database: Awaited<ReturnType<typeof sharedDatabase>> | undefined
+  const stops: Array<() => Promise<unknown>> = []
+  after(async () => {
+    for (const stop of stops) await stop()
+    await database?.drop()
+  })
+
+  it('carries an event made by another instance on the same database', async () => {
+    database = await sharedDatabase(postgres)
+    const one = await startServer({ DATABASE_URL: database.url })
+    stops.push(one.stop)
+    const two = await startServer({ DATABASE_URL: database.url })
+    stops.push(two.stop)
+    const pool = (await http('POST', `${two.url}/api/pools`, { name: 'p', category: 'c' })).body.pool_id
+    const events = await openStream(`${one.url}/api/events?type=rotation`)
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      for (const name of ['a', 'b']) {
+        const provider = (await http('POST', `${two.url}/api/providers`, { name })).body.provider_id
+        await http('POST', `${two.url}/api/pools/${pool as number}/members`, { provider_id: provider })
+      }
+      await http('POST', `${two.url}/api/pools/${pool as number}/rotate`, {})
+      const [event] = await events.waitFor(1)
+      assert.deepEqual([event?.event, event?.data.to], ['rotation', 'a'])
+    } finally {
+      events.close()
+    }
+  })
+})
