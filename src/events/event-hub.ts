@@ -120,23 +120,22 @@ export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedByte
   async function missed (from: Cursor, to: Cursor): Promise<ServiceEvent[]> {
     const events: ServiceEvent[] = []
     const cursor = { ...from }
-    while (events.length < MAX_REPLAY && cursor.history < to.history) {
-      const rows = (await database.read((db) => historyAfter(db, cursor.history, PAGE))).filter((r) => r.id <= to.history)
-      if (rows.length === 0) break
-      for (const row of rows) {
-        cursor.history = row.id
-        events.push(historyEvent(row, cursor))
+    /** Reads one source page by page from the cursor up to `to`, turning each row into an event. */
+    async function replay<R extends { id: number }> (
+      source: 'history' | 'audit', read: (after: number) => Promise<R[]>, toEvent: (row: R, at: Cursor) => ServiceEvent
+    ): Promise<void> {
+      while (events.length < MAX_REPLAY && cursor[source] < to[source]) {
+        const rows = (await read(cursor[source])).filter((r) => r.id <= to[source])
+        if (rows.length === 0) break
+        for (const row of rows) {
+          cursor[source] = row.id
+          events.push(toEvent(row, cursor))
+        }
       }
+      cursor[source] = Math.max(cursor[source], to[source])
     }
-    cursor.history = Math.max(cursor.history, to.history)
-    while (events.length < MAX_REPLAY && cursor.audit < to.audit) {
-      const rows = (await database.read((db) => auditAfter(db, cursor.audit, PAGE))).filter((r) => r.id <= to.audit)
-      if (rows.length === 0) break
-      for (const row of rows) {
-        cursor.audit = row.id
-        events.push(auditEvent(row, cursor))
-      }
-    }
+    await replay('history', async (after) => await database.read((db) => historyAfter(db, after, PAGE)), historyEvent)
+    await replay('audit', async (after) => await database.read((db) => auditAfter(db, after, PAGE)), auditEvent)
     return events
   }
 
