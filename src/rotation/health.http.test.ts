@@ -47,6 +47,24 @@ for (const dialect of dialects) {
         assert.equal(ok.body.last_error, null)
       })
 
+      it('records in the history a cooldown a report starts and the recovery a report ends it with, as the proxy does', async () => {
+        const { poolId, providers } = await poolWithMembers(t, 'p', ['a', 'b'])
+        for (let i = 0; i < 3; i++) await report(poolId, { provider_id: providers.a, success: false, error: 'timeout' })
+        clock += 31_000
+        await report(poolId, { provider_id: providers.a, success: true })
+        const history = (await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })).body.history
+        assert.deepEqual(history.map((h: any) => [h.reason, h.from_provider, h.to_provider, h.success]), [
+          ['recovered', null, 'p-a', true],
+          ['cooldown:consecutive_failures', 'p-a', null, false]
+        ])
+        assert.equal(history[1].notes, `Provider ${providers.a as number} cooling down until ${iso(START + 30_000)} after: timeout`)
+        const failover = await t.request({ method: 'POST', url: `/api/pools/${poolId}/failover`, payload: { failed_provider_id: providers.b } })
+        assert.equal(failover.status, 200)
+        for (let i = 0; i < 2; i++) await t.request({ method: 'POST', url: `/api/pools/${poolId}/failover`, payload: { failed_provider_id: providers.b } })
+        const reasons = (await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })).body.history.map((h: any) => h.reason)
+        assert.deepEqual(reasons.slice(0, 2), ['manual_failover', 'cooldown:consecutive_failures'], 'the third failover started a cooldown, recorded before the failover itself')
+      })
+
       it('answers 404 for an unknown pool and for a provider that is not a member', async () => {
         const { poolId } = await poolWithMembers(t, 'p', ['a'])
         assert.deepEqual((await report(999, { provider_id: 1, success: true })).body, { detail: 'Pool 999 not found' })

@@ -14,7 +14,7 @@ import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { listMembers, markMemberUsed, updateMemberHealth, type MemberWithName } from '../pools/member.repository.js'
 import { findPoolForRotation, recordPoolRotation, touchPool, type RotationPoolRow } from '../pools/pool.repository.js'
 import { consumeQuota, touchPoolsOfProvider } from '../providers/provider.repository.js'
-import { applyOutcome } from '../rules/health.js'
+import { applyOutcome, healthAt, healthChangeRecord } from '../rules/health.js'
 import { insertHistory, listHistory } from '../pools/history.repository.js'
 import { toHistoryRecords } from '../pools/history.mapper.js'
 import type { HistoryRecordValue } from '../pools/pool.schemas.js'
@@ -145,6 +145,8 @@ export function createRotationService ({
         yield * updateMemberHealth(db, failed.id, { ...state, last_error: `failover: ${reason}`, successes: 0, failures: 1 })
         yield * touchPool(db, poolId)
         if (cooldownStarted !== null) cooldowns.push(cooldownStarted)
+        const record = healthChangeRecord(failedProviderId, healthAt(failed, at), state, cooldownStarted, `failover: ${reason}`)
+        if (record !== null) yield * insertHistory(db, { pool_id: poolId, ...record, timestamp: at.toISOString() })
         const chosen = pool.enabled === 1 ? (yield * rotateWithin(db, pool, members, at, new Set([failedProviderId]))).chosen : undefined
         served = chosen?.member
         yield * insertHistory(db, {

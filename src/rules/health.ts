@@ -94,6 +94,38 @@ export function applyOutcome (
   return { state: { ...state, consecutive_failures: consecutive, latency_ms: latency }, cooldownStarted: null }
 }
 
+/** What the history records of a health change (the rest of the row is the caller's: pool and time). */
+export interface HealthChangeRecord {
+  readonly from_provider_id: number | null
+  readonly to_provider_id: number | null
+  readonly reason: string
+  readonly success: number
+  readonly notes: string
+}
+
+/**
+ * The history record of the health change one outcome made — a cooldown started, or a
+ * member that was probing answering again — or null when it changed neither. Reports,
+ * failovers and proxied attempts record them alike.
+ */
+export function healthChangeRecord (
+  providerId: number, before: Health, after: Pick<HealthState, 'cooldown_until'>, cooldownStarted: CooldownReason | null, lastError: string | null
+): HealthChangeRecord | null {
+  if (cooldownStarted !== null) {
+    return {
+      from_provider_id: providerId,
+      to_provider_id: null,
+      reason: `cooldown:${cooldownStarted}`,
+      success: 0,
+      notes: `Provider ${providerId} cooling down until ${after.cooldown_until ?? '?'}${lastError === null ? '' : ` after: ${lastError}`}`
+    }
+  }
+  if (before === 'probing' && after.cooldown_until === null) {
+    return { from_provider_id: null, to_provider_id: providerId, reason: 'recovered', success: 1, notes: `Provider ${providerId} answered again after its cooldown` }
+  }
+  return null
+}
+
 /** `seconds` after `now`, as stored. */
 function secondsAfter (now: Date, seconds: number): string {
   return new Date(now.getTime() + seconds * 1000).toISOString()

@@ -13,7 +13,7 @@ import type { WorkRunner } from '../db/work.js'
 import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { listMembers, type MemberWithName } from '../pools/member.repository.js'
 import { MAX_RESOURCE_LENGTH } from '../providers/refusal.service.js'
-import { applyOutcome, healthAt, type Outcome } from '../rules/health.js'
+import { applyOutcome, healthAt, healthChangeRecord, type Outcome } from '../rules/health.js'
 import { planRotation } from '../rules/plan-rotation.js'
 import { parseRotationState, pruneRotationState, type RotationState } from '../rules/strategies.js'
 import { createFlusher, emptyBatch, memberDeltaOf, poolDeltaOf, type Batch } from './flusher.js'
@@ -317,28 +317,9 @@ export function createPoolRuntime ({
         delta.failures++
       }
       poolPending(poolId)
-      if (cooldownStarted !== null) {
-        pending.history.push({
-          pool_id: poolId,
-          from_provider_id: providerId,
-          to_provider_id: null,
-          reason: `cooldown:${cooldownStarted}`,
-          success: 0,
-          notes: `Provider ${providerId} cooling down until ${health.cooldown_until ?? '?'}${lastError === null ? '' : ` after: ${lastError}`}`,
-          timestamp: iso
-        })
-        events.cooldownStarted(cooldownStarted)
-      } else if (before === 'probing' && health.cooldown_until === null) {
-        pending.history.push({
-          pool_id: poolId,
-          from_provider_id: null,
-          to_provider_id: providerId,
-          reason: 'recovered',
-          success: 1,
-          notes: `Provider ${providerId} answered again after its cooldown`,
-          timestamp: iso
-        })
-      }
+      const record = healthChangeRecord(providerId, before, health, cooldownStarted, lastError)
+      if (record !== null) pending.history.push({ pool_id: poolId, ...record, timestamp: iso })
+      if (cooldownStarted !== null) events.cooldownStarted(cooldownStarted)
       events.reported(outcome.success)
     },
 
