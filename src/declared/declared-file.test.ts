@@ -60,6 +60,9 @@ describe('declared state files', () => {
       'sourcepool.yaml:6: providers[0].auth_headers.x-api-key: must match pattern "^[\\x20-\\x7e]*$"',
       'sourcepool.yaml:7: providers[0].auth_headers.authorization: must match pattern "^[\\x20-\\x7e]*$"'
     ])
+    assert.deepEqual(problems('providers:\n  - name: a\n    description: "a\\0b"\n'), [
+      'sourcepool.yaml:3: providers[0].description: text contains a NUL character or an unpaired surrogate, which cannot be stored'
+    ])
     const filled = parseDeclaredFile('providers:\n  - name: a\n    base_url: https://a.example/?api_key=${A_KEY}\n', 'f.yaml', { A_KEY: 'K' })
     assert.equal(filled.desired.providers[0]?.base_url, 'https://a.example/?api_key=K')
   })

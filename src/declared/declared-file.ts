@@ -8,7 +8,7 @@
 import { open } from 'node:fs/promises'
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml'
 import { RequestValidationError } from '../errors.js'
-import { isStorableText, UNSTORABLE_TEXT } from '../http/validation.js'
+import { checkBody } from '../http/json-parser.js'
 import { desiredState, type Desired } from './declared.rules.js'
 import type { DeclaredStateValue } from './declared.schemas.js'
 import { fillPlaceholders, shapeProblems } from './declared.shape.js'
@@ -71,17 +71,6 @@ function lineOf (doc: Document, lines: LineCounter, segments: ReadonlyArray<stri
   return null
 }
 
-/** Every text in `value` that no database can store exactly, with its place. */
-function unstorable (value: unknown, segments: Array<string | number>, found: Array<Array<string | number>>): void {
-  if (typeof value === 'string') {
-    if (!isStorableText(value)) found.push(segments)
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => { unstorable(item, [...segments, i], found) })
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) unstorable(item, [...segments, key], found)
-  }
-}
-
 /** A file read and checked: the state as declared (credentials resolved) and its stored form. */
 export interface DeclaredFile {
   readonly state: DeclaredStateValue
@@ -117,10 +106,14 @@ export function parseDeclaredFile (text: string, file: string, env: Readonly<Rec
   for (const { segments, message } of shapeProblems(value)) problem(segments, message)
   if (problems.length > 0) throw new DeclaredFileError(problems)
   const state = value as DeclaredStateValue
-  const bad: Array<Array<string | number>> = []
-  unstorable(state, [], bad)
-  for (const segments of bad) problem(segments, UNSTORABLE_TEXT.msg)
-  if (problems.length > 0) throw new DeclaredFileError(problems)
+  try {
+    // The same walk as every JSON body gets: text no database stores exactly, nesting past the bound.
+    checkBody(state)
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error
+    for (const issue of error.issues) problem(issue.loc.slice(1), issue.msg)
+    throw new DeclaredFileError(problems)
+  }
   try {
     return { state, desired: desiredState(state, []) }
   } catch (error) {
