@@ -105,7 +105,8 @@ export function createHealthChecker ({
   // Its own connections: a check never waits behind proxied traffic, nor holds its sockets.
   // No cap per origin (many providers may share one host): `concurrency` bounds them all.
   const agent = new Agent({ keepAliveTimeout: 4_000 })
-  // Aborts the checks under way at close: shutdown never waits for a provider's timeout.
+  // Aborted at close: the checks under way end at once (shutdown never waits for a provider's
+  // timeout), and nothing more is claimed.
   const stopping = new AbortController()
   const running = new Set<Promise<void>>()
   let done: Done[] = []
@@ -115,7 +116,6 @@ export function createHealthChecker ({
   /** The last claim took all it could: more may be due as soon as a slot frees. */
   let backlog = false
   let timer: NodeJS.Timeout | undefined
-  let stopped = false
   let closing: Promise<void> | undefined
 
   async function write (): Promise<void> {
@@ -147,7 +147,7 @@ export function createHealthChecker ({
       }
     }).finally(() => {
       running.delete(checking)
-      if (backlog && !stopped) {
+      if (backlog && !stopping.signal.aborted) {
         backlog = false
         // claimDue logs its own failures and never rejects.
         claimOnce().catch(() => {})
@@ -158,7 +158,7 @@ export function createHealthChecker ({
 
   async function claimDue (): Promise<void> {
     const free = concurrency - running.size
-    if (free <= 0 || stopped) {
+    if (free <= 0 || stopping.signal.aborted) {
       backlog = free <= 0
       return
     }
@@ -190,7 +190,7 @@ export function createHealthChecker ({
   return {
     /** Looks for due checks every CHECK_TICK_MS. */
     start (): void {
-      if (timer !== undefined || stopped) return
+      if (timer !== undefined || stopping.signal.aborted) return
       timer = setInterval(() => { claimOnce().catch(() => {}) }, CHECK_TICK_MS)
       timer.unref()
     },
@@ -205,7 +205,6 @@ export function createHealthChecker ({
     /** Stops claiming, aborts the checks under way (their results are dropped) and writes down those that ended. */
     async close (): Promise<void> {
       closing ??= (async () => {
-        stopped = true
         if (timer !== undefined) clearInterval(timer)
         stopping.abort()
         await settled()
