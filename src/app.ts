@@ -10,6 +10,8 @@ import { createChangeFeed } from './changes.js'
 import type { Config } from './config.js'
 import { createDb, type DbHandle } from './db/create-db.js'
 import { healthzRoutes } from './healthz.routes.js'
+import { sessionRoutes } from './auth/session.routes.js'
+import { uiRoutes } from './ui/ui.routes.js'
 import { connectionOptions, guardConnections, requestLogFields } from './http/connections.js'
 import { handleError } from './http/error-handler.js'
 import { documentRoute, validOpenApi } from './http/openapi.js'
@@ -206,6 +208,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     done()
   })
   await app.register(healthzRoutes, { ping: database.ping })
+  await app.register(sessionRoutes, { tokensRequired: config.authTokens.length > 0 })
+  await app.register(uiRoutes)
   await app.register(providerRoutes, { providers: createProviderService(services) })
   await app.register(poolRoutes, { pools: createPoolService(services) })
   await app.register(memberRoutes, { members: createMemberService(services) })

@@ -45,15 +45,18 @@ const CLIENT_ROUTES = new Set([
 /** Reads that only admins may make (the audit trail; the declared state shows base URLs and check paths unmasked). */
 const ADMIN_READS = new Set(['/api/audit', '/api/config/export'])
 
+/** The dashboard's page and files: they hold no data (what they show is read with the token the page asks for). */
+const isUi = (url: string) => url === '/ui' || url.startsWith('/ui/')
+
 /** The API documentation: Swagger UI's routes and the OpenAPI document. */
 const isDocs = (url: string) => url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/')
 
 /**
- * The scope a route requires: open health check (and docs, when public), read for GETs
+ * The scope a route requires: open health check and dashboard files (and docs, when public), read for GETs
  * and docs, client for the data plane, admin for the rest.
  */
 export function requiredScope (method: string, url: string, publicDocs = true): RouteScope {
-  if (url === '/healthz') return 'open'
+  if (url === '/healthz' || isUi(url)) return 'open'
   if (isDocs(url)) return publicDocs ? 'open' : 'read'
   // The proxy is the data plane whatever the method.
   if (url === '/api/pools/:pool_id/proxy/*') return 'client'

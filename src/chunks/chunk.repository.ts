@@ -28,6 +28,22 @@ export function * findModel (db: Db, model: string): Work<ModelState | undefined
   return row === undefined ? undefined : toState(row)
 }
 
+/** At most this many models are listed (a model exists only while it has chunks). */
+export const MODEL_LIST_LIMIT = 1000
+
+/** Models holding chunks, by name: their dimension and chunk count. */
+export function * listModels (db: Db): Work<Array<{ embedding_model: string, embedding_dim: number, chunk_count: number }>> {
+  const rows = yield * all(db.selectFrom('chunk_models').select(['embedding_model', 'embedding_dim', 'chunk_count'])
+    .where('chunk_count', '>', 0).orderBy('embedding_model').limit(MODEL_LIST_LIMIT))
+  return rows.map((row) => ({ embedding_model: row.embedding_model, embedding_dim: Number(row.embedding_dim), chunk_count: Number(row.chunk_count) }))
+}
+
+/** How many models hold chunks. */
+export function * countModels (db: Db): Work<number> {
+  const row = yield * first(db.selectFrom('chunk_models').select((eb) => eb.fn.countAll().as('n')).where('chunk_count', '>', 0))
+  return Number(row?.n ?? 0)
+}
+
 /**
  * Counts `added` chunks of `dim` numbers into the model and bumps its version,
  * creating it if needed; returns the new state. A model keeps its dimension while

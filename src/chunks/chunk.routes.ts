@@ -13,7 +13,7 @@ import type { ChunkSearch } from './chunk-search.js'
 import { chunkJson, numberJson } from './chunk.json.js'
 import {
   BATCH_BODY_LIMIT, ChunkBatchBody, ChunkBatchWritten, ChunkConflict, ChunkListQuery, ChunkListResponse, ChunkParams,
-  ChunkRecord, ChunkResponse, ChunkSearchBody, ChunkSearchResponse, ChunkWritten, RECORD_BODY_LIMIT, type ChunkInput
+  ChunkModelList, ChunkRecord, ChunkResponse, ChunkSearchBody, ChunkSearchResponse, ChunkWritten, RECORD_BODY_LIMIT, type ChunkInput
 } from './chunk.schemas.js'
 import type { ChunkService } from './chunk.service.js'
 import { assertValidChunks } from './chunk.validation.js'
@@ -65,6 +65,12 @@ export const chunkRoutes: FastifyPluginAsyncTypebox<{ chunks: ChunkService, sear
     const page = await chunks.listChunks(request.query)
     return sendJson(reply, `{"chunks":[${page.chunks.join(',')}],"total":${page.total},"next_cursor":${JSON.stringify(page.nextCursor)}}`)
   })
+
+  // Not under /api/chunks/, where any name is a chunk id.
+  app.get('/api/chunk-models', {
+    schema: { tags, summary: 'List the embedding models that hold chunks, with their dimension and chunk count', response: { 200: ChunkModelList, ...errorResponses } },
+    config: { failure: 'Failed to list models' }
+  }, async () => await chunks.listModels())
 
   app.get('/api/chunks/:chunk_id', {
     schema: { tags, summary: 'Get a chunk exactly as stored', params: ChunkParams, response: { 200: ChunkResponse, ...errorResponses } },

@@ -100,6 +100,14 @@ export const ChunkListResponse = Type.Object({
   total: Type.Integer({ description: 'chunks matching the filter, on every page' }),
   next_cursor: Nullable(Type.String({ description: 'pass as `cursor` for the next page; null after the last. A page can hold fewer than `limit` chunks and still have a next one' }))
 })
+export const ChunkModelList = Type.Object({
+  models: Type.Array(Type.Object({
+    embedding_model: Type.String(),
+    embedding_dim: Type.Integer({ description: 'every chunk of the model has this many numbers' }),
+    chunk_count: Type.Integer()
+  }), { description: 'models holding chunks, by name (at most 1,000)' }),
+  total: Type.Integer({ description: 'models holding chunks, in all' })
+})
 export const ChunkSearchResponse = Type.Object({
   results: Type.Array(Type.Object({
     chunk_id: Type.String(),

@@ -217,6 +217,13 @@ export function createChunkService ({ database, now }: { database: WorkRunner, n
       })
     },
 
+    /** The embedding models that hold chunks (at most MODEL_LIST_LIMIT, by name), with the number in all. */
+    async listModels (): Promise<{ models: Array<{ embedding_model: string, embedding_dim: number, chunk_count: number }>, total: number }> {
+      return await database.read(function * (db) {
+        return { models: yield * repo.listModels(db), total: yield * repo.countModels(db) }
+      })
+    },
+
     /**
      * A page of chunks matching the filters, as JSON texts; the total that match;
      * and the cursor of the next page. The page ends after `limit` chunks or

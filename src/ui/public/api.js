@@ -1,0 +1,56 @@
+// Why: every call to the service goes through here, with the token the page was
+// given (kept in sessionStorage, sent as a bearer header, never in a URL), and
+// every refusal turns into the service's own error text.
+const TOKEN_KEY = 'sourcepool.token'
+
+export const token = {
+  get: () => sessionStorage.getItem(TOKEN_KEY),
+  set: (value) => sessionStorage.setItem(TOKEN_KEY, value),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY)
+}
+
+/** A refused call: `status` and the service's `detail` as one readable line. */
+export class ApiError extends Error {
+  constructor (status, message) {
+    super(message)
+    this.status = status
+  }
+}
+
+/** The `detail` of an error body as text: a string as is, a 422's list as `field: message` parts. */
+export function detailText (body, status) {
+  const detail = body?.detail
+  if (typeof detail === 'string') return detail
+  if (Array.isArray(detail)) {
+    return detail.map((d) => `${(d.loc ?? []).filter((part) => part !== 'body').join('.')}: ${d.msg}`).join('; ')
+  }
+  return `The service answered ${status}`
+}
+
+export function authHeaders () {
+  const secret = token.get()
+  return secret === null ? {} : { authorization: `Bearer ${secret}` }
+}
+
+/** Calls the API; resolves with the JSON answer, rejects with an ApiError. */
+export async function api (method, path, body) {
+  const headers = { accept: 'application/json', ...authHeaders() }
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  let response
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  } catch {
+    throw new ApiError(0, 'The service did not answer (is it running?)')
+  }
+  const text = await response.text()
+  let data = null
+  try {
+    data = text === '' ? null : JSON.parse(text)
+  } catch {
+    data = null
+  }
+  if (!response.ok) throw new ApiError(response.status, detailText(data, response.status))
+  return data
+}
+
+export const get = (path) => api('GET', path)

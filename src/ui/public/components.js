@@ -1,0 +1,135 @@
+// Why: the pieces every page is built from, written once: the health dot and
+// its countdown, the quota bar, charts (uPlot), a confirmed action that shows
+// the service's answer or its error text, and the notice line.
+import UPlot from './vendor/uplot.js'
+import { ApiError } from './api.js'
+import { STATE_LABEL, duration, html, memberState, quotaShare, secondsUntil, useEffect, useRef, useState, clock } from './ui.js'
+
+/** A coloured dot with its state as text beside it (colour is never the only sign). */
+export function Health ({ member, now, compact = false }) {
+  const state = memberState(member, now)
+  const left = state === 'cooling_down' ? secondsUntil(member.cooldown_until, now) : null
+  const label = STATE_LABEL[state]
+  const why = state === 'cooling_down' && member.cooldown_reason ? ` (${member.cooldown_reason})` : ''
+  const title = `${member.provider_name ?? `provider ${member.provider_id}`}: ${label}${why}${left === null ? '' : `, ${duration(left)} left`}`
+  if (compact) return html`<span class="dot dot-${state}" role="img" aria-label=${title} title=${title} data-state=${state} data-provider=${member.provider_id}></span>`
+  return html`<span class="health" data-state=${state} data-provider=${member.provider_id}>
+    <span class="dot dot-${state}" aria-hidden="true"></span>
+    <span>${label}${why}</span>
+    ${left === null ? null : html`<span class="countdown" aria-label=${`${left} seconds left`}>${duration(left)}</span>`}
+  </span>`
+}
+
+/** Used against limit, with when the window resets; nothing without a quota. */
+export function QuotaBar ({ quota }) {
+  const share = quotaShare(quota)
+  if (share === null) return html`<span class="muted">no quota</span>`
+  const level = share >= 0.9 ? 'high' : share >= 0.7 ? 'mid' : 'low'
+  return html`<span class="quota">
+    <span class="bar" role="meter" aria-valuemin="0" aria-valuemax=${quota.limit} aria-valuenow=${quota.used} aria-label="quota used">
+      <span class=${`fill fill-${level}`} style=${{ width: `${Math.min(100, share * 100)}%` }}></span>
+    </span>
+    <span class="quota-text">${quota.used}/${quota.limit} · resets ${clock(quota.resets_at)}</span>
+  </span>`
+}
+
+const notices = new Set()
+
+/** Shows a short message in the page's notice line (an error stays until replaced). */
+export function notify (text, kind = 'ok') {
+  for (const listener of notices) listener({ text, kind, at: Date.now() })
+}
+
+/** The notice line: a fixed, live region, so messages neither move the page nor go unheard. */
+export function Notices () {
+  const [notice, setNotice] = useState(null)
+  useEffect(() => {
+    notices.add(setNotice)
+    return () => notices.delete(setNotice)
+  }, [])
+  useEffect(() => {
+    if (notice === null || notice.kind === 'error') return
+    const timer = setTimeout(() => setNotice(null), 6000)
+    return () => clearTimeout(timer)
+  }, [notice])
+  return html`<div class="notices" role="status" aria-live="polite">
+    ${notice === null
+      ? null
+      : html`<p class=${`notice notice-${notice.kind}`}>${notice.text}
+          <button type="button" class="link" onClick=${() => setNotice(null)} aria-label="Dismiss">×</button></p>`}
+  </div>`
+}
+
+/**
+ * A button whose action runs only once confirmed in a dialog. The service's
+ * answer (`message`, or what `describe` makes of it) goes to the notice line; a
+ * refusal's text is shown in the dialog, which stays open.
+ */
+export function ConfirmButton ({ label, question, confirmLabel = label, run, describe, onDone, kind = 'secondary', disabled = false, name }) {
+  const dialog = useRef(null)
+  const [error, setError] = useState(null)
+  const [busy, setBusy] = useState(false)
+  const open = () => {
+    setError(null)
+    dialog.current.showModal()
+  }
+  const confirm = async () => {
+    setBusy(true)
+    setError(null)
+    try {
+      const answer = await run()
+      dialog.current.close()
+      notify(describe === undefined ? (answer?.message ?? 'Done') : describe(answer))
+      onDone?.(answer)
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught.message : String(caught))
+    } finally {
+      setBusy(false)
+    }
+  }
+  return html`<button type="button" class=${`button button-${kind}`} onClick=${open} disabled=${disabled} data-action=${name}>${label}</button>
+    <dialog ref=${dialog} class="confirm" aria-labelledby=${`${name}-q`} onClose=${() => setError(null)}>
+      <p id=${`${name}-q`}>${question}</p>
+      ${error === null ? null : html`<p class="error" role="alert">Refused: ${error}</p>`}
+      <div class="dialog-buttons">
+        <button type="button" class="button button-secondary" onClick=${() => dialog.current.close()}>${error === null ? 'Cancel' : 'Close'}</button>
+        <button type="button" class="button button-primary" onClick=${confirm} disabled=${busy} data-confirm=${name}>${busy ? 'Working…' : confirmLabel}</button>
+      </div>
+    </dialog>`
+}
+
+/**
+ * A uPlot chart sized to its container (fixed height, so data arriving never
+ * moves the page). `data` is uPlot's columns: times in seconds, then one array per series.
+ */
+export function Chart ({ series, data, height = 180, label, sparkline = false, width }) {
+  const box = useRef(null)
+  const plot = useRef(null)
+  useEffect(() => {
+    const element = box.current
+    const size = () => ({ width: width ?? Math.max(100, element.clientWidth), height })
+    const options = sparkline
+      ? { ...size(), legend: { show: false }, cursor: { show: false }, select: { show: false }, axes: [{ show: false }, { show: false }], scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } }, series: [{}, ...series] }
+      : { ...size(), series: [{}, ...series], scales: { y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(1, max ?? 1)] } }, axes: [{}, { size: 56 }] }
+    plot.current = new UPlot(options, data, element)
+    const observer = width === undefined ? new ResizeObserver(() => plot.current.setSize(size())) : null
+    observer?.observe(element)
+    return () => {
+      observer?.disconnect()
+      plot.current.destroy()
+      plot.current = null
+    }
+  }, [series.length, series.map((s) => s.label).join('|'), sparkline])
+  useEffect(() => { plot.current?.setData(data) }, [data])
+  return html`<div class=${sparkline ? 'sparkline' : 'chart'} ref=${box} role="img" aria-label=${label} style=${sparkline ? { width: `${width}px`, height: `${height}px` } : { minHeight: `${height + 40}px` }}></div>`
+}
+
+/** Minute starts (ISO) as uPlot's x values (seconds). */
+export const minuteSeconds = (starts) => starts.map((iso) => Date.parse(iso) / 1000)
+
+/** A section's loading, error or content, in a box that keeps its height. */
+export function Loaded ({ result, children }) {
+  if (result.data === null && result.error !== null) return html`<p class="error" role="alert">Could not load: ${result.error.message}</p>`
+  if (result.data === null) return html`<p class="muted">Loading…</p>`
+  return html`${result.error === null ? null : html`<p class="error" role="alert">Showing earlier data: ${result.error.message}</p>`}${children(result.data)}`
+}

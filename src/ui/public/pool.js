@@ -1,0 +1,142 @@
+// Why: one pool in full. Its members with their health (a cooldown counting
+// down), latency, success rate, quota and last check; which provider "next"
+// would choose and why; the last hour as charts; the history as a timeline;
+// and, for a token allowed to, the actions an operator takes at night.
+import { api } from './api.js'
+import { Chart, ConfirmButton, Health, Loaded, QuotaBar, minuteSeconds } from './components.js'
+import { useLive, useNow } from './live.js'
+import { Legend, poolAlerts } from './overview.js'
+import { ago, clock, html, useMemo, useState } from './ui.js'
+
+/** How a history record reads: a health change, a failover or a rotation. */
+export function recordKind (record) {
+  if (record.reason.startsWith('cooldown:') || record.reason === 'recovered') return 'health'
+  if (record.notes?.startsWith('Failover') === true) return 'failover'
+  return 'rotation'
+}
+
+function lastCheck (check, now) {
+  if (check === null) return html`<span class="muted">no check</span>`
+  const what = check.ok ? `passed${check.status_code == null ? '' : ` (${check.status_code})`}` : `failed${check.status_code == null ? '' : ` (${check.status_code})`}${check.error ? `: ${check.error}` : ''}`
+  return html`<span class=${check.ok ? 'ok-text' : 'alert-text'}>${what}</span> <span class="muted">${ago(check.at, now)}</span>`
+}
+
+/** Priority and weight edited in place, saved once confirmed. */
+function MemberEdit ({ pool, member, onDone }) {
+  const [priority, setPriority] = useState(String(member.priority))
+  const [weight, setWeight] = useState(String(member.weight))
+  const changed = priority !== String(member.priority) || weight !== String(member.weight)
+  const name = member.provider_name ?? `provider ${member.provider_id}`
+  return html`<span class="member-edit">
+    <label>Priority <input type="number" inputmode="numeric" min="0" value=${priority} onInput=${(e) => setPriority(e.currentTarget.value)} data-field="priority" /></label>
+    <label>Weight <input type="number" inputmode="numeric" min="1" value=${weight} onInput=${(e) => setWeight(e.currentTarget.value)} data-field="weight" /></label>
+    <${ConfirmButton} name=${`save-${member.provider_id}`} label="Save" disabled=${!changed}
+      question=${`Set ${name}'s priority to ${priority} and weight to ${weight} in ${pool.name}?`}
+      run=${() => api('PUT', `/api/pools/${pool.pool_id}/members/${member.provider_id}`, { priority: Number(priority), weight: Number(weight) })}
+      onDone=${onDone} />
+  </span>`
+}
+
+function MemberRow ({ pool, member, now, admin, onDone }) {
+  const name = member.provider_name ?? `provider ${member.provider_id}`
+  return html`<tr data-member=${member.provider_id}>
+    <th scope="row" data-label="Provider"><a href=${`#/providers?id=${member.provider_id}`}>${name}</a>${pool.current_provider?.provider_id === member.provider_id ? html` <span class="tag tag-current">serving</span>` : null}</th>
+    <td data-label="Priority · weight">${admin ? html`<${MemberEdit} key=${`${member.priority}/${member.weight}`} pool=${pool} member=${member} onDone=${onDone} />` : `${member.priority} · ${member.weight}`}</td>
+    <td data-label="Health"><${Health} member=${member} now=${now} /></td>
+    <td data-label="Latency" class="num">${member.latency_ms === null ? '—' : `${Math.round(member.latency_ms)} ms`}</td>
+    <td data-label="Success" class="num">${member.success_rate === null ? '—' : `${Math.round(member.success_rate * 100)} %`} <span class="muted">(${member.success_count}/${member.success_count + member.failure_count})</span></td>
+    <td data-label="Quota"><${QuotaBar} quota=${member.quota} /></td>
+    <td data-label="Last check">${lastCheck(member.last_check, now)}</td>
+    <td data-label="Enabled">${admin
+      ? html`<${ConfirmButton} name=${`toggle-${member.provider_id}`} label=${member.enabled ? 'Disable' : 'Enable'}
+          question=${`${member.enabled ? 'Disable' : 'Enable'} ${name} in ${pool.name}?${member.enabled ? ' No rotation will choose it until it is enabled again.' : ''}`}
+          run=${() => api('PUT', `/api/pools/${pool.pool_id}/members/${member.provider_id}`, { enabled: !member.enabled })} onDone=${onDone} />`
+      : member.enabled ? 'yes' : 'no'}</td>
+  </tr>`
+}
+
+function Timeline ({ history, now }) {
+  if (history.length === 0) return html`<p class="muted">No rotations yet.</p>`
+  return html`<ol class="timeline">${history.map((record) => {
+    const kind = recordKind(record)
+    const what = kind === 'health'
+      ? (record.reason === 'recovered' ? `${record.to_provider ?? '?'} recovered` : `${record.from_provider ?? '?'} started cooling down (${record.reason.slice('cooldown:'.length)})`)
+      : `${record.from_provider ?? '—'} → ${record.to_provider ?? 'none'}`
+    return html`<li key=${record.id} class=${`event event-${kind}`} data-kind=${kind}>
+      <time datetime=${record.timestamp} title=${record.timestamp}>${clock(record.timestamp)}</time>
+      <span class="what">${what}</span>
+      ${kind === 'failover' ? html`<span class="tag tag-failover">failover: ${record.reason}</span>` : kind === 'rotation' ? html`<span class="tag">${record.reason}</span>` : null}
+      ${record.success || kind === 'health' ? null : html`<span class="tag tag-bad">failed</span>`}
+      <span class="muted when">${ago(record.timestamp, now)}</span>
+    </li>`
+  })}</ol>`
+}
+
+const PALETTE = ['#0b5cad', '#b35900', '#1a7f37', '#8250df', '#cf222e', '#1b7c83', '#6e5494', '#946300']
+
+function Charts ({ activity }) {
+  const rotations = useMemo(() => [minuteSeconds(activity.minute_starts), activity.rotations, activity.failovers], [activity])
+  const latency = useMemo(() => [minuteSeconds(activity.minute_starts), ...activity.latency.map((entry) => entry.latency_ms)], [activity])
+  const latencySeries = activity.latency.map((entry, i) => ({ label: entry.provider_name, stroke: PALETTE[i % PALETTE.length], width: 2, spanGaps: false, value: (_u, v) => v == null ? '—' : `${Math.round(v)} ms` }))
+  return html`<div class="charts">
+    <figure>
+      <figcaption>Rotations per minute, last hour</figcaption>
+      <${Chart} label="rotations and failovers per minute over the last hour" data=${rotations}
+        series=${[{ label: 'rotations', stroke: '#0b5cad', fill: 'rgba(11,92,173,0.12)', width: 2 }, { label: 'failovers', stroke: '#cf222e', width: 2 }]} />
+    </figure>
+    <figure>
+      <figcaption>Latency per provider (mean per minute)</figcaption>
+      <${Chart} label="latency per provider over the last hour" data=${latency} series=${latencySeries} />
+    </figure>
+  </div>`
+}
+
+export function PoolPage ({ id, session }) {
+  const now = useNow()
+  const forPool = (type, data) => type === 'admin' || data.pool_id === id
+  const pool = useLive([`/api/pools/${id}`, `/api/pools/${id}/next`, `/api/pools/${id}/history?limit=50`], forPool)
+  const activity = useLive([`/api/pools/${id}/activity?minutes=60`], (type, data) => data.pool_id === id && type !== 'admin')
+  const admin = session.scope === 'admin'
+  const client = admin || session.scope === 'client'
+  return html`<${Loaded} result=${pool}>${([status, next, history]) => {
+    const alerts = poolAlerts(status, now)
+    const current = status.current_provider
+    return html`<section aria-labelledby="pool-title">
+      <p class="crumbs"><a href="#/">Pools</a> /</p>
+      <div class="title-row">
+        <h1 id="pool-title">${status.name}</h1>
+        ${client
+          ? html`<div class="actions">
+            <${ConfirmButton} name="rotate" label="Rotate" kind="primary" question=${`Rotate ${status.name} to its next provider now?`}
+              run=${() => api('POST', `/api/pools/${id}/rotate`, { reason: 'manual' })} onDone=${pool.reload} />
+            <${ConfirmButton} name="failover" label="Fail over" disabled=${current === null}
+              question=${`Mark ${current?.name ?? 'the current provider'} as failed and fail over to another provider?`}
+              run=${() => api('POST', `/api/pools/${id}/failover`, { failed_provider_id: current.provider_id, reason: 'operator' })} onDone=${pool.reload} />
+          </div>`
+          : null}
+      </div>
+      <dl class="facts facts-row">
+        <div><dt>Category</dt><dd>${status.category}</dd></div>
+        <div><dt>Strategy</dt><dd>${status.rotation_strategy}</dd></div>
+        <div><dt>Serving</dt><dd class="current">${current?.name ?? '—'}</dd></div>
+        <div><dt>Rotations</dt><dd>${status.total_rotations}</dd></div>
+        <div><dt>Last rotation</dt><dd>${ago(status.last_rotation, now)}</dd></div>
+        <div><dt>Enabled</dt><dd>${status.enabled ? 'yes' : 'no'}</dd></div>
+      </dl>
+      ${alerts.length > 0 ? html`<ul class="alerts">${alerts.map((alert) => html`<li key=${alert}>${alert}</li>`)}</ul>` : null}
+      <p class="next" data-next=${next.provider_id ?? ''}><strong>Next:</strong> ${next.explanation}</p>
+      <h2>Members</h2>
+      <${Legend} />
+      <div class="table-box">
+        <table class="members">
+          <thead><tr><th scope="col">Provider</th><th scope="col">Priority · weight</th><th scope="col">Health</th><th scope="col">Latency</th><th scope="col">Success</th><th scope="col">Quota</th><th scope="col">Last check</th><th scope="col">Enabled</th></tr></thead>
+          <tbody>${status.members.map((member) => html`<${MemberRow} key=${member.member_id} pool=${status} member=${member} now=${now} admin=${admin} onDone=${pool.reload} />`)}</tbody>
+        </table>
+      </div>
+      <h2>Last hour</h2>
+      <${Loaded} result=${activity}>${([data]) => html`<${Charts} activity=${data} />`}<//>
+      <h2>History <span class="muted small">(newest first, ${Math.min(history.total, history.history.length)} of ${history.total})</span></h2>
+      <${Timeline} history=${history.history} now=${now} />
+    </section>`
+  }}<//>`
+}

@@ -1,0 +1,38 @@
+/**
+ * `/ui`: the dashboard, served by the service itself from memory. The page and
+ * its files are open (they hold no data); everything they show comes from the
+ * API with the token the page asks for. A strict Content-Security-Policy allows
+ * only this origin's scripts, styles and connections.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { loadAssets, type Asset } from './assets.js'
+
+const CSP = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
+  "font-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"
+].join('; ')
+
+function send (request: FastifyRequest, reply: FastifyReply, asset: Asset): FastifyReply {
+  reply.header('content-security-policy', CSP)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    // Revalidated each time: a restart with a new version is picked up at once, an unchanged file costs a 304.
+    .header('cache-control', 'no-cache')
+    .header('etag', asset.etag)
+  if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send()
+  return reply.type(asset.type).send(asset.body)
+}
+
+export const uiRoutes: FastifyPluginAsync = async (app) => {
+  const assets = loadAssets()
+  const page = assets.get('index.html')
+  if (page === undefined) throw new Error('the dashboard page is missing')
+  const schema = { hide: true }
+  app.get('/ui', { schema }, async (request, reply) => send(request, reply, page))
+  app.get('/ui/', { schema }, async (_request, reply) => reply.redirect('/ui', 301))
+  app.get('/ui/assets/*', { schema }, async (request, reply) => {
+    const asset = assets.get((request.params as { '*': string })['*'])
+    if (asset === undefined) return reply.code(404).send({ detail: 'Not Found' })
+    return send(request, reply, asset)
+  })
+}
