@@ -15,6 +15,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Decided by the auth plugin at registration; never set by hand. */
     scope?: RouteScope
+    /** A request without an Authorization header passes (as `anonymous`, callerScope null); one with a header is checked as usual. */
+    optionalAuth?: boolean
   }
   interface FastifyRequest {
     /** The authenticated token's name, or `anonymous`. */
@@ -133,7 +135,12 @@ async function authPlugin (app: FastifyInstance, { tokens, publicDocs, failureLi
     route.config = { ...route.config, scope, ...(scope === 'admin' ? {} : { rateLimit: false }) }
     if (tokens.length === 0 || scope === 'open') return
     const existing = route.onRequest === undefined ? [] : ([] as unknown[]).concat(route.onRequest)
-    route.onRequest = [requireScope(tokens, scope, failures), ...existing] as typeof route.onRequest
+    const check = requireScope(tokens, scope, failures)
+    const optional = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+      if (request.headers.authorization === undefined) done()
+      else check(request, reply, done)
+    }
+    route.onRequest = [route.config?.optionalAuth === true ? optional : check, ...existing] as typeof route.onRequest
   })
 }
 

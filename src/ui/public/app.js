@@ -106,7 +106,10 @@ function App () {
   const current = useRoute()
   const check = async () => {
     try {
-      setState({ phase: 'ready', session: await get('/api/session') })
+      const session = await get('/api/session')
+      // Tokens are required and this tab has none yet.
+      if (session.scope === null) setState({ phase: 'sign-in', refusal: null })
+      else setState({ phase: 'ready', session })
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) {
         const had = token.get() !== null

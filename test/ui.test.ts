@@ -1,0 +1,333 @@
+/**
+ * The dashboard in a real headless Chromium (Debian's package, driven by
+ * playwright-core) against a real service process: what it shows, how it follows
+ * changes live, its actions (which must reach the database), its token prompt,
+ * narrow screens and console errors. Screenshots go to test-results/.
+ */
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import Database from 'better-sqlite3'
+import type { Browser, Page } from 'playwright-core'
+import { browserSkip, collectErrors, launchBrowser, screenshot } from './browser.js'
+import { startServer, type ServerProcess } from './server-process.js'
+import { upstream, type Upstream } from './upstreams.js'
+
+const skip = browserSkip()
+
+/** Calls the service's API (as `token`) and returns the JSON answer; anything but 2xx fails the test. */
+async function call (server: ServerProcess, method: string, path: string, body?: unknown, token?: string): Promise<any> {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  const answer = await response.json()
+  assert.ok(response.ok, `${method} ${path} → ${response.status} ${JSON.stringify(answer)}`)
+  return answer
+}
+
+/** The state a member's dot shows on the overview. */
+const dotState = async (page: Page, pool: number, provider: number) =>
+  await page.locator(`.card[data-pool="${pool}"] .dot[data-provider="${provider}"]`).getAttribute('data-state')
+
+/** No page of the dashboard is wider than the window. */
+const horizontalOverflow = async (page: Page) =>
+  await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+
+describe('the dashboard in Chromium (open service)', { skip }, () => {
+  let dir: string
+  let server: ServerProcess
+  let browser: Browser
+  let portal: Upstream
+  const errors: string[] = []
+  const ids = { a: 0, b: 0, c: 0, spending: 0, market: 0, quick: 0 }
+
+  /** Opens a page of the dashboard; `refused` matches the console lines of requests the test makes the service refuse on purpose. */
+  async function open (path: string, width = 1280, refused?: RegExp): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width, height: 900 } })
+    const mine = collectErrors(page)
+    page.on('close', () => { errors.push(...mine.filter((line) => refused === undefined || !refused.test(line))) })
+    await page.goto(`${server.url}/ui${path}`)
+    await page.locator('main h1').first().waitFor()
+    return page
+  }
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sourcepool-ui-'))
+    // A portal that answers /orgaos and refuses /despesas.
+    portal = await upstream((req, res) => {
+      res.writeHead(req.url?.startsWith('/despesas') === true ? 403 : 200, { 'content-type': 'application/json' })
+      res.end('{}')
+    })
+    server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'ui.db')}`, FLUSH_INTERVAL_MS: '100' })
+    ids.a = (await call(server, 'POST', '/api/providers', { name: 'portal-a', category: 'spending', base_url: portal.url, auth_headers: { 'x-api-key': 'secret-a' }, rate_limit: { requests: 10, per: 'hour' } })).provider_id
+    ids.b = (await call(server, 'POST', '/api/providers', { name: 'portal-b', category: 'spending', base_url: portal.url })).provider_id
+    ids.c = (await call(server, 'POST', '/api/providers', { name: 'quotes-c', category: 'market', base_url: 'https://quotes-c.example' })).provider_id
+    ids.spending = (await call(server, 'POST', '/api/pools', { name: 'spending', category: 'spending', failure_threshold: 1, cooldown_seconds: 60 })).pool_id
+    ids.market = (await call(server, 'POST', '/api/pools', { name: 'market-data', category: 'market', rotation_strategy: 'weighted' })).pool_id
+    ids.quick = (await call(server, 'POST', '/api/pools', { name: 'quick', category: 'spending' })).pool_id
+    for (const provider of [ids.a, ids.b]) await call(server, 'POST', `/api/pools/${ids.spending}/members`, { provider_id: provider })
+    await call(server, 'POST', `/api/pools/${ids.market}/members`, { provider_id: ids.c, weight: 3 })
+    for (const provider of [ids.a, ids.b]) await call(server, 'POST', `/api/pools/${ids.quick}/members`, { provider_id: provider })
+    for (let i = 0; i < 4; i++) await call(server, 'POST', `/api/pools/${ids.spending}/rotate`)
+    await call(server, 'POST', `/api/pools/${ids.spending}/report`, { provider_id: ids.b, success: true, latency_ms: 180 })
+    // A refusal learned by the proxy: portal-a answers 403 for /despesas.
+    const proxied = await fetch(`${server.url}/api/pools/${ids.quick}/proxy/despesas`)
+    await proxied.arrayBuffer()
+    browser = await launchBrowser()
+  })
+
+  after(async () => {
+    await browser?.close()
+    await server?.stop()
+    await portal?.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('lists every seeded pool on the overview: strategy, current provider, a dot per member', async () => {
+    const page = await open('#/')
+    await page.locator('.card').nth(2).waitFor()
+    assert.deepEqual(await page.locator('.card h2').allTextContents(), ['spending', 'market-data', 'quick'])
+    const spending = page.locator(`.card[data-pool="${ids.spending}"]`)
+    assert.match(await spending.textContent() ?? '', /round_robin/)
+    const current = await call(server, 'GET', `/api/pools/${ids.spending}`)
+    assert.equal(await spending.locator('.current').textContent(), current.current_provider.name)
+    assert.equal(await spending.locator('.dot').count(), 2)
+    assert.equal(await page.locator(`.card[data-pool="${ids.market}"] .current`).textContent(), '—')
+    // The rotations of the last hour, drawn.
+    assert.equal(await spending.locator('.spark-total').textContent(), '4')
+    assert.equal(await spending.locator('.sparkline canvas').count(), 1)
+    await screenshot(page, 'overview')
+    await page.close()
+  })
+
+  it('turns a member\'s dot red within 2 s of a failure report, without a reload or a layout jump', async () => {
+    const page = await open('#/')
+    const dot = page.locator(`.card[data-pool="${ids.spending}"] .dot[data-provider="${ids.a}"]`)
+    await dot.waitFor()
+    assert.equal(await dotState(page, ids.spending, ids.a), 'healthy')
+    const colour = await dot.evaluate((el) => getComputedStyle(el).backgroundColor)
+    const box = await page.locator(`.card[data-pool="${ids.spending}"]`).boundingBox()
+    await page.evaluate(() => { (window as unknown as { stayed: boolean }).stayed = true })
+    const sent = Date.now()
+    await call(server, 'POST', `/api/pools/${ids.spending}/report`, { provider_id: ids.a, success: false, error: 'upstream timeout' })
+    await page.waitForFunction(([pool, provider]) =>
+      document.querySelector(`.card[data-pool="${pool}"] .dot[data-provider="${provider}"]`)?.getAttribute('data-state') === 'cooling_down',
+    [ids.spending, ids.a], { timeout: 2000 })
+    assert.ok(Date.now() - sent <= 2000, `took ${Date.now() - sent} ms`)
+    assert.notEqual(await dot.evaluate((el) => getComputedStyle(el).backgroundColor), colour)
+    assert.equal(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed), true, 'the page was reloaded')
+    assert.deepEqual(await page.locator(`.card[data-pool="${ids.spending}"]`).boundingBox(), box)
+    await page.close()
+  })
+
+  it('counts a cooldown down to zero, then shows the member probing', async () => {
+    const page = await open(`#/pools/${ids.quick}`)
+    const health = page.locator(`tr[data-member="${ids.b}"] .health`)
+    await health.waitFor()
+    await call(server, 'POST', `/api/pools/${ids.quick}/report`, { provider_id: ids.b, success: false, retry_after_s: 3 })
+    await page.waitForFunction((provider) => document.querySelector(`tr[data-member="${provider}"] .health`)?.getAttribute('data-state') === 'cooling_down', ids.b, { timeout: 2000 })
+    const seen = new Set<string>()
+    for (let i = 0; i < 30 && (await health.getAttribute('data-state')) === 'cooling_down'; i++) {
+      seen.add(await health.locator('.countdown').textContent() ?? '')
+      await page.waitForTimeout(200)
+    }
+    assert.ok(seen.size >= 2, `the countdown moved: ${[...seen].join(', ')}`)
+    assert.equal(await health.getAttribute('data-state'), 'probing')
+    assert.match(await health.textContent() ?? '', /probing/)
+    assert.equal(await health.locator('.countdown').count(), 0)
+    await page.close()
+  })
+
+  it('shows a pool: members, next explained, charts, the history with failovers marked', async () => {
+    await call(server, 'POST', `/api/pools/${ids.spending}/failover`, { failed_provider_id: ids.b, reason: 'timeout' })
+    const page = await open(`#/pools/${ids.spending}`)
+    await page.locator('.timeline li').first().waitFor()
+    const next = await call(server, 'GET', `/api/pools/${ids.spending}/next`)
+    assert.equal(await page.locator('.next').textContent(), `Next: ${next.explanation as string}`)
+    assert.equal(await page.locator('table.members tbody tr').count(), 2)
+    assert.match(await page.locator(`tr[data-member="${ids.b}"]`).textContent() ?? '', /180 ms/)
+    assert.match(await page.locator(`tr[data-member="${ids.a}"] .quota-text`).textContent() ?? '', /^\d+\/10 · resets/)
+    const failover = page.locator('.timeline li[data-kind="failover"]').first()
+    assert.match(await failover.textContent() ?? '', /portal-b → portal-a.*failover: timeout/)
+    assert.equal(await page.locator('.charts canvas').count(), 2)
+    await screenshot(page, 'pool')
+    await page.close()
+  })
+
+  it('changes the database from the page once confirmed: disable a member, rotate, and shows a refusal\'s own text', async () => {
+    // Chromium logs each refused request (the rotate's 404, the weight's 422) as a console error.
+    const page = await open(`#/pools/${ids.market}`, 1280, /Failed to load resource: the server responded with a status of (404|422)/)
+    await page.locator(`[data-action="toggle-${ids.c}"]`).click()
+    await page.locator('dialog[open]').waitFor()
+    await page.locator(`[data-confirm="toggle-${ids.c}"]`).click()
+    await page.locator('.notice').waitFor()
+    const db = new Database(join(dir, 'ui.db'), { readonly: true })
+    try {
+      const row = db.prepare('SELECT enabled FROM pool_members WHERE pool_id = ? AND provider_id = ?').get(ids.market, ids.c) as { enabled: number }
+      assert.equal(row.enabled, 0)
+    } finally {
+      db.close()
+    }
+    await page.locator(`[data-action="toggle-${ids.c}"]`, { hasText: 'Enable' }).waitFor()
+    // Rotating a pool whose only member is disabled: the service refuses, the dialog says why.
+    await page.locator('[data-action="rotate"]').click()
+    await page.locator('[data-confirm="rotate"]').click()
+    const refusal = page.locator('dialog[open] [role="alert"]')
+    await refusal.waitFor()
+    const expected = await fetch(`${server.url}/api/pools/${ids.market}/rotate`, { method: 'POST' }).then(async (r) => await r.json())
+    assert.equal(await refusal.textContent(), `Refused: ${expected.detail as string}`)
+    await page.keyboard.press('Escape')
+    await page.locator('dialog[open]').waitFor({ state: 'detached' }).catch(() => {})
+    assert.equal(await page.locator('dialog[open]').count(), 0)
+    // A weight the API refuses: its 422 text, field by field.
+    const weight = page.locator(`tr[data-member="${ids.c}"] input[data-field="weight"]`)
+    await weight.fill('0')
+    await page.locator(`[data-action="save-${ids.c}"]`).click()
+    await page.locator(`[data-confirm="save-${ids.c}"]`).click()
+    await page.locator('dialog[open] [role="alert"]').waitFor()
+    assert.match(await page.locator('dialog[open] [role="alert"]').textContent() ?? '', /^Refused: weight: /)
+    await page.keyboard.press('Escape')
+    await page.close()
+  })
+
+  it('rotates (by keyboard) and fails over from the page', async () => {
+    const page = await open(`#/pools/${ids.spending}`)
+    const before = (await call(server, 'GET', `/api/pools/${ids.spending}`)).total_rotations as number
+    await page.locator('[data-action="rotate"]').focus()
+    await page.keyboard.press('Enter')
+    await page.locator('dialog[open]').waitFor()
+    // The dialog takes the focus (Cancel first); Tab reaches the confirm button.
+    await page.keyboard.press('Tab')
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-confirm')), 'rotate')
+    await page.keyboard.press('Enter')
+    await page.locator('.notice').waitFor()
+    assert.match(await page.locator('.notice').textContent() ?? '', /Rotated to provider/)
+    const rotated = await call(server, 'GET', `/api/pools/${ids.spending}`)
+    assert.equal(rotated.total_rotations, before + 1)
+    await page.locator('.current', { hasText: rotated.current_provider.name }).first().waitFor()
+    // Fail over from the provider now serving.
+    await page.locator('[data-action="failover"]').click()
+    assert.match(await page.locator('dialog[open]').textContent() ?? '', new RegExp(`Mark ${rotated.current_provider.name as string} as failed`))
+    await page.locator('[data-confirm="failover"]').click()
+    await page.locator('.notice', { hasText: 'Failed over from provider' }).waitFor()
+    const history = await call(server, 'GET', `/api/pools/${ids.spending}/history?limit=1`)
+    assert.equal(history.history[0].reason, 'operator')
+    assert.equal(history.history[0].from_provider, rotated.current_provider.name)
+    await page.close()
+  })
+
+  it('shows providers: credentials by name only, quota, refusals with a clear button that clears', async () => {
+    const page = await open(`#/providers?id=${ids.a}`)
+    const card = page.locator(`.card[data-provider="${ids.a}"]`)
+    await card.locator('.refusals li').first().waitFor()
+    const text = await card.textContent() ?? ''
+    assert.match(text, /x-api-key/)
+    assert.doesNotMatch(await page.content(), /secret-a/)
+    assert.match(text, /10 per hour/)
+    assert.equal(await card.locator('.refusals li').getAttribute('data-resource'), '/despesas')
+    await screenshot(page, 'providers')
+    await card.locator('[data-action^="clear-"]').click()
+    await page.locator('dialog[open] [data-confirm^="clear-"]').click()
+    await card.getByText('Refuses nothing.').waitFor()
+    const refusals = await call(server, 'GET', `/api/providers/${ids.a}/refusals`)
+    assert.equal(refusals.total, 0)
+    await page.close()
+  })
+
+  it('shows the chunk store\'s models and the /api/v1 report with its shares', async () => {
+    await call(server, 'POST', '/api/chunks', { chunk_id: 'c-1', content: 'one', embedding: [0.1, 0.2, 0.3], embedding_model: 'mini-3', embedding_dim: 3, metadata: { parent_id: 'p', source: 's', task: 't', sequence: 0, total_chunks: 1, content_type: 'text' } })
+    const page = await open('#/store')
+    await page.locator('table.models tbody tr').first().waitFor()
+    assert.deepEqual(await page.locator('table.models tbody tr').first().locator('th, td').allTextContents(), ['mini-3', '3', '1'])
+    const report = await call(server, 'GET', '/api/v1/status/endpoints')
+    assert.match(await page.locator('.share-legend').textContent() ?? '', new RegExp(`registered: ${report.by_status.registered.count as number}`))
+    assert.equal(await page.locator('table.routes tbody tr').count(), report.total)
+    await screenshot(page, 'store')
+    await page.close()
+  })
+
+  it('fits a 390 px wide screen on every page: no horizontal scroll', async () => {
+    for (const [path, name] of [['#/', 'overview'], [`#/pools/${ids.spending}`, 'pool'], ['#/providers', 'providers'], ['#/store', 'store']] as const) {
+      const page = await open(path, 390)
+      await page.waitForTimeout(300)
+      assert.equal(await horizontalOverflow(page), 0, `${name} scrolls sideways at 390 px`)
+      await screenshot(page, `${name}-390`)
+      await page.close()
+    }
+  })
+
+  it('logged no console error on any page', () => {
+    assert.deepEqual(errors, [])
+  })
+})
+
+describe('the dashboard in Chromium (service with tokens)', { skip }, () => {
+  const ADMIN = 'admin-secret-0123456789'
+  const READER = 'reader-secret-0123456789'
+  let dir: string
+  let server: ServerProcess
+  let browser: Browser
+  let pool = 0
+  const errors: string[] = []
+
+  async function signIn (secret: string): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    const mine = collectErrors(page)
+    page.on('close', () => { errors.push(...mine.filter((e) => !e.includes('401'))) })
+    await page.goto(`${server.url}/ui#/pools/${pool}`)
+    await page.locator('#token').fill(secret)
+    await page.getByRole('button', { name: 'Open the dashboard' }).click()
+    return page
+  }
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sourcepool-ui-'))
+    server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'ui.db')}`, AUTH_TOKENS: `ops:admin:${ADMIN},grafana:read:${READER}`, AUTH_FAILURE_LIMIT: 'off' })
+    const provider = (await call(server, 'POST', '/api/providers', { name: 'portal-a', base_url: 'https://a.example' }, ADMIN)).provider_id
+    pool = (await call(server, 'POST', '/api/pools', { name: 'spending', category: 'spending' }, ADMIN)).pool_id
+    await call(server, 'POST', `/api/pools/${pool}/members`, { provider_id: provider }, ADMIN)
+    browser = await launchBrowser()
+  })
+
+  after(async () => {
+    await browser?.close()
+    await server?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('refuses a wrong token with a clear message', async () => {
+    const page = await signIn('not-a-token')
+    const alert = page.locator('.sign-in [role="alert"]')
+    await alert.waitFor()
+    assert.equal(await alert.textContent(), 'The service refused this token (Not authenticated). Check it and try again.')
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0)
+    await screenshot(page, 'sign-in-refused')
+    await page.close()
+  })
+
+  it('shows a read token no action, an admin token every action; the token stays out of the URL', async () => {
+    const reader = await signIn(READER)
+    await reader.locator('table.members tbody tr').first().waitFor()
+    assert.equal(await reader.locator('[data-action]').count(), 0)
+    assert.equal(await reader.locator('input').count(), 0)
+    assert.match(await reader.locator('.who').textContent() ?? '', /grafana · read/)
+    await reader.close()
+    const admin = await signIn(ADMIN)
+    await admin.locator('table.members tbody tr').first().waitFor()
+    assert.ok(await admin.locator('[data-action]').count() >= 3)
+    assert.equal(await admin.evaluate(() => sessionStorage.getItem('sourcepool.token')), ADMIN)
+    assert.ok(!admin.url().includes(ADMIN))
+    // A reload in the same tab keeps the token: no prompt again.
+    await admin.reload()
+    await admin.locator('table.members tbody tr').first().waitFor()
+    await admin.close()
+  })
+
+  it('logged no console error but the refused sign-in', () => {
+    assert.deepEqual(errors, [])
+  })
+})
