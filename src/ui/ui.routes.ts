@@ -12,6 +12,12 @@ const CSP = [
   "font-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"
 ].join('; ')
 
+/** Whether an If-None-Match header (a list, tags possibly weak) names `etag`. */
+function matches (header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false
+  return header.split(',').some((tag) => { const t = tag.trim(); return t === '*' || t.replace(/^W\//, '') === etag })
+}
+
 function send (request: FastifyRequest, reply: FastifyReply, asset: Asset): FastifyReply {
   reply.header('content-security-policy', CSP)
     .header('x-content-type-options', 'nosniff')
@@ -19,8 +25,12 @@ function send (request: FastifyRequest, reply: FastifyReply, asset: Asset): Fast
     // Revalidated each time: a restart with a new version is picked up at once, an unchanged file costs a 304.
     .header('cache-control', 'no-cache')
     .header('etag', asset.etag)
-  if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send()
-  return reply.type(asset.type).send(asset.body)
+    .header('vary', 'accept-encoding')
+  if (matches(request.headers['if-none-match'], asset.etag)) return reply.code(304).send()
+  reply.type(asset.type)
+  const accepts = request.headers['accept-encoding']
+  if (asset.gzip !== null && typeof accepts === 'string' && /\bgzip\b/.test(accepts)) return reply.header('content-encoding', 'gzip').send(asset.gzip)
+  return reply.send(asset.body)
 }
 
 export const uiRoutes: FastifyPluginAsync = async (app) => {
