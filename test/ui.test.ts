@@ -2,7 +2,8 @@
  * The dashboard in a real headless Chromium (Debian's package, driven by
  * playwright-core) against a real service process: what it shows, how it follows
  * changes live, its actions (which must reach the database), its token prompt,
- * narrow screens and console errors. Screenshots go to test-results/.
+ * narrow screens and console errors; and a page that follows another process's
+ * changes on PostgreSQL. Screenshots go to test-results/.
  */
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -12,6 +13,7 @@ import { after, before, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
 import type { Browser, Page } from 'playwright-core'
 import { browserSkip, collectErrors, launchBrowser, screenshot } from './browser.js'
+import { postgres, sharedDatabase, type TestDatabase } from './helpers.js'
 import { startServer, type ServerProcess } from './server-process.js'
 import { upstream, type Upstream } from './upstreams.js'
 
@@ -328,6 +330,46 @@ describe('the dashboard in Chromium (service with tokens)', { skip }, () => {
   })
 
   it('logged no console error but the refused sign-in', () => {
+    assert.deepEqual(errors, [])
+  })
+})
+
+describe('the dashboard in Chromium (two processes on PostgreSQL)', { skip: skip === false ? postgres.skip ?? false : skip }, () => {
+  let database: TestDatabase
+  let shown: ServerProcess
+  let other: ServerProcess
+  let browser: Browser
+
+  before(async () => {
+    database = await sharedDatabase(postgres)
+    shown = await startServer({ DATABASE_URL: database.url, FLUSH_INTERVAL_MS: '100' })
+    other = await startServer({ DATABASE_URL: database.url, FLUSH_INTERVAL_MS: '100' })
+    browser = await launchBrowser()
+  })
+
+  after(async () => {
+    await browser?.close()
+    await shown?.stop()
+    await other?.stop()
+    await database?.drop()
+  })
+
+  it('follows a change made through another process within 2 s, and a pool created there', async () => {
+    const provider = (await call(other, 'POST', '/api/providers', { name: 'portal-a' })).provider_id
+    const pool = (await call(other, 'POST', '/api/pools', { name: 'spending', category: 'spending', failure_threshold: 1 })).pool_id
+    await call(other, 'POST', `/api/pools/${pool}/members`, { provider_id: provider })
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    const errors = collectErrors(page)
+    await page.goto(`${shown.url}/ui#/`)
+    await page.locator(`.card[data-pool="${pool}"] .dot[data-provider="${provider}"][data-state="healthy"]`).waitFor()
+    // The page listens to the first process; the report goes to the second.
+    const sent = Date.now()
+    await call(other, 'POST', `/api/pools/${pool}/report`, { provider_id: provider, success: false })
+    await page.locator(`.card[data-pool="${pool}"] .dot[data-provider="${provider}"][data-state="cooling_down"]`).waitFor({ timeout: 2000 })
+    assert.ok(Date.now() - sent <= 2000)
+    const second = (await call(other, 'POST', '/api/pools', { name: 'market-data', category: 'market' })).pool_id
+    await page.locator(`.card[data-pool="${second}"]`).waitFor({ timeout: 2000 })
+    await page.close()
     assert.deepEqual(errors, [])
   })
 })
