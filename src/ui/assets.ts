@@ -57,7 +57,8 @@ function asset (name: string, body: Buffer): Asset {
 /** Every asset by its path under /ui/assets/ (index.html under its own name). */
 export function loadAssets (): Map<string, Asset> {
   const assets = new Map<string, Asset>()
-  const own = join(dirname(fileURLToPath(import.meta.url)), 'public')
+  // From the repository's src/ui/public both when run from source and when compiled to dist/ui/.
+  const own = fileURLToPath(new URL('../../src/ui/public/', import.meta.url))
   for (const name of readdirSync(own)) {
     if (TYPES[extname(name)] !== undefined) assets.set(name, asset(name, readFileSync(join(own, name))))
   }

@@ -102,7 +102,10 @@ export function ConfirmButton ({ label, question, confirmLabel = label, run, des
  * A uPlot chart sized to its container (fixed height, so data arriving never
  * moves the page). `data` is uPlot's columns: times in seconds, then one array per series.
  */
-export function Chart ({ series, data, height = 180, label, sparkline = false, width }) {
+/** Axis steps for counts: whole numbers only. */
+const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 100_000, 1_000_000]
+
+export function Chart ({ series, data, height = 180, label, sparkline = false, width, counts = false }) {
   const box = useRef(null)
   const plot = useRef(null)
   useEffect(() => {
@@ -110,7 +113,7 @@ export function Chart ({ series, data, height = 180, label, sparkline = false, w
     const size = () => ({ width: width ?? Math.max(100, element.clientWidth), height })
     const options = sparkline
       ? { ...size(), legend: { show: false }, cursor: { show: false }, select: { show: false }, axes: [{ show: false }, { show: false }], scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } }, series: [{}, ...series] }
-      : { ...size(), series: [{}, ...series], scales: { y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(1, max ?? 1)] } }, axes: [{}, { size: 56 }] }
+      : { ...size(), series: [{}, ...series], scales: { y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(1, max ?? 1)] } }, axes: [{}, counts ? { size: 56, incrs: COUNT_STEPS } : { size: 56 }] }
     plot.current = new UPlot(options, data, element)
     const observer = width === undefined ? new ResizeObserver(() => plot.current.setSize(size())) : null
     observer?.observe(element)

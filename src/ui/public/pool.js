@@ -81,7 +81,7 @@ function Charts ({ activity }) {
   return html`<div class="charts">
     <figure>
       <figcaption>Rotations per minute, last hour</figcaption>
-      <${Chart} label="rotations and failovers per minute over the last hour" data=${rotations}
+      <${Chart} counts label="rotations and failovers per minute over the last hour" data=${rotations}
         series=${[{ label: 'rotations', stroke: '#0b5cad', fill: 'rgba(11,92,173,0.12)', width: 2 }, { label: 'failovers', stroke: '#cf222e', width: 2 }]} />
     </figure>
     <figure>
