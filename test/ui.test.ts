@@ -6,7 +6,8 @@
  * changes on PostgreSQL. Screenshots go to test-results/.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -18,6 +19,7 @@ import { startServer, type ServerProcess } from './server-process.js'
 import { upstream, type Upstream } from './upstreams.js'
 
 const skip = browserSkip()
+const require = createRequire(import.meta.url)
 
 /** Calls the service's API (as `token`) and returns the JSON answer; anything but 2xx fails the test. */
 async function call (server: ServerProcess, method: string, path: string, body?: unknown, token?: string): Promise<any> {
@@ -259,6 +261,30 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
       assert.equal(await horizontalOverflow(page), 0, `${name} scrolls sideways at 390 px`)
       await screenshot(page, `${name}-390`)
       await page.close()
+    }
+  })
+
+  it('passes axe-core\'s WCAG 2 A and AA checks on every page (contrast, names, labels, keyboard)', async () => {
+    const axe = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
+    // axe is injected as a script, which the page's CSP would (rightly) refuse.
+    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } })
+    try {
+      for (const path of ['#/', `#/pools/${ids.spending}`, '#/providers', '#/store']) {
+        const page = await context.newPage()
+        await page.goto(`${server.url}/ui${path}`)
+        await page.locator('main h1').first().waitFor()
+        await page.waitForTimeout(500)
+        await page.addScriptTag({ content: axe })
+        const violations = await page.evaluate(async () => {
+          const result = await (window as unknown as { axe: { run: (options: unknown) => Promise<{ violations: Array<{ id: string, nodes: Array<{ target: unknown }> }> }> } })
+            .axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+          return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(' ')}`)
+        })
+        assert.deepEqual(violations, [], path)
+        await page.close()
+      }
+    } finally {
+      await context.close()
     }
   })
 
