@@ -18,6 +18,8 @@ import { documentRoute, validOpenApi } from './http/openapi.js'
 import { ServiceLogController } from './http/log-controller.js'
 import { registerJsonParser } from './http/json-parser.js'
 import { validatorCompiler } from './http/validation.js'
+import { activityRoutes } from './pools/activity.routes.js'
+import { createActivityService } from './pools/activity.service.js'
 import { memberRoutes } from './pools/member.routes.js'
 import { createMemberService } from './pools/member.service.js'
 import { poolRoutes } from './pools/pool.routes.js'
@@ -213,6 +215,9 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(providerRoutes, { providers: createProviderService(services) })
   await app.register(poolRoutes, { pools: createPoolService(services) })
   await app.register(memberRoutes, { members: createMemberService(services) })
+  const activity = createActivityService(services)
+  housekeeping.push(activity.purgeExpired)
+  await app.register(activityRoutes, { activity })
   const rotation = createRotationService({ ...services, random: deps.random, events: metrics.events })
   const health = createHealthService({ ...services, events: metrics.events })
   await app.register(rotationRoutes, { rotation })

@@ -15,8 +15,11 @@ import type { Db } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import { NO_CHECK_EVENTS, NO_EVENTS, type CheckEvents, type RotationEvents } from '../metrics/metrics.js'
 import { insertHistory } from '../pools/history.repository.js'
+import { addMemberMinutes } from '../pools/member-minutes.repository.js'
 import { touchPoolsOfProviders } from '../providers/provider.repository.js'
+import { foldSample, type MinuteSample } from '../rules/activity.js'
 import { applyCheck, countCheck, outcomeOf, type CheckResult, type HealthCheck } from '../rules/health-check.js'
+import { cooldownNotes, PROVIDER_NOTES, RECOVERED } from '../rules/history-kind.js'
 import { claimDueChecks, findCheckStreaks, listCheckedMembers, saveCheckStreaks, saveMemberCheck, type ClaimedCheck } from './check.repository.js'
 import { probe } from './probe.js'
 
@@ -55,13 +58,15 @@ function failureOf (result: CheckResult): string {
  * transaction that writes members does), then each provider (by id) and its members
  * in those pools. A result for a provider deleted since, or whose check changed
  * since, is dropped. Every result marks the provider's pools changed: their status
- * records show its `last_check` and latency.
+ * records show its `last_check` and latency. A passing check's latency, which feeds
+ * each member's moving average, also counts in the member's minute (activity charts).
  */
 function * writeResults (db: Db, batch: readonly Done[], at: Date): Work<{ providers: number[], cooldowns: number }> {
   const ordered = [...batch].sort((a, b) => a.claim.providerId - b.claim.providerId || a.result.at.localeCompare(b.result.at))
   const providers = [...new Set(ordered.map((d) => d.claim.providerId))]
   const locked = yield * touchPoolsOfProviders(db, providers)
   let cooldowns = 0
+  const latencies = new Map<string, MinuteSample>()
   for (const { claim, check, result } of ordered) {
     const streaks = yield * findCheckStreaks(db, claim.providerId, claim.healthCheck)
     if (streaks === undefined) continue
@@ -71,6 +76,7 @@ function * writeResults (db: Db, batch: readonly Done[], at: Date): Work<{ provi
     for (const member of yield * listCheckedMembers(db, claim.providerId, locked)) {
       const { state, change } = applyCheck(member, { ok: result.ok, latency_ms: result.latency_ms, failures: next.failures }, check, member, at)
       yield * saveMemberCheck(db, member.id, state)
+      if (result.ok && result.latency_ms !== null) foldSample(latencies, member.id, result.at, result.latency_ms)
       if (change === 'cooldown') {
         cooldowns++
         yield * insertHistory(db, {
@@ -79,22 +85,25 @@ function * writeResults (db: Db, batch: readonly Done[], at: Date): Work<{ provi
           to_provider_id: null,
           reason: 'cooldown:health_check',
           success: 0,
-          notes: `Provider ${claim.providerId} cooling down until ${state.cooldown_until ?? '?'}: its health check failed ${next.failures} times in a row (${failureOf(result)})`,
-          timestamp: at.toISOString()
+          notes: `${cooldownNotes(claim.providerId, state.cooldown_until)}: its health check failed ${next.failures} times in a row (${failureOf(result)})`,
+          timestamp: at.toISOString(),
+          until: state.cooldown_until
         })
       } else if (change === 'recovered') {
         yield * insertHistory(db, {
           pool_id: member.pool_id,
           from_provider_id: null,
           to_provider_id: claim.providerId,
-          reason: 'recovered',
+          reason: RECOVERED,
           success: 1,
-          notes: `Provider ${claim.providerId} passed its health check ${check.healthy_threshold} times in a row`,
-          timestamp: at.toISOString()
+          notes: `${PROVIDER_NOTES}${claim.providerId} passed its health check ${check.healthy_threshold} times in a row`,
+          timestamp: at.toISOString(),
+          until: null
         })
       }
     }
   }
+  yield * addMemberMinutes(db, [...latencies.values()])
   return { providers, cooldowns }
 }
 

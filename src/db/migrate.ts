@@ -12,6 +12,7 @@ import { chunkFiltersMigration } from './migrations/006-chunk-filters.js'
 import { refusalExpiryMigration } from './migrations/007-refusal-expiry.js'
 import { changeSeqMigration } from './migrations/008-change-seq.js'
 import { healthChecksMigration } from './migrations/009-health-checks.js'
+import { activityMigration } from './migrations/010-activity.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
@@ -24,7 +25,8 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '006-chunk-filters': chunkFiltersMigration,
     '007-refusal-expiry': refusalExpiryMigration,
     '008-change-seq': changeSeqMigration,
-    '009-health-checks': healthChecksMigration
+    '009-health-checks': healthChecksMigration,
+    '010-activity': activityMigration(dialect)
   }
 }
 

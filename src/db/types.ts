@@ -32,6 +32,8 @@ export interface ProviderTable {
   check_failures: Generated<number>
   /** JSON of the last check's result: {at, ok, status_code | error, latency_ms}. */
   last_check: string | null
+  /** The quota window (its start) whose exhaustion is in the history: recorded once per window (migration 010). */
+  quota_exhausted_window: string | null
 }
 
 export interface ProviderRefusalTable {
@@ -108,6 +110,17 @@ export interface RotationHistoryTable {
   success: number
   notes: string | null
   timestamp: string
+  /** When the state the record tells of ends (a cooldown, a refusal, a quota window); null for rotations (migration 010). */
+  until: string | null
+}
+
+/** A member's latency observations in one UTC minute (migration 010). */
+export interface MemberMinuteTable {
+  member_id: number
+  /** The minute's start, ISO: `2026-11-23T22:41:00.000Z`. */
+  minute: string
+  samples: number
+  latency_sum: number
 }
 
 export interface AuditTable {
@@ -165,6 +178,7 @@ export interface Database {
   chunk_models: ChunkModelTable
   chunk_tombstones: ChunkTombstoneTable
   provider_refusals: ProviderRefusalTable
+  member_minutes: MemberMinuteTable
 }
 
 /** The query handle every repository function takes first; a transaction is one too. */

@@ -26,7 +26,7 @@ async function insertRows (t: TestApp, poolId: number, timestamps: readonly stri
   const shuffled = timestamps.map((timestamp) => ({ timestamp, key: random() })).sort((a, b) => a.key - b.key)
   await t.database.transact(function * (db) {
     for (const { timestamp } of shuffled) {
-      yield * insertHistory(db, { pool_id: poolId, from_provider_id: null, to_provider_id: null, reason: 'test', success: 1, notes: null, timestamp })
+      yield * insertHistory(db, { pool_id: poolId, from_provider_id: null, to_provider_id: null, reason: 'test', success: 1, notes: null, timestamp, until: null })
     }
   })
 }

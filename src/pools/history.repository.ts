@@ -22,7 +22,8 @@ const insertHistoryRow = prepared((db, row: Omit<NewHistory, 'id'>) => db.insert
   reason: row.reason,
   success: row.success,
   notes: row.notes,
-  timestamp: row.timestamp
+  timestamp: row.timestamp,
+  until: row.until
 }))
 
 /** Appends one history record. */

@@ -9,9 +9,11 @@ import { NotFoundError } from '../errors.js'
 import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { findMemberWithName, listMembers, updateMemberHealth } from '../pools/member.repository.js'
 import { insertHistory } from '../pools/history.repository.js'
+import { addMemberMinutes } from '../pools/member-minutes.repository.js'
 import { findPool, findPoolForRotation, touchPool } from '../pools/pool.repository.js'
 import { normaliseResource } from '../providers/refusal.service.js'
 import { activeRefusalsOf } from '../providers/refusal.repository.js'
+import { minuteOf } from '../rules/activity.js'
 import { applyOutcome, healthAt, healthChangeRecord, successRate } from '../rules/health.js'
 import type { ExplanationValue, MemberHealthValue, ReportInput } from './health.schemas.js'
 import { planRotation } from '../rules/plan-rotation.js'
@@ -36,6 +38,8 @@ export function createHealthService ({ database, now, events = NO_EVENTS, change
         const successes = input.success ? 1 : 0
         const lastError = input.success ? null : input.error ?? (input.status_code != null ? `HTTP ${input.status_code}` : member.last_error)
         yield * updateMemberHealth(db, member.id, { ...state, last_error: lastError, successes, failures: 1 - successes })
+        // The latency folded into the moving average also counts in its minute (activity charts).
+        if (input.latency_ms != null) yield * addMemberMinutes(db, [{ memberId: member.id, minute: minuteOf(at), samples: 1, latencySum: input.latency_ms }])
         // A cooldown started or a member recovered goes into the history, as the proxy's do.
         const record = healthChangeRecord(member.provider_id, healthAt(member, at), state, cooldownStarted, lastError)
         if (record !== null) yield * insertHistory(db, { pool_id: poolId, ...record, timestamp: at.toISOString() })

@@ -15,6 +15,7 @@ import { listMembers, markMemberUsed, updateMemberHealth, type MemberWithName } 
 import { findPoolForRotation, recordPoolRotation, touchPool, type RotationPoolRow } from '../pools/pool.repository.js'
 import { consumeQuota, touchPoolsOfProvider } from '../providers/provider.repository.js'
 import { applyOutcome, healthAt, healthChangeRecord } from '../rules/health.js'
+import { failoverNotes, noAlternativeNotes } from '../rules/history-kind.js'
 import { insertHistory, listHistory } from '../pools/history.repository.js'
 import { toHistoryRecords } from '../pools/history.mapper.js'
 import type { HistoryRecordValue } from '../pools/pool.schemas.js'
@@ -111,7 +112,8 @@ export function createRotationService ({
             reason,
             success: 1,
             notes: degraded ? 'degraded: every eligible member was cooling down' : null,
-            timestamp: at.toISOString()
+            timestamp: at.toISOString(),
+            until: null
           })
         }
         return { providerId: member.provider_id, providerName: member.provider_name, timestamp: at.toISOString(), degraded }
@@ -155,10 +157,9 @@ export function createRotationService ({
           to_provider_id: chosen?.member.provider_id ?? null,
           reason,
           success: chosen === undefined ? 0 : 1,
-          notes: chosen === undefined
-            ? `Provider ${failedProviderId} failed; no alternative provider was available`
-            : `Failover from failed provider ${failedProviderId}${chosen.degraded ? ' (degraded: every eligible member was cooling down)' : ''}`,
-          timestamp: at.toISOString()
+          notes: chosen === undefined ? noAlternativeNotes(failedProviderId) : failoverNotes(failedProviderId, chosen.degraded),
+          timestamp: at.toISOString(),
+          until: null
         })
         const failedProviderName = failed.provider_name
         if (chosen === undefined) return { failedProviderName }

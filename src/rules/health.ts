@@ -9,6 +9,7 @@
  *   probing ──(success)──▶ healthy, counters and doubling reset
  *   probing ──(failure)──▶ cooling_down again, for twice as long (up to the maximum)
  */
+import { COOLDOWN_PREFIX, cooldownNotes, PROVIDER_NOTES, RECOVERED, type ServiceRecord } from './history-kind.js'
 
 export type Health = 'healthy' | 'cooling_down' | 'probing'
 export type CooldownReason = 'consecutive_failures' | 'probe_failed' | 'rate_limited' | 'health_check'
@@ -95,13 +96,7 @@ export function applyOutcome (
 }
 
 /** What the history records of a health change (the rest of the row is the caller's: pool and time). */
-export interface HealthChangeRecord {
-  readonly from_provider_id: number | null
-  readonly to_provider_id: number | null
-  readonly reason: string
-  readonly success: number
-  readonly notes: string
-}
+export type HealthChangeRecord = ServiceRecord
 
 /**
  * The history record of the health change one outcome made — a cooldown started, or a
@@ -115,13 +110,14 @@ export function healthChangeRecord (
     return {
       from_provider_id: providerId,
       to_provider_id: null,
-      reason: `cooldown:${cooldownStarted}`,
+      reason: `${COOLDOWN_PREFIX}${cooldownStarted}`,
       success: 0,
-      notes: `Provider ${providerId} cooling down until ${after.cooldown_until ?? '?'}${lastError === null ? '' : ` after: ${lastError}`}`
+      notes: `${cooldownNotes(providerId, after.cooldown_until)}${lastError === null ? '' : ` after: ${lastError}`}`,
+      until: after.cooldown_until
     }
   }
   if (before === 'probing' && after.cooldown_until === null) {
-    return { from_provider_id: null, to_provider_id: providerId, reason: 'recovered', success: 1, notes: `Provider ${providerId} answered again after its cooldown` }
+    return { from_provider_id: null, to_provider_id: providerId, reason: RECOVERED, success: 1, notes: `${PROVIDER_NOTES}${providerId} answered again after its cooldown`, until: null }
   }
   return null
 }

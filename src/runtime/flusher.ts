@@ -1,8 +1,9 @@
 /**
  * The write-behind flusher of the pool runtime: every interval (and at shutdown,
  * and before a read) it writes what proxied traffic did since the last flush in
- * ONE transaction — counters added, health merged, pool counters, history events,
- * refusals learned, unused quota given back — and reads which pools other
+ * ONE transaction — counters added, health merged, latencies per member and minute
+ * (one batched upsert), pool counters, history events, refusals learned, unused
+ * quota given back — and reads which pools other
  * processes changed since (pools.change_seq), so their cooldowns and admin
  * changes reach this process within an interval. A crash loses at most what
  * was pending: one interval of proxy counters and outcomes.
@@ -13,8 +14,10 @@ import type { RotationHistoryTable } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import type { Db } from '../db/types.js'
 import { insertHistory } from '../pools/history.repository.js'
+import { addMemberMinutes } from '../pools/member-minutes.repository.js'
 import { touchPoolsOfProviders } from '../providers/provider.repository.js'
 import { recordRefusal } from '../providers/refusal.repository.js'
+import type { MinuteSample } from '../rules/activity.js'
 import type { QuotaLeases, QuotaReturn } from './quota-leases.js'
 import { listChangeSeqs, returnQuota, writeMemberDelta, writePoolDelta, type HealthWrite } from './runtime.repository.js'
 
@@ -41,9 +44,16 @@ export interface Batch {
   readonly pools: Map<number, PendingPool>
   readonly history: Array<Omit<Required<Insertable<RotationHistoryTable>>, 'id'>>
   readonly refusals: Array<{ providerId: number, resource: string, at: string, expiresAt: string }>
+  /** Latencies observed, per member and minute (foldSample). */
+  readonly latencies: Map<string, MinuteSample>
 }
 
-export const emptyBatch = (): Batch => ({ members: new Map(), pools: new Map(), history: [], refusals: [] })
+export const emptyBatch = (): Batch => ({ members: new Map(), pools: new Map(), history: [], refusals: [], latencies: new Map() })
+
+/** True when the batch holds nothing to write. */
+export function isEmptyBatch (batch: Batch): boolean {
+  return batch.members.size === 0 && batch.pools.size === 0 && batch.history.length === 0 && batch.refusals.length === 0 && batch.latencies.size === 0
+}
 export const memberDeltaOf = (poolId: number): PendingMember => ({ poolId, uses: 0, successes: 0, failures: 0, lastUsed: null, health: null })
 export const poolDeltaOf = (): PendingPool => ({ rotations: 0, currentProviderId: null, lastRotation: null })
 
@@ -80,9 +90,12 @@ function * flushWork (db: Db, batch: Batch, returns: readonly QuotaReturn[], kno
   }
   for (const r of batch.refusals) yield * recordRefusal(db, r.providerId, r.resource, r.at, r.expiresAt, maxRefusals)
   for (const r of returns) yield * returnQuota(db, r.providerId, r.window, r.unused)
+  const present = new Set<number>()
   for (const [memberId, d] of batch.members) {
-    yield * writeMemberDelta(db, { memberId, uses: d.uses, successes: d.successes, failures: d.failures, lastUsed: d.lastUsed, health: d.health }, at)
+    if (yield * writeMemberDelta(db, { memberId, uses: d.uses, successes: d.successes, failures: d.failures, lastUsed: d.lastUsed, health: d.health }, at)) present.add(memberId)
   }
+  // Only members still there (a removed member's minutes would refuse the rows).
+  yield * addMemberMinutes(db, [...batch.latencies.values()].filter((s) => present.has(s.memberId)))
   // A pool deleted meanwhile takes its history with it (and would refuse the rows).
   for (const row of batch.history) if (written.has(row.pool_id)) yield * insertHistory(db, row)
   return { seqs: yield * listChangeSeqs(db, known), written }
@@ -109,7 +122,7 @@ export function createFlusher ({ database, now, pools, leases, changes, maxRefus
     const batch = take()
     const returns = leases.settle(at)
     const known = [...pools.keys()]
-    if (batch.members.size === 0 && batch.pools.size === 0 && batch.history.length === 0 && batch.refusals.length === 0 && returns.length === 0 && known.length === 0) return
+    if (isEmptyBatch(batch) && returns.length === 0 && known.length === 0) return
     inFlight = batch
     let result: { seqs: Map<number, number>, written: Map<number, number> }
     try {

@@ -13,10 +13,12 @@ import type { WorkRunner } from '../db/work.js'
 import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { listMembers, type MemberWithName } from '../pools/member.repository.js'
 import { MAX_RESOURCE_LENGTH } from '../providers/refusal.service.js'
+import { foldSample, mergeSamples } from '../rules/activity.js'
 import { applyOutcome, healthAt, healthChangeRecord, type Outcome } from '../rules/health.js'
+import { failoverNotes } from '../rules/history-kind.js'
 import { planRotation } from '../rules/plan-rotation.js'
 import { parseRotationState, pruneRotationState, type RotationState } from '../rules/strategies.js'
-import { createFlusher, emptyBatch, memberDeltaOf, poolDeltaOf, type Batch } from './flusher.js'
+import { createFlusher, emptyBatch, isEmptyBatch, memberDeltaOf, poolDeltaOf, type Batch } from './flusher.js'
 import { createQuotaLeases } from './quota-leases.js'
 import { findRuntimePool, leaseQuota, listActiveRefusals, type HealthWrite, type RuntimePoolRow } from './runtime.repository.js'
 
@@ -280,8 +282,9 @@ export function createPoolRuntime ({
               to_provider_id: member.provider_id,
               reason: failed.reason,
               success: 1,
-              notes: `Failover from failed provider ${failed.providerId}${plan.degraded ? ' (degraded: every eligible member was cooling down)' : ''}`,
-              timestamp: iso
+              notes: failoverNotes(failed.providerId, plan.degraded),
+              timestamp: iso,
+              until: null
             })
           }
           events.rotated(poolId, member.provider_name)
@@ -309,6 +312,8 @@ export function createPoolRuntime ({
       Object.assign(member, health, { last_error: lastError })
       const delta = memberPending(poolId, member.id)
       delta.health = { ...health, last_error: lastError }
+      // The latency folded into the moving average also counts in its minute (activity charts).
+      if (outcome.latency_ms != null) foldSample(pending.latencies, member.id, iso, outcome.latency_ms)
       if (outcome.success) {
         member.success_count++
         delta.successes++
@@ -350,11 +355,11 @@ export function createPoolRuntime ({
     },
 
     /** True when proxied traffic is not written down yet (pending, or a flush under way). */
-    unsettled: (): boolean => !isEmpty(pending) || flusher.inFlight() !== undefined,
+    unsettled: (): boolean => !isEmptyBatch(pending) || flusher.inFlight() !== undefined,
 
     /** Writes down what is pending now (API calls wait for it, so a client reads its own proxied requests). */
     settle: async (): Promise<void> => {
-      if (!isEmpty(pending)) await flusher.flush()
+      if (!isEmptyBatch(pending)) await flusher.flush()
       else await flusher.idle()
     },
 
@@ -403,10 +408,6 @@ function keepRefusal (refusals: Map<number, Map<string, string>>, providerId: nu
   if (known === undefined || known < expiresAt) byResource.set(resource, expiresAt)
 }
 
-function isEmpty (batch: Batch): boolean {
-  return batch.members.size === 0 && batch.pools.size === 0 && batch.history.length === 0 && batch.refusals.length === 0
-}
-
 /** `first` then `later`, as one batch (a failed flush's batch goes back in front of what came since). */
 function mergeBatches (first: Batch, later: Batch): Batch {
   const merged = emptyBatch()
@@ -433,11 +434,17 @@ function mergeBatches (first: Batch, later: Batch): Batch {
     }
     merged.history.push(...batch.history)
     merged.refusals.push(...batch.refusals)
+    mergeSamples(merged.latencies, batch.latencies)
   }
   // While the database refuses flushes, counters keep adding up in place; events are kept
   // up to a bound (the newest), so memory stays bounded however long it lasts.
   if (merged.history.length > MAX_PENDING_EVENTS) merged.history.splice(0, merged.history.length - MAX_PENDING_EVENTS)
   if (merged.refusals.length > MAX_PENDING_EVENTS) merged.refusals.splice(0, merged.refusals.length - MAX_PENDING_EVENTS)
+  // Minutes too, oldest first (by when they were first added).
+  for (const key of merged.latencies.keys()) {
+    if (merged.latencies.size <= MAX_PENDING_EVENTS) break
+    merged.latencies.delete(key)
+  }
   return merged
 }
 

@@ -59,11 +59,12 @@ export interface MemberDelta {
  * Adds a member's counters and merges its health: counters add up across
  * processes; a cooldown this process started stands unless the stored one ends
  * later; a cooldown this process saw end is cleared only when the stored one has
- * ended too (another process may have started a newer one).
+ * ended too (another process may have started a newer one). False when the member
+ * is gone (removed meanwhile): nothing was written.
  */
-export function * writeMemberDelta (db: Db, delta: MemberDelta, at: string): Work<void> {
+export function * writeMemberDelta (db: Db, delta: MemberDelta, at: string): Work<boolean> {
   const { health } = delta
-  yield * execute(db.updateTable('pool_members').set((eb) => ({
+  return (yield * first(db.updateTable('pool_members').set((eb) => ({
     use_count: eb('use_count', '+', delta.uses),
     success_count: eb('success_count', '+', delta.successes),
     failure_count: eb('failure_count', '+', delta.failures),
@@ -89,7 +90,7 @@ export function * writeMemberDelta (db: Db, delta: MemberDelta, at: string): Wor
                 cooldown_reason: eb.case().when('cooldown_until', '<=', at).then(null).else(eb.ref('cooldown_reason')).end()
               })
         })
-  })).where('id', '=', delta.memberId))
+  })).where('id', '=', delta.memberId).returning('id'))) !== undefined
 }
 
 /** Adds proxied rotations to the pool and marks it changed; answers the new change_seq (undefined: pool gone). */

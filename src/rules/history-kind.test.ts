@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { healthChangeRecord } from './health.js'
+import { cooldownNotes, failoverNotes, historyKind, isRotation, noAlternativeNotes, type HistoryFields } from './history-kind.js'
+
+const record = (over: Partial<HistoryFields>): HistoryFields => ({ from_provider_id: 1, to_provider_id: 2, reason: 'manual', notes: null, ...over })
+
+describe('historyKind', () => {
+  it('takes a record that chose a provider for a rotation, whatever its reason', () => {
+    assert.equal(historyKind(record({ from_provider_id: null })), 'rotation')
+    assert.equal(historyKind(record({ reason: 'scheduled', notes: 'degraded: every eligible member was cooling down' })), 'rotation')
+    // Clients choose reasons: none of these makes a rotation a health change.
+    for (const reason of ['recovered', 'cooldown:consecutive_failures']) {
+      assert.equal(historyKind(record({ reason })), 'rotation', reason)
+      assert.equal(historyKind(record({ reason, from_provider_id: null })), 'rotation', reason)
+    }
+  })
+
+  it('tells a failover by its notes naming the failed provider, through the API or the proxy', () => {
+    assert.equal(historyKind(record({ reason: 'timeout', notes: failoverNotes(1, false) })), 'failover')
+    assert.equal(historyKind(record({ reason: 'proxy:http_503', notes: failoverNotes(1, true) })), 'failover')
+    assert.equal(historyKind(record({ to_provider_id: null, reason: 'timeout', notes: noAlternativeNotes(1) })), 'failover_failed')
+    // A failover without an alternative whose client-chosen reason looks like a health change is still one.
+    assert.equal(historyKind(record({ to_provider_id: null, reason: 'cooldown:x', notes: noAlternativeNotes(1) })), 'failover_failed')
+  })
+
+  it('knows the health changes the service records, and no others', () => {
+    const started = healthChangeRecord(3, 'healthy', { cooldown_until: '2026-01-01T00:00:30.000Z' }, 'consecutive_failures', 'HTTP 503')
+    assert.equal(historyKind(started as HistoryFields), 'cooldown')
+    assert.equal(started?.until, '2026-01-01T00:00:30.000Z')
+    const recovered = healthChangeRecord(3, 'probing', { cooldown_until: null }, null, null)
+    assert.equal(historyKind(recovered as HistoryFields), 'recovered')
+    assert.equal(historyKind(record({ from_provider_id: 3, to_provider_id: null, reason: 'cooldown:health_check', notes: `${cooldownNotes(3, 'x')}: its health check failed` })), 'cooldown')
+    assert.equal(historyKind(record({ from_provider_id: null, to_provider_id: 3, reason: 'recovered', notes: 'Provider 3 passed its health check 2 times in a row' })), 'recovered')
+    // The notes must be about the provider the record names.
+    assert.equal(historyKind(record({ from_provider_id: 4, to_provider_id: null, reason: 'cooldown:x', notes: cooldownNotes(3, 'x') })), 'failover_failed')
+  })
+
+  it('counts rotations and failovers as rotations, nothing else', () => {
+    assert.deepEqual(
+      (['rotation', 'failover', 'failover_failed', 'cooldown', 'recovered'] as const).filter(isRotation),
+      ['rotation', 'failover']
+    )
+  })
+})

@@ -1,0 +1,83 @@
+/**
+ * What a rotation history record stands for, read from its stored fields alone, and
+ * the notes of the records the service writes (cooldowns, recoveries, failovers). One
+ * rule for everything that reads the history by kind: the per-minute activity counts.
+ *
+ * Clients choose the `reason` of their rotations and failovers (any text), so a
+ * reason alone never makes a record a health change: the service's own records are
+ * recognised by their `notes`, which only the service writes, and by the providers
+ * they name. A record that chose a provider (`to_provider_id` set) is a rotation,
+ * unless it is a member recovering; among rotations, a failover's notes name the
+ * failed provider.
+ */
+
+export type HistoryKind =
+  /** A rotation that chose a provider: rotate (manual, scheduled, any reason). */
+  | 'rotation'
+  /** A failover that chose another provider: through the API or inside a proxied request. */
+  | 'failover'
+  /** A failover that found no alternative: nothing was chosen (and any other record naming no provider chosen). */
+  | 'failover_failed'
+  /** A member started cooling down (`cooldown:<cause>`). */
+  | 'cooldown'
+  /** A member that was cooling down or probing answered again. */
+  | 'recovered'
+
+/** What the rule reads of a record. */
+export interface HistoryFields {
+  readonly from_provider_id: number | null
+  readonly to_provider_id: number | null
+  readonly reason: string
+  readonly notes: string | null
+}
+
+/** What the service writes for a record of its own (the caller adds the pool and the time). */
+export interface ServiceRecord extends HistoryFields {
+  readonly success: number
+  readonly notes: string
+  /** When the state it records ends (a cooldown), or null. */
+  readonly until: string | null
+}
+
+/** How a failover's notes start; the SQL count of failovers (activity) matches it too. */
+export const FAILOVER_NOTES = 'Failover from failed provider '
+/** How the notes of the service's records about a provider start (a rotation's are null or `degraded: …`). */
+export const PROVIDER_NOTES = 'Provider '
+export const RECOVERED = 'recovered'
+export const COOLDOWN_PREFIX = 'cooldown:'
+
+/** The notes of a failover that chose another provider. */
+export function failoverNotes (failedProviderId: number, degraded: boolean): string {
+  return `${FAILOVER_NOTES}${failedProviderId}${degraded ? ' (degraded: every eligible member was cooling down)' : ''}`
+}
+
+/** The notes of a failover that found no alternative. */
+export function noAlternativeNotes (failedProviderId: number): string {
+  return `${PROVIDER_NOTES}${failedProviderId} failed; no alternative provider was available`
+}
+
+/** The opening of a cooldown's notes: `Provider <id> cooling down until <until>` (the writer adds why). */
+export function cooldownNotes (providerId: number, until: string | null): string {
+  return `${PROVIDER_NOTES}${providerId} cooling down until ${until ?? '?'}`
+}
+
+/** True when `notes` open as the service's record about `providerId` saying `what`. */
+function about (notes: string | null, providerId: number | null, what: string): boolean {
+  return providerId !== null && notes !== null && notes.startsWith(`${PROVIDER_NOTES}${providerId} ${what}`)
+}
+
+/** What the record stands for. */
+export function historyKind (record: HistoryFields): HistoryKind {
+  const { from_provider_id: from, to_provider_id: to, reason, notes } = record
+  if (to !== null) {
+    if (reason === RECOVERED && from === null && (notes ?? '').startsWith(PROVIDER_NOTES)) return 'recovered'
+    return (notes ?? '').startsWith(FAILOVER_NOTES) ? 'failover' : 'rotation'
+  }
+  if (reason.startsWith(COOLDOWN_PREFIX) && about(notes, from, 'cooling down until ')) return 'cooldown'
+  return 'failover_failed'
+}
+
+/** True for a record that chose a provider: a rotation or a failover (what activity counts as rotations). */
+export function isRotation (kind: HistoryKind): boolean {
+  return kind === 'rotation' || kind === 'failover'
+}
