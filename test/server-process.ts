@@ -48,9 +48,9 @@ export async function freePort (): Promise<number> {
   return port
 }
 
-/** Starts a server (as `user`) on a free port and resolves once `GET /healthz` answers 200. */
+/** Starts a server (as `user`) on a free port, or `env.PORT`, and resolves once `GET /healthz` answers 200. */
 export async function startServer (env: Record<string, string>, timeoutMs = 20_000, user?: RunAs): Promise<ServerProcess> {
-  const port = await freePort()
+  const port = env.PORT !== undefined ? Number(env.PORT) : await freePort()
   const url = `http://127.0.0.1:${port}`
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,

@@ -47,7 +47,8 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
   let browser: Browser
   let portal: Upstream
   const errors: string[] = []
-  const ids = { a: 0, b: 0, c: 0, spending: 0, market: 0, quick: 0 }
+  const ids = { a: 0, b: 0, c: 0, x: 0, y: 0, spending: 0, market: 0, quick: 0, pair: 0, long: 0 }
+  const LONG = `${'a-long-name-without-spaces-'.repeat(6)}end`
 
   /** Opens a page of the dashboard; `refused` matches the console lines of requests the test makes the service refuse on purpose. */
   async function open (path: string, width = 1280, refused?: RegExp): Promise<Page> {
@@ -76,6 +77,14 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
     for (const provider of [ids.a, ids.b]) await call(server, 'POST', `/api/pools/${ids.spending}/members`, { provider_id: provider })
     await call(server, 'POST', `/api/pools/${ids.market}/members`, { provider_id: ids.c, weight: 3 })
     for (const provider of [ids.a, ids.b]) await call(server, 'POST', `/api/pools/${ids.quick}/members`, { provider_id: provider })
+    ids.x = (await call(server, 'POST', '/api/providers', { name: 'node-x' })).provider_id
+    ids.y = (await call(server, 'POST', '/api/providers', { name: LONG })).provider_id
+    ids.pair = (await call(server, 'POST', '/api/pools', { name: 'pair', category: 'rpc', failure_threshold: 1 })).pool_id
+    for (const provider of [ids.x, ids.y]) await call(server, 'POST', `/api/pools/${ids.pair}/members`, { provider_id: provider })
+    // Long names must wrap, at 1280 px and at 390.
+    ids.long = (await call(server, 'POST', '/api/pools', { name: LONG, category: LONG.slice(0, 100), rotation_strategy: 'least_latency' })).pool_id
+    await call(server, 'POST', `/api/pools/${ids.long}/members`, { provider_id: ids.y })
+    await call(server, 'POST', `/api/pools/${ids.long}/report`, { provider_id: ids.y, success: true, latency_ms: 12 })
     for (let i = 0; i < 4; i++) await call(server, 'POST', `/api/pools/${ids.spending}/rotate`)
     await call(server, 'POST', `/api/pools/${ids.spending}/report`, { provider_id: ids.b, success: true, latency_ms: 180 })
     // A refusal learned by the proxy: portal-a answers 403 for /despesas.
@@ -94,7 +103,7 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
   it('lists every seeded pool on the overview: strategy, current provider, a dot per member', async () => {
     const page = await open('#/')
     await page.locator('.card').nth(2).waitFor()
-    assert.deepEqual(await page.locator('.card h2').allTextContents(), ['spending', 'market-data', 'quick'])
+    assert.deepEqual(await page.locator('.card h2').allTextContents(), ['spending', 'market-data', 'quick', 'pair', LONG])
     const spending = page.locator(`.card[data-pool="${ids.spending}"]`)
     assert.match(await spending.textContent() ?? '', /round_robin/)
     const current = await call(server, 'GET', `/api/pools/${ids.spending}`)
@@ -125,6 +134,12 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
     assert.notEqual(await dot.evaluate((el) => getComputedStyle(el).backgroundColor), colour)
     assert.equal(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed), true, 'the page was reloaded')
     assert.deepEqual(await page.locator(`.card[data-pool="${ids.spending}"]`).boundingBox(), box)
+    // Every member of a pool down: an alert appears, and no card moves or grows.
+    const boxes = await page.locator('.card').evaluateAll((cards) => cards.map((card) => JSON.stringify(card.getBoundingClientRect())))
+    for (const provider of [ids.x, ids.y]) await call(server, 'POST', `/api/pools/${ids.pair}/report`, { provider_id: provider, success: false })
+    const alert = page.locator(`.card[data-pool="${ids.pair}"] .card-alerts`)
+    await alert.filter({ hasText: 'every member is down' }).waitFor({ timeout: 2000 })
+    assert.deepEqual(await page.locator('.card').evaluateAll((cards) => cards.map((card) => JSON.stringify(card.getBoundingClientRect()))), boxes)
     await page.close()
   })
 
@@ -157,14 +172,16 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
     assert.match(await page.locator(`tr[data-member="${ids.a}"] .quota-text`).textContent() ?? '', /^\d+\/10 · resets/)
     const failover = page.locator('.timeline li[data-kind="failover"]').first()
     assert.match(await failover.textContent() ?? '', /portal-b → portal-a.*failover: timeout/)
+    // A reason chosen to look like a health change is still a rotation.
+    assert.ok(await page.locator('.timeline li[data-kind="cooldown"]').count() >= 1)
     assert.equal(await page.locator('.charts canvas').count(), 2)
     await screenshot(page, 'pool')
     await page.close()
   })
 
-  it('changes the database from the page once confirmed: disable a member, rotate, and shows a refusal\'s own text', async () => {
-    // Chromium logs each refused request (the rotate's 404, the weight's 422) as a console error.
-    const page = await open(`#/pools/${ids.market}`, 1280, /Failed to load resource: the server responded with a status of (404|422)/)
+  it('changes the database from the page once confirmed: disable a member, change its weight; shows a refusal\'s own text; refuses values the API would', async () => {
+    // Chromium logs each refused request (the rotate's 404) as a console error.
+    const page = await open(`#/pools/${ids.market}`, 1280, /Failed to load resource: the server responded with a status of 404/)
     await page.locator(`[data-action="toggle-${ids.c}"]`).click()
     await page.locator('dialog[open]').waitFor()
     await page.locator(`[data-confirm="toggle-${ids.c}"]`).click()
@@ -187,14 +204,24 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
     await page.keyboard.press('Escape')
     await page.locator('dialog[open]').waitFor({ state: 'detached' }).catch(() => {})
     assert.equal(await page.locator('dialog[open]').count(), 0)
-    // A weight the API refuses: its 422 text, field by field.
+    // Values the API would refuse cannot be saved: an empty field, a weight of 0.
+    const save = page.locator(`[data-action="save-${ids.c}"]`)
+    const priority = page.locator(`tr[data-member="${ids.c}"] input[data-field="priority"]`)
     const weight = page.locator(`tr[data-member="${ids.c}"] input[data-field="weight"]`)
+    assert.equal(await save.isDisabled(), true, 'nothing changed yet')
+    await priority.fill('')
+    assert.equal(await save.isDisabled(), true, 'empty priority')
+    await priority.fill('1')
     await weight.fill('0')
-    await page.locator(`[data-action="save-${ids.c}"]`).click()
+    assert.equal(await save.isDisabled(), true, 'weight 0')
+    // Only what changed is sent.
+    await weight.fill('7')
+    await save.click()
+    assert.match(await page.locator('dialog[open]').textContent() ?? '', /Set quotes-c's weight to 7 in market-data\?/)
     await page.locator(`[data-confirm="save-${ids.c}"]`).click()
-    await page.locator('dialog[open] [role="alert"]').waitFor()
-    assert.match(await page.locator('dialog[open] [role="alert"]').textContent() ?? '', /^Refused: weight: /)
-    await page.keyboard.press('Escape')
+    await page.locator('.notice', { hasText: 'updated' }).waitFor()
+    const member = (await call(server, 'GET', `/api/pools/${ids.market}`)).members[0]
+    assert.deepEqual([member.priority, member.weight], [1, 7])
     await page.close()
   })
 
@@ -254,14 +281,34 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
     await page.close()
   })
 
-  it('fits a 390 px wide screen on every page: no horizontal scroll', async () => {
-    for (const [path, name] of [['#/', 'overview'], [`#/pools/${ids.spending}`, 'pool'], ['#/providers', 'providers'], ['#/store', 'store']] as const) {
-      const page = await open(path, 390)
-      await page.waitForTimeout(300)
-      assert.equal(await horizontalOverflow(page), 0, `${name} scrolls sideways at 390 px`)
-      await screenshot(page, `${name}-390`)
-      await page.close()
+  it('fits 390 and 1280 px wide screens on every page, long names too: no horizontal scroll', async () => {
+    for (const [path, name] of [['#/', 'overview'], [`#/pools/${ids.spending}`, 'pool'], [`#/pools/${ids.long}`, 'pool-long-names'], ['#/providers', 'providers'], ['#/store', 'store']] as const) {
+      for (const width of [390, 1280]) {
+        const page = await open(path, width)
+        await page.waitForTimeout(400)
+        assert.equal(await horizontalOverflow(page), 0, `${name} scrolls sideways at ${width} px`)
+        if (width === 390) await screenshot(page, `${name}-390`)
+        await page.close()
+      }
     }
+  })
+
+  it('says so when the pool shown is deleted, shows no action, and stops asking for it', async () => {
+    const doomed = (await call(server, 'POST', '/api/pools', { name: 'doomed', category: 'x' })).pool_id
+    const page = await open(`#/pools/${doomed}`, 1280, /status of 404/)
+    await page.locator('[data-action="rotate"]').waitFor()
+    const asked: string[] = []
+    page.on('request', (request) => { if (request.url().includes(`/api/pools/${doomed}`)) asked.push(request.url()) })
+    await call(server, 'DELETE', `/api/pools/${doomed}`)
+    // An admin event reloads the page, which finds the pool gone.
+    await page.locator('[role="alert"]', { hasText: 'it was deleted, or never existed' }).waitFor({ timeout: 3000 })
+    assert.equal(await page.locator('[data-action]').count(), 0)
+    const before = asked.length
+    await page.waitForTimeout(2000)
+    await call(server, 'POST', `/api/pools/${ids.spending}/rotate`)
+    await page.waitForTimeout(1000)
+    assert.equal(asked.length, before, `asked again: ${asked.slice(before).join(', ')}`)
+    await page.close()
   })
 
   it('passes axe-core\'s WCAG 2 A and AA checks on every page (contrast, names, labels, keyboard)', async () => {
@@ -288,6 +335,22 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
     }
   })
 
+  it('catches up after the service restarts: what changed meanwhile shows within seconds, not at the next 15 s reload', async () => {
+    // The stream breaking logs network errors; nothing else may.
+    const page = await open(`#/pools/${ids.quick}`, 1280, /ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|net::ERR/)
+    await page.locator('.stream-live').waitFor()
+    const port = new URL(server.url).port
+    await server.stop()
+    await page.locator('.stream-reconnecting').waitFor({ timeout: 5000 })
+    server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'ui.db')}`, FLUSH_INTERVAL_MS: '100', PORT: port })
+    const rotated = await call(server, 'POST', `/api/pools/${ids.quick}/rotate`)
+    const restarted = Date.now()
+    await page.locator('.current', { hasText: rotated.provider_name }).waitFor({ timeout: 10_000 })
+    await page.locator('.stream-live').waitFor()
+    assert.ok(Date.now() - restarted < 10_000)
+    await page.close()
+  })
+
   it('logged no console error on any page', () => {
     assert.deepEqual(errors, [])
   })
@@ -296,16 +359,22 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
 describe('the dashboard in Chromium (service with tokens)', { skip }, () => {
   const ADMIN = 'admin-secret-0123456789'
   const READER = 'reader-secret-0123456789'
+  const CLIENT = 'client-secret-0123456789'
   let dir: string
   let server: ServerProcess
   let browser: Browser
   let pool = 0
   const errors: string[] = []
 
-  async function signIn (secret: string): Promise<Page> {
+  /** Every URL the pages asked for: a token must never be in one. */
+  const urls: string[] = []
+
+  /** Opens the pool's page and signs in; `refused` matches the console lines of requests the test makes the service refuse. */
+  async function signIn (secret: string, refused?: RegExp): Promise<Page> {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     const mine = collectErrors(page)
-    page.on('close', () => { errors.push(...mine.filter((e) => !e.includes('401'))) })
+    page.on('request', (request) => { urls.push(request.url()) })
+    page.on('close', () => { errors.push(...mine.filter((line) => refused === undefined || !refused.test(line))) })
     await page.goto(`${server.url}/ui#/pools/${pool}`)
     await page.locator('#token').fill(secret)
     await page.getByRole('button', { name: 'Open the dashboard' }).click()
@@ -314,7 +383,7 @@ describe('the dashboard in Chromium (service with tokens)', { skip }, () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sourcepool-ui-'))
-    server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'ui.db')}`, AUTH_TOKENS: `ops:admin:${ADMIN},grafana:read:${READER}`, AUTH_FAILURE_LIMIT: 'off' })
+    server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'ui.db')}`, AUTH_TOKENS: `ops:admin:${ADMIN},grafana:read:${READER},app:client:${CLIENT}`, AUTH_FAILURE_LIMIT: 'off' })
     const provider = (await call(server, 'POST', '/api/providers', { name: 'portal-a', base_url: 'https://a.example' }, ADMIN)).provider_id
     pool = (await call(server, 'POST', '/api/pools', { name: 'spending', category: 'spending' }, ADMIN)).pool_id
     await call(server, 'POST', `/api/pools/${pool}/members`, { provider_id: provider }, ADMIN)
@@ -328,7 +397,7 @@ describe('the dashboard in Chromium (service with tokens)', { skip }, () => {
   })
 
   it('refuses a wrong token with a clear message', async () => {
-    const page = await signIn('not-a-token')
+    const page = await signIn('not-a-token', /status of 401/)
     const alert = page.locator('.sign-in [role="alert"]')
     await alert.waitFor()
     assert.equal(await alert.textContent(), 'The service refused this token (Not authenticated). Check it and try again.')
@@ -353,9 +422,39 @@ describe('the dashboard in Chromium (service with tokens)', { skip }, () => {
     await admin.reload()
     await admin.locator('table.members tbody tr').first().waitFor()
     await admin.close()
+    // A client token may rotate and fail over, nothing else.
+    const client = await signIn(CLIENT)
+    await client.locator('table.members tbody tr').first().waitFor()
+    assert.deepEqual((await client.locator('[data-action]').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('data-action')))).sort(), ['failover', 'rotate'])
+    await client.close()
   })
 
-  it('logged no console error but the refused sign-in', () => {
+  it('goes back to the prompt when the service stops accepting the token, and stops asking', async () => {
+    const page = await signIn(ADMIN, /status of 401|net::ERR|ERR_INCOMPLETE_CHUNKED_ENCODING/)
+    await page.locator('.stream-live').waitFor()
+    // The service restarts on the same port without the admin token.
+    const port = new URL(server.url).port
+    await server.stop()
+    server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'ui.db')}`, AUTH_TOKENS: `grafana:read:${READER}`, AUTH_FAILURE_LIMIT: 'off', PORT: port })
+    const alert = page.locator('.sign-in [role="alert"]')
+    await alert.waitFor({ timeout: 15_000 })
+    assert.equal(await alert.textContent(), 'The service no longer accepts this tab\'s token (Not authenticated). Enter a token.')
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0)
+    let asked = 0
+    page.on('request', () => { asked++ })
+    await page.waitForTimeout(3000)
+    assert.equal(asked, 0, 'the page kept asking with a refused token')
+    await page.close()
+  })
+
+  it('never put a token in a URL', () => {
+    assert.ok(urls.length > 10)
+    for (const url of urls) {
+      for (const secret of [ADMIN, READER, CLIENT]) assert.ok(!url.includes(secret), url)
+    }
+  })
+
+  it('logged no console error but the refusals the tests made', () => {
     assert.deepEqual(errors, [])
   })
 })

@@ -14,8 +14,8 @@ import { fileURLToPath } from 'node:url'
 
 export interface Asset {
   readonly body: Buffer
-  /** The body gzipped once at start-up, when that makes it smaller. */
-  readonly gzip: Buffer | null
+  /** The body gzipped once at start-up, when that makes it smaller, with its own ETag. */
+  readonly gzip: { readonly body: Buffer, readonly etag: string } | null
   readonly type: string
   readonly etag: string
 }
@@ -46,11 +46,13 @@ function asset (name: string, body: Buffer): Asset {
   const type = TYPES[extname(name)]
   if (type === undefined) throw new Error(`no content type for ${name}`)
   const gzip = gzipSync(body, { level: 9 })
+  const hash = createHash('sha256').update(body).digest('base64url').slice(0, 27)
   return {
     body,
-    gzip: gzip.length < body.length * 0.9 ? gzip : null,
+    // A strong ETag names one representation: the gzipped one gets its own.
+    gzip: gzip.length < body.length * 0.9 ? { body: gzip, etag: `"${hash}-gzip"` } : null,
     type,
-    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+    etag: `"${hash}"`
   }
 }
 

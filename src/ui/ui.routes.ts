@@ -19,17 +19,19 @@ function matches (header: string | undefined, etag: string): boolean {
 }
 
 function send (request: FastifyRequest, reply: FastifyReply, asset: Asset): FastifyReply {
+  const accepts = request.headers['accept-encoding']
+  const gzip = asset.gzip !== null && typeof accepts === 'string' && /\bgzip\b/.test(accepts) ? asset.gzip : null
+  const etag = gzip?.etag ?? asset.etag
   reply.header('content-security-policy', CSP)
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
     // Revalidated each time: a restart with a new version is picked up at once, an unchanged file costs a 304.
     .header('cache-control', 'no-cache')
-    .header('etag', asset.etag)
+    .header('etag', etag)
     .header('vary', 'accept-encoding')
-  if (matches(request.headers['if-none-match'], asset.etag)) return reply.code(304).send()
+  if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send()
   reply.type(asset.type)
-  const accepts = request.headers['accept-encoding']
-  if (asset.gzip !== null && typeof accepts === 'string' && /\bgzip\b/.test(accepts)) return reply.header('content-encoding', 'gzip').send(asset.gzip)
+  if (gzip !== null) return reply.header('content-encoding', 'gzip').send(gzip.body)
   return reply.send(asset.body)
 }
 

@@ -47,6 +47,10 @@ describe('the dashboard\'s files', () => {
     assert.ok(zipped.rawPayload.length < first.rawPayload.length / 2)
     assert.equal(gunzipSync(zipped.rawPayload).toString(), first.body)
     assert.equal(zipped.headers.vary, 'accept-encoding')
+    // Each representation has its own strong ETag.
+    assert.notEqual(zipped.headers.etag, etag)
+    assert.equal((await t.app.inject({ url: '/ui/assets/vendor/uplot.js', headers: { 'accept-encoding': 'gzip', 'if-none-match': etag } })).statusCode, 200)
+    assert.equal((await t.app.inject({ url: '/ui/assets/vendor/uplot.js', headers: { 'accept-encoding': 'gzip', 'if-none-match': String(zipped.headers.etag) } })).statusCode, 304)
   })
 
   it('rewrites the libraries\' bare imports to served files, and serves nothing else', async () => {

@@ -27,6 +27,19 @@ export function detailText (body, status) {
   return `The service answered ${status}`
 }
 
+const refusedListeners = new Set()
+
+/** Calls `listener(message)` when the service stops accepting this tab's token (a 401 after sign-in). */
+export function onTokenRefused (listener) {
+  refusedListeners.add(listener)
+  return () => refusedListeners.delete(listener)
+}
+
+/** Tells the page its token is no longer accepted (from any call or the event stream). */
+export function tokenRefused (message) {
+  for (const listener of refusedListeners) listener(message)
+}
+
 export function authHeaders () {
   const secret = token.get()
   return secret === null ? {} : { authorization: `Bearer ${secret}` }
@@ -49,7 +62,13 @@ export async function api (method, path, body) {
   } catch {
     data = null
   }
-  if (!response.ok) throw new ApiError(response.status, detailText(data, response.status))
+  if (!response.ok) {
+    const error = new ApiError(response.status, detailText(data, response.status))
+    // A token that worked and is refused now (revoked, or the service restarted without it):
+    // back to the prompt, instead of failing every 15 s towards AUTH_FAILURE_LIMIT.
+    if (response.status === 401 && path !== '/api/session') tokenRefused(error.message)
+    throw error
+  }
   return data
 }
 

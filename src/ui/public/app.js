@@ -2,7 +2,7 @@
 // tokens configured it opens at once; with them it asks for one (kept in
 // sessionStorage for this tab only) and says plainly when it is refused. Then
 // one event stream feeds every page, chosen by the URL's hash.
-import { ApiError, get, token } from './api.js'
+import { ApiError, get, onTokenRefused, token } from './api.js'
 import { Notices } from './components.js'
 import { startEvents, stopEvents, useStreamState } from './live.js'
 import { Overview } from './overview.js'
@@ -21,7 +21,8 @@ export function route (hash) {
     return { page: 'providers', focus: id !== null && /^\d+$/.test(id) ? Number(id) : null }
   }
   if (path === '/store') return { page: 'store' }
-  return { page: 'overview' }
+  if (path === '' || path === '/') return { page: 'overview' }
+  return { page: 'unknown', path }
 }
 
 function useRoute () {
@@ -98,6 +99,7 @@ function Page ({ current, session }) {
   if (current.page === 'pool') return html`<${PoolPage} key=${current.id} id=${current.id} session=${session} />`
   if (current.page === 'providers') return html`<${ProvidersPage} session=${session} focus=${current.focus} />`
   if (current.page === 'store') return html`<${StorePage} />`
+  if (current.page === 'unknown') return html`<h1>No such page</h1><p>Nothing is shown at <code>#${current.path}</code>. <a href="#/">Back to the pools</a>.</p>`
   return html`<${Overview} />`
 }
 
@@ -121,6 +123,12 @@ function App () {
     }
   }
   useEffect(() => { check() }, [])
+  // A token refused after sign-in (revoked, or the service restarted without it): back to the prompt.
+  useEffect(() => onTokenRefused((detail) => {
+    stopEvents()
+    token.clear()
+    setState({ phase: 'sign-in', refusal: `The service no longer accepts this tab's token (${detail}). Enter a token.` })
+  }), [])
   useEffect(() => {
     if (state.phase !== 'ready') return
     startEvents()

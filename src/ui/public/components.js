@@ -60,27 +60,36 @@ export function Notices () {
   </div>`
 }
 
+let dialogs = 0
+
 /**
- * A button whose action runs only once confirmed in a dialog. The service's
- * answer (`message`, or what `describe` makes of it) goes to the notice line; a
- * refusal's text is shown in the dialog, which stays open.
+ * A button whose action runs only once confirmed in a dialog. What the dialog asks
+ * and what it runs are taken when it opens, so live data changing underneath cannot
+ * change what is confirmed. The service's answer (`message`, or what `describe`
+ * makes of it) goes to the notice line; a refusal's text is shown in the dialog,
+ * which stays open (and cannot be closed while the request is under way).
  */
 export function ConfirmButton ({ label, question, confirmLabel = label, run, describe, onDone, kind = 'secondary', disabled = false, name }) {
   const dialog = useRef(null)
+  const id = useRef(null)
+  if (id.current === null) id.current = `confirm-${++dialogs}`
+  const [pending, setPending] = useState(null)
   const [error, setError] = useState(null)
   const [busy, setBusy] = useState(false)
   const open = () => {
     setError(null)
+    setPending({ question, run, describe, onDone })
     dialog.current.showModal()
   }
   const confirm = async () => {
+    if (pending === null || busy) return
     setBusy(true)
     setError(null)
     try {
-      const answer = await run()
+      const answer = await pending.run()
       dialog.current.close()
-      notify(describe === undefined ? (answer?.message ?? 'Done') : describe(answer))
-      onDone?.(answer)
+      notify(pending.describe === undefined ? (answer?.message ?? 'Done') : pending.describe(answer))
+      pending.onDone?.(answer)
     } catch (caught) {
       setError(caught instanceof ApiError ? caught.message : String(caught))
     } finally {
@@ -88,20 +97,16 @@ export function ConfirmButton ({ label, question, confirmLabel = label, run, des
     }
   }
   return html`<button type="button" class=${`button button-${kind}`} onClick=${open} disabled=${disabled} data-action=${name}>${label}</button>
-    <dialog ref=${dialog} class="confirm" aria-labelledby=${`${name}-q`} onClose=${() => setError(null)}>
-      <p id=${`${name}-q`}>${question}</p>
+    <dialog ref=${dialog} class="confirm" aria-labelledby=${id.current} onCancel=${(e) => { if (busy) e.preventDefault() }} onClose=${() => setError(null)}>
+      <p id=${id.current}>${pending?.question}</p>
       ${error === null ? null : html`<p class="error" role="alert">Refused: ${error}</p>`}
       <div class="dialog-buttons">
-        <button type="button" class="button button-secondary" onClick=${() => dialog.current.close()}>${error === null ? 'Cancel' : 'Close'}</button>
+        <button type="button" class="button button-secondary" onClick=${() => dialog.current.close()} disabled=${busy}>${error === null ? 'Cancel' : 'Close'}</button>
         <button type="button" class="button button-primary" onClick=${confirm} disabled=${busy} data-confirm=${name}>${busy ? 'Working…' : confirmLabel}</button>
       </div>
     </dialog>`
 }
 
-/**
- * A uPlot chart sized to its container (fixed height, so data arriving never
- * moves the page). `data` is uPlot's columns: times in seconds, then one array per series.
- */
 /** Axis steps for counts: whole numbers only. */
 const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 100_000, 1_000_000]
 
@@ -130,8 +135,9 @@ export function Chart ({ series, data, height = 180, label, sparkline = false, w
 /** Minute starts (ISO) as uPlot's x values (seconds). */
 export const minuteSeconds = (starts) => starts.map((iso) => Date.parse(iso) / 1000)
 
-/** A section's loading, error or content, in a box that keeps its height. */
-export function Loaded ({ result, children }) {
+/** A section's loading, error or content, in a box that keeps its height; `gone` is shown when what it shows no longer exists (404). */
+export function Loaded ({ result, children, gone }) {
+  if (result.gone) return gone ?? html`<p class="error" role="alert">${result.error.message}</p>`
   if (result.data === null && result.error !== null) return html`<p class="error" role="alert">Could not load: ${result.error.message}</p>`
   if (result.data === null) return html`<p class="muted">Loading…</p>`
   return html`${result.error === null ? null : html`<p class="error" role="alert">Showing earlier data: ${result.error.message}</p>`}${children(result.data)}`

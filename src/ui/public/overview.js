@@ -1,7 +1,7 @@
 // Why: the page an operator opens first. Every pool as a card: strategy, the
 // provider serving it, members as health dots, rotations per minute over the
 // last hour, and alerts for what needs a person (every member down, a quota
-// nearly used up).
+// nearly used up) on one line of fixed height, so a card never grows when one appears.
 import { Chart, Health, Loaded, minuteSeconds } from './components.js'
 import { useLive, useNow } from './live.js'
 import { html, memberState, percent, quotaShare, useMemo } from './ui.js'
@@ -28,7 +28,7 @@ function PoolCard ({ pool, activity, now }) {
   return html`<article class=${`card${alerts.length > 0 ? ' card-alert' : ''}`} data-pool=${pool.pool_id} aria-labelledby=${`pool-${pool.pool_id}`}>
     <header class="card-head">
       <h2 id=${`pool-${pool.pool_id}`}><a href=${`#/pools/${pool.pool_id}`}>${pool.name}</a></h2>
-      <span class="tag">${pool.category}</span>
+      <span class="tag" title=${pool.category}>${pool.category}</span>
     </header>
     <dl class="facts">
       <div><dt>Strategy</dt><dd>${pool.rotation_strategy}</dd></div>
@@ -41,14 +41,16 @@ function PoolCard ({ pool, activity, now }) {
             <span class="spark-total">${lastHour}</span>`}
       </dd></div>
     </dl>
-    <ul class="alerts" aria-label="alerts">${alerts.map((alert) => html`<li key=${alert}>${alert}</li>`)}</ul>
+    <p class=${`card-alerts${alerts.length === 0 ? '' : ' card-alerts-on'}`} title=${alerts.join('\n')}>${alerts.length === 0
+      ? null
+      : html`<span class="visually-hidden">Alerts: </span>${alerts[0]}${alerts.length > 1 ? ` (+${alerts.length - 1} more)` : ''}`}</p>
   </article>`
 }
 
 export function Overview () {
   const now = useNow()
   const pools = useLive(['/api/pools'])
-  const activity = useLive(['/api/activity?minutes=60'], (type) => type === 'rotation' || type === 'failover')
+  const activity = useLive(['/api/activity?minutes=60'], (type) => type === 'rotation' || type === 'failover', { refreshMs: 60_000 })
   const byPool = useMemo(() => new Map((activity.data?.[0]?.pools ?? []).map((entry) => [entry.pool_id, { ...entry, minute_starts: activity.data[0].minute_starts }])), [activity.data])
   return html`<section aria-labelledby="overview-title">
     <h1 id="overview-title">Pools</h1>

@@ -5,15 +5,9 @@
 import { api } from './api.js'
 import { Chart, ConfirmButton, Health, Loaded, QuotaBar, minuteSeconds } from './components.js'
 import { useLive, useNow } from './live.js'
+import { recordKind } from './history.js'
 import { Legend, poolAlerts } from './overview.js'
-import { ago, clock, html, useMemo, useState } from './ui.js'
-
-/** How a history record reads: a health change, a failover or a rotation. */
-export function recordKind (record) {
-  if (record.reason.startsWith('cooldown:') || record.reason === 'recovered') return 'health'
-  if (record.notes?.startsWith('Failover') === true) return 'failover'
-  return 'rotation'
-}
+import { ago, clock, html, useEffect, useMemo, useState } from './ui.js'
 
 function lastCheck (check, now) {
   if (check === null) return html`<span class="muted">no check</span>`
@@ -21,18 +15,40 @@ function lastCheck (check, now) {
   return html`<span class=${check.ok ? 'ok-text' : 'alert-text'}>${what}</span> <span class="muted">${ago(check.at, now)}</span>`
 }
 
-/** Priority and weight edited in place, saved once confirmed. */
+const PRIORITY = { min: 0, max: 1_000_000 }
+const WEIGHT = { min: 1, max: 1_000_000 }
+
+/** The whole number a field holds within `range`, or null. */
+function wholeNumber (text, range) {
+  if (!/^\d+$/.test(text.trim())) return null
+  const value = Number(text)
+  return value >= range.min && value <= range.max ? value : null
+}
+
+/**
+ * Priority and weight edited in place, saved once confirmed. Only the fields that
+ * changed are sent; Save stays off while a field is empty or not a whole number in
+ * range. The inputs follow the member's values when they change elsewhere.
+ */
 function MemberEdit ({ pool, member, onDone }) {
   const [priority, setPriority] = useState(String(member.priority))
   const [weight, setWeight] = useState(String(member.weight))
-  const changed = priority !== String(member.priority) || weight !== String(member.weight)
+  useEffect(() => { setPriority(String(member.priority)) }, [member.priority])
+  useEffect(() => { setWeight(String(member.weight)) }, [member.weight])
+  const newPriority = wholeNumber(priority, PRIORITY)
+  const newWeight = wholeNumber(weight, WEIGHT)
+  const changes = {}
+  if (newPriority !== null && newPriority !== member.priority) changes.priority = newPriority
+  if (newWeight !== null && newWeight !== member.weight) changes.weight = newWeight
+  const valid = newPriority !== null && newWeight !== null
   const name = member.provider_name ?? `provider ${member.provider_id}`
+  const said = Object.entries(changes).map(([field, value]) => `${field} to ${value}`).join(' and ')
   return html`<span class="member-edit">
-    <label>Priority <input type="number" inputmode="numeric" min="0" value=${priority} onInput=${(e) => setPriority(e.currentTarget.value)} data-field="priority" /></label>
-    <label>Weight <input type="number" inputmode="numeric" min="1" value=${weight} onInput=${(e) => setWeight(e.currentTarget.value)} data-field="weight" /></label>
-    <${ConfirmButton} name=${`save-${member.provider_id}`} label="Save" disabled=${!changed}
-      question=${`Set ${name}'s priority to ${priority} and weight to ${weight} in ${pool.name}?`}
-      run=${() => api('PUT', `/api/pools/${pool.pool_id}/members/${member.provider_id}`, { priority: Number(priority), weight: Number(weight) })}
+    <label>Priority <input type="number" inputmode="numeric" min=${PRIORITY.min} max=${PRIORITY.max} step="1" required value=${priority} aria-invalid=${newPriority === null ? 'true' : undefined} onInput=${(e) => setPriority(e.currentTarget.value)} data-field="priority" /></label>
+    <label>Weight <input type="number" inputmode="numeric" min=${WEIGHT.min} max=${WEIGHT.max} step="1" required value=${weight} aria-invalid=${newWeight === null ? 'true' : undefined} onInput=${(e) => setWeight(e.currentTarget.value)} data-field="weight" /></label>
+    <${ConfirmButton} name=${`save-${member.provider_id}`} label="Save" disabled=${!valid || said === ''}
+      question=${`Set ${name}'s ${said} in ${pool.name}?`}
+      run=${() => api('PUT', `/api/pools/${pool.pool_id}/members/${member.provider_id}`, changes)}
       onDone=${onDone} />
   </span>`
 }
@@ -41,7 +57,7 @@ function MemberRow ({ pool, member, now, admin, onDone }) {
   const name = member.provider_name ?? `provider ${member.provider_id}`
   return html`<tr data-member=${member.provider_id}>
     <th scope="row" data-label="Provider"><a href=${`#/providers?id=${member.provider_id}`}>${name}</a>${pool.current_provider?.provider_id === member.provider_id ? html` <span class="tag tag-current">serving</span>` : null}</th>
-    <td data-label="Priority · weight">${admin ? html`<${MemberEdit} key=${`${member.priority}/${member.weight}`} pool=${pool} member=${member} onDone=${onDone} />` : `${member.priority} · ${member.weight}`}</td>
+    <td data-label="Priority · weight">${admin ? html`<${MemberEdit} pool=${pool} member=${member} onDone=${onDone} />` : `${member.priority} · ${member.weight}`}</td>
     <td data-label="Health"><${Health} member=${member} now=${now} /></td>
     <td data-label="Latency" class="num">${member.latency_ms === null ? '—' : `${Math.round(member.latency_ms)} ms`}</td>
     <td data-label="Success" class="num">${member.success_rate === null ? '—' : `${Math.round(member.success_rate * 100)} %`} <span class="muted">(${member.success_count}/${member.success_count + member.failure_count})</span></td>
@@ -55,18 +71,24 @@ function MemberRow ({ pool, member, now, admin, onDone }) {
   </tr>`
 }
 
+/** How each kind of record reads in the timeline. */
+function describe (record, kind) {
+  if (kind === 'recovered') return `${record.to_provider ?? '?'} recovered`
+  if (kind === 'cooldown') return `${record.from_provider ?? '?'} started cooling down (${record.reason.slice('cooldown:'.length)})`
+  if (kind === 'failover_failed') return `${record.from_provider ?? '?'} failed; no other provider to fail over to`
+  return `${record.from_provider ?? '—'} → ${record.to_provider ?? 'none'}`
+}
+
 function Timeline ({ history, now }) {
   if (history.length === 0) return html`<p class="muted">No rotations yet.</p>`
   return html`<ol class="timeline">${history.map((record) => {
     const kind = recordKind(record)
-    const what = kind === 'health'
-      ? (record.reason === 'recovered' ? `${record.to_provider ?? '?'} recovered` : `${record.from_provider ?? '?'} started cooling down (${record.reason.slice('cooldown:'.length)})`)
-      : `${record.from_provider ?? '—'} → ${record.to_provider ?? 'none'}`
-    return html`<li key=${record.id} class=${`event event-${kind}`} data-kind=${kind}>
+    const failover = kind === 'failover' || kind === 'failover_failed'
+    const health = kind === 'cooldown' || kind === 'recovered'
+    return html`<li key=${record.id} class=${`event event-${failover ? 'failover' : health ? 'health' : 'rotation'}`} data-kind=${kind}>
       <time datetime=${record.timestamp} title=${record.timestamp}>${clock(record.timestamp)}</time>
-      <span class="what">${what}</span>
-      ${kind === 'failover' ? html`<span class="tag tag-failover">failover: ${record.reason}</span>` : kind === 'rotation' ? html`<span class="tag">${record.reason}</span>` : null}
-      ${record.success || kind === 'health' ? null : html`<span class="tag tag-bad">failed</span>`}
+      <span class="what">${describe(record, kind)}</span>
+      ${failover ? html`<span class="tag tag-failover">failover: ${record.reason}</span>` : health ? null : html`<span class="tag">${record.reason}</span>`}
       <span class="muted when">${ago(record.timestamp, now)}</span>
     </li>`
   })}</ol>`
@@ -77,7 +99,8 @@ const PALETTE = ['#0b5cad', '#b35900', '#1a7f37', '#8250df', '#cf222e', '#1b7c83
 function Charts ({ activity }) {
   const rotations = useMemo(() => [minuteSeconds(activity.minute_starts), activity.rotations, activity.failovers], [activity])
   const latency = useMemo(() => [minuteSeconds(activity.minute_starts), ...activity.latency.map((entry) => entry.latency_ms)], [activity])
-  const latencySeries = activity.latency.map((entry, i) => ({ label: entry.provider_name, stroke: PALETTE[i % PALETTE.length], width: 2, spanGaps: false, value: (_u, v) => v == null ? '—' : `${Math.round(v)} ms` }))
+  // Points drawn too: a minute with samples between two without is a point, not a line.
+  const latencySeries = activity.latency.map((entry, i) => ({ label: entry.provider_name, stroke: PALETTE[i % PALETTE.length], width: 2, spanGaps: false, points: { show: true, size: 4 }, value: (_u, v) => v == null ? '—' : `${Math.round(v)} ms` }))
   return html`<div class="charts">
     <figure>
       <figcaption>Rotations per minute, last hour</figcaption>
@@ -98,7 +121,9 @@ export function PoolPage ({ id, session }) {
   const activity = useLive([`/api/pools/${id}/activity?minutes=60`], (type, data) => data.pool_id === id && type !== 'admin')
   const admin = session.scope === 'admin'
   const client = admin || session.scope === 'client'
-  return html`<${Loaded} result=${pool}>${([status, next, history]) => {
+  const gone = html`<section aria-labelledby="pool-title"><p class="crumbs"><a href="#/">Pools</a> /</p>
+    <h1 id="pool-title">Pool ${id}</h1><p class="error" role="alert">${pool.error?.message}: it was deleted, or never existed. <a href="#/">Back to the pools</a>.</p></section>`
+  return html`<${Loaded} result=${pool} gone=${gone}>${([status, next, history]) => {
     const alerts = poolAlerts(status, now)
     const current = status.current_provider
     return html`<section aria-labelledby="pool-title">

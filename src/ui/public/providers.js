@@ -7,7 +7,9 @@ import { useLive, useNow } from './live.js'
 import { ago, dateTime, duration, html, secondsUntil, useEffect } from './ui.js'
 
 function Refusals ({ provider, admin, now }) {
-  const refusals = useLive([`/api/providers/${provider.provider_id}/refusals`], (type) => type === 'admin' || type === 'refusal')
+  // One request per provider: asked again on a refusal or admin event (at most twice a second)
+  // and every minute; the time left until each is forgotten counts down in the page.
+  const refusals = useLive([`/api/providers/${provider.provider_id}/refusals`], (type) => type === 'admin' || type === 'refusal', { refreshMs: 60_000 })
   return html`<${Loaded} result=${refusals}>${([list]) => list.refusals.length === 0
     ? html`<p class="muted">Refuses nothing.</p>`
     : html`<ul class="refusals">${list.refusals.map((refusal) => html`<li key=${refusal.resource} data-resource=${refusal.resource}>
@@ -29,7 +31,7 @@ function ProviderCard ({ provider, admin, now, focused }) {
   return html`<article class=${`card${focused ? ' card-focus' : ''}`} id=${`provider-${provider.provider_id}`} data-provider=${provider.provider_id} aria-labelledby=${`provider-title-${provider.provider_id}`} tabindex=${focused ? '-1' : undefined}>
     <header class="card-head">
       <h2 id=${`provider-title-${provider.provider_id}`}>${provider.name}</h2>
-      ${provider.category === null ? null : html`<span class="tag">${provider.category}</span>`}
+      ${provider.category === null ? null : html`<span class="tag" title=${provider.category}>${provider.category}</span>`}
     </header>
     <dl class="facts">
       <div><dt>Base URL</dt><dd class="url">${provider.base_url ?? html`<span class="muted">none (not proxied)</span>`}</dd></div>

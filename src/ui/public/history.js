@@ -1,0 +1,23 @@
+// Why: what a history record stands for, as the page reads it. The service's rule
+// (src/rules/history-kind.ts) reads provider ids; the history API gives names, so
+// this is the same rule on what the page has, and a test holds the two together.
+// Clients choose a rotation's `reason` freely, so a reason alone never makes a
+// record a health change: only the service writes notes starting "Provider " or
+// "Failover from failed provider ".
+
+const FAILOVER_NOTES = 'Failover from failed provider '
+const PROVIDER_NOTES = 'Provider '
+
+/**
+ * rotation, failover (another provider chosen), failover_failed (none was),
+ * cooldown (a member started cooling down) or recovered.
+ */
+export function recordKind (record) {
+  const notes = record.notes ?? ''
+  if (record.to_provider !== null) {
+    if (record.reason === 'recovered' && record.from_provider === null && notes.startsWith(PROVIDER_NOTES)) return 'recovered'
+    return notes.startsWith(FAILOVER_NOTES) ? 'failover' : 'rotation'
+  }
+  if (record.reason.startsWith('cooldown:') && notes.startsWith(PROVIDER_NOTES) && notes.includes(' cooling down until ')) return 'cooldown'
+  return 'failover_failed'
+}
