@@ -476,7 +476,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A server-sent event stream of rotations, failovers, health changes and admin changes */
+        /** A server-sent event stream of rotations, failovers, health changes, refusals learned, quota windows used up and admin changes */
         get: operations["getEvents"];
         put?: never;
         post?: never;
@@ -6779,7 +6779,7 @@ export interface operations {
             query?: {
                 /** @description only the events of this pool */
                 pool_id?: number;
-                /** @description comma-separated: rotation, failover, health, admin */
+                /** @description comma-separated: rotation, failover, health, refusal, quota, admin */
                 type?: string;
                 /** @description resume after this event (as the Last-Event-ID header does) */
                 last_event_id?: string;
@@ -6790,7 +6790,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/event-stream: `id`, `event` (rotation, failover, health, admin) and `data` (JSON) per event */
+            /** @description text/event-stream: `id`, `event` (rotation, failover, health, refusal, quota, admin) and `data` (JSON) per event */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -9,9 +9,10 @@
  * client never slows the service or grows its memory.
  */
 import type { WorkRunner } from '../db/work.js'
+import { COOLDOWN_PREFIX, historyKind, REFUSAL_PREFIX } from '../rules/history-kind.js'
 import { auditAfter, historyAfter, newestIds, type AuditEventRow, type HistoryEventRow } from './event.repository.js'
 
-export const EVENT_TYPES = ['rotation', 'failover', 'health', 'admin'] as const
+export const EVENT_TYPES = ['rotation', 'failover', 'health', 'refusal', 'quota', 'admin'] as const
 export type EventType = typeof EVENT_TYPES[number]
 
 /** One event as the stream sends it. */
@@ -45,22 +46,31 @@ const MAX_REPLAY = 10_000
 /** History ids looked back at each poll: a PostgreSQL transaction may commit after a later id is seen. */
 const LOOKBACK = 100
 
-/** The event a history record stands for. */
+/**
+ * The event a history record stands for (its kind by rules/history-kind.ts). A
+ * cooldown's `until` is when the member turns probing: that is the passage of time,
+ * not a write, so it is no event of its own, and a client shows it from `until`.
+ */
 export function historyEvent (row: HistoryEventRow, cursor: Cursor): ServiceEvent {
   const id = `${cursor.history}-${cursor.audit}`
   const base = { pool_id: row.pool_id, timestamp: row.timestamp, notes: row.notes }
-  if (row.reason.startsWith('cooldown:')) {
-    return { id, type: 'health', pool_id: row.pool_id, data: { ...base, change: 'cooldown_started', cause: row.reason.slice('cooldown:'.length), provider_id: row.from_provider_id, provider: row.from_name } }
-  }
-  if (row.reason === 'recovered') {
-    return { id, type: 'health', pool_id: row.pool_id, data: { ...base, change: 'recovered', provider_id: row.to_provider_id, provider: row.to_name } }
-  }
-  const failover = row.success === 0 || (row.notes ?? '').startsWith('Failover')
-  return {
-    id,
-    type: failover ? 'failover' : 'rotation',
-    pool_id: row.pool_id,
-    data: { ...base, reason: row.reason, success: row.success === 1, from_provider_id: row.from_provider_id, from: row.from_name, to_provider_id: row.to_provider_id, to: row.to_name }
+  const about = { provider_id: row.from_provider_id, provider: row.from_name, until: row.until }
+  const event = (type: EventType, data: Record<string, unknown>): ServiceEvent => ({ id, type, pool_id: row.pool_id, data: { ...base, ...data } })
+  const kind = historyKind(row)
+  switch (kind) {
+    case 'cooldown':
+      return event('health', { change: 'cooldown_started', cause: row.reason.slice(COOLDOWN_PREFIX.length), ...about })
+    case 'recovered':
+      return event('health', { change: 'recovered', provider_id: row.to_provider_id, provider: row.to_name })
+    case 'refusal':
+      return event('refusal', { change: 'learned', resource: row.reason.slice(REFUSAL_PREFIX.length), ...about })
+    case 'quota':
+      return event('quota', { change: 'exhausted', ...about })
+    default:
+      // A failover that found no alternative is a failover too (`success: false`, `to` null).
+      return event(kind === 'rotation' ? 'rotation' : 'failover', {
+        reason: row.reason, success: row.success === 1, from_provider_id: row.from_provider_id, from: row.from_name, to_provider_id: row.to_provider_id, to: row.to_name
+      })
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * Where events are read from: the rotation history (rotations, failovers,
- * cooldowns started, members recovered) and the audit trail (admin changes), by
+ * cooldowns started, members recovered, refusals learned, quota windows used up)
+ * and the audit trail (admin changes), by
  * id, which is how every process sees every other's events and how a client
  * resumes after a disconnect (Last-Event-ID).
  */
@@ -19,6 +20,7 @@ export interface HistoryEventRow {
   success: number
   notes: string | null
   timestamp: string
+  until: string | null
 }
 
 /** An audit record. */
@@ -35,7 +37,7 @@ export function * historyAfter (db: Db, after: number, limit: number): Work<Hist
   return yield * all(db.selectFrom('rotation_history as h')
     .leftJoin('providers as f', 'f.id', 'h.from_provider_id')
     .leftJoin('providers as t', 't.id', 'h.to_provider_id')
-    .select(['h.id', 'h.pool_id', 'h.from_provider_id', 'h.to_provider_id', 'f.name as from_name', 't.name as to_name', 'h.reason', 'h.success', 'h.notes', 'h.timestamp'])
+    .select(['h.id', 'h.pool_id', 'h.from_provider_id', 'h.to_provider_id', 'f.name as from_name', 't.name as to_name', 'h.reason', 'h.success', 'h.notes', 'h.timestamp', 'h.until'])
     .where('h.id', '>', after)
     .orderBy('h.id')
     .limit(limit))

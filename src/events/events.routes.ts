@@ -1,7 +1,7 @@
 /**
  * `GET /api/events`: a server-sent event stream of what happens — rotations,
- * failovers, health changes (cooldowns started, members recovered) and admin
- * changes — filtered by `?pool_id=` and `?type=`, resumable with Last-Event-ID
+ * failovers, health changes (cooldowns started, members recovered), refusals
+ * learned, quota windows used up and admin changes — filtered by `?pool_id=` and `?type=`, resumable with Last-Event-ID
  * (or `?last_event_id=`), with a heartbeat comment every EVENTS_HEARTBEAT_MS.
  * `read` scope; at most EVENTS_MAX_CLIENTS streams at once (503 beyond).
  */
@@ -31,10 +31,10 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ hub: EventHub, maxClients:
   app.get('/api/events', {
     schema: {
       tags: ['events'],
-      summary: 'A server-sent event stream of rotations, failovers, health changes and admin changes',
+      summary: 'A server-sent event stream of rotations, failovers, health changes, refusals learned, quota windows used up and admin changes',
       querystring: EventsQuery,
       produces: ['text/event-stream'],
-      response: { 200: Type.String({ description: 'text/event-stream: `id`, `event` (rotation, failover, health, admin) and `data` (JSON) per event' }), 503: ErrorBody }
+      response: { 200: Type.String({ description: `text/event-stream: \`id\`, \`event\` (${EVENT_TYPES.join(', ')}) and \`data\` (JSON) per event` }), 503: ErrorBody }
     },
     config: { failure: 'Failed to open the event stream' }
   }, async (request, reply) => {

@@ -8,9 +8,10 @@ import assert from 'node:assert/strict'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, afterEach, it } from 'node:test'
-import { poolWithMembers } from '../../test/fixtures.js'
+import { addMember, createPool, createProvider, poolWithMembers } from '../../test/fixtures.js'
 import { buildTestApp, describeOn, dialects, postgres, sharedDatabase, type TestApp } from '../../test/helpers.js'
 import { http, startServer } from '../../test/server-process.js'
+import { upstream, type Upstream } from '../../test/upstreams.js'
 import { createEventHub } from './event-hub.js'
 
 interface Received { id: string | undefined, event: string, data: any }
@@ -70,8 +71,9 @@ for (const dialect of dialects) {
     let t: TestApp
     let base: string
     const streams: Stream[] = []
-    async function start (env: Record<string, string> = {}) {
-      t = await buildTestApp(dialect, { healthCheckTimer: false }, env)
+    const upstreams: Upstream[] = []
+    async function start (env: Record<string, string> = {}, now?: () => Date) {
+      t = await buildTestApp(dialect, { healthCheckTimer: false, ...(now === undefined ? {} : { now }) }, env)
       await t.app.listen({ host: '127.0.0.1', port: 0 })
       base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
     }
@@ -83,6 +85,7 @@ for (const dialect of dialects) {
     afterEach(async () => {
       for (const s of streams.splice(0)) s.close()
       await t.close()
+      for (const u of upstreams.splice(0)) await u.close()
     })
 
     it('streams rotations, failovers, health changes and admin changes, each with its id, filtered by pool and type', async () => {
@@ -133,6 +136,101 @@ for (const dialect of dialects) {
       const bad = await t.request({ method: 'GET', url: '/api/events', headers: { 'last-event-id': 'yesterday' } })
       assert.equal(bad.status, 422)
       assert.deepEqual(bad.body.detail[0].loc, ['header', 'last-event-id'])
+    })
+
+    it('streams a refusal learned once per provider and resource, in every pool of the provider; its clearing as an admin event', async () => {
+      await start()
+      // 'x' refuses /despesas (slowly: two requests get its 403 before either learns it).
+      const x = await upstream((req, res) => { setTimeout(() => { res.writeHead(req.url === '/despesas' ? 403 : 200).end('{}') }, 100) })
+      const y = await upstream((_req, res) => { res.writeHead(200).end('{}') })
+      upstreams.push(x, y)
+      const xId = await createProvider(t, 'x', { base_url: x.url })
+      const yId = await createProvider(t, 'y', { base_url: y.url })
+      const both = await createPool(t, 'both')
+      const alone = await createPool(t, 'alone')
+      await addMember(t, both, xId)
+      await addMember(t, both, yId)
+      await addMember(t, alone, xId)
+      const refusals = await stream('?type=refusal')
+      const admin = await stream('?type=admin')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const refused = await Promise.all([1, 2].map(async () => await t.request({ method: 'GET', url: `/api/pools/${alone}/proxy/despesas` })))
+      assert.deepEqual(refused.map((r) => r.status), [502, 502])
+      assert.equal(x.seen.length, 2, 'both requests asked x')
+      const served = await t.request({ method: 'GET', url: `/api/pools/${both}/proxy/despesas` })
+      assert.deepEqual([served.status, served.headers['x-sourcepool-provider']], [200, 'y'])
+      const events = await refusals.waitFor(2)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      assert.equal(refusals.events.length, 2, JSON.stringify(refusals.events))
+      assert.deepEqual(events.map((e) => e.event), ['refusal', 'refusal'])
+      assert.deepEqual(events.map((e) => e.data.pool_id).sort(), [both, alone].sort())
+      const stored = (await t.request({ method: 'GET', url: `/api/providers/${xId}/refusals` })).body.refusals[0]
+      for (const event of events) {
+        assert.deepEqual([event.data.change, event.data.resource, event.data.provider, event.data.provider_id], ['learned', '/despesas', 'x', xId])
+        // When it ends as learned: the second 403 renewed it (no event), a few milliseconds later.
+        const renewedBy = Date.parse(stored.expires_at) - Date.parse(event.data.until)
+        assert.ok(renewedBy >= 0 && renewedBy < 1000, `${event.data.until as string} / ${stored.expires_at as string}`)
+      }
+      // Not a rotation: the charts count none.
+      for (const poolId of [both, alone]) {
+        assert.deepEqual((await t.request({ method: 'GET', url: `/api/pools/${poolId}/activity?minutes=1` })).body.rotations, [0])
+      }
+      assert.equal((await t.request({ method: 'DELETE', url: `/api/providers/${xId}/refusals/despesas` })).status, 200)
+      const [cleared] = (await admin.waitFor(1)).filter((e) => e.data.action === 'provider.refusal.clear')
+      assert.deepEqual([cleared?.event, cleared?.data.target], ['admin', `provider:${xId}`])
+    })
+
+    it('streams a quota window used up once per window, through rotations and through the proxy', async () => {
+      // A clock of its own: the hour's window cannot turn while the test runs.
+      await start({}, () => new Date('2026-11-23T22:41:10.000Z'))
+      const ok = await upstream((_req, res) => { res.writeHead(200).end('{}') })
+      upstreams.push(ok)
+      // Through the API: the second rotation takes the last use of 'm', which serves two pools.
+      const m = await createProvider(t, 'm', { base_url: ok.url, rate_limit: { requests: 2, per: 'hour' } })
+      const rotated = await createPool(t, 'rotated')
+      const other = await createPool(t, 'other')
+      await addMember(t, rotated, m)
+      await addMember(t, other, m)
+      // Through the proxy: 'n' allows three requests an hour.
+      const n = await createProvider(t, 'n', { base_url: ok.url, rate_limit: { requests: 3, per: 'hour' } })
+      const proxied = await createPool(t, 'proxied')
+      await addMember(t, proxied, n)
+      const quotas = await stream('?type=quota,refusal')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      for (let i = 0; i < 2; i++) assert.equal((await t.request({ method: 'POST', url: `/api/pools/${rotated}/rotate`, payload: {} })).status, 200)
+      assert.equal((await t.request({ method: 'POST', url: `/api/pools/${rotated}/rotate`, payload: {} })).status, 404)
+      assert.deepEqual((await quotas.waitFor(2)).map((e) => e.data.provider), ['m', 'm'], 'recorded by the rotation that took the last use')
+      // The proxy finds the same window used up: recorded already, by whichever process found it first.
+      assert.equal((await t.request({ method: 'GET', url: `/api/pools/${other}/proxy/data` })).status, 503)
+      const statuses: number[] = []
+      for (let i = 0; i < 5; i++) {
+        statuses.push((await t.request({ method: 'GET', url: `/api/pools/${proxied}/proxy/data` })).status)
+        await t.app.runtime.flush()
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 503, 503])
+      const events = await quotas.waitFor(3)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      assert.equal(quotas.events.length, 3, JSON.stringify(quotas.events))
+      const resetsAt = '2026-11-23T23:00:00.000Z'
+      assert.deepEqual(events.map((e) => [e.event, e.data.change, e.data.pool_id, e.data.provider, e.data.until]).sort(), [
+        ['quota', 'exhausted', rotated, 'm', resetsAt],
+        ['quota', 'exhausted', other, 'm', resetsAt],
+        ['quota', 'exhausted', proxied, 'n', resetsAt]
+      ].sort())
+      assert.match(events[0]?.data.notes, /used up its quota of \d per hour/)
+      // Not rotations: the rotated pool counts its one rotation (the second stayed on 'm').
+      assert.deepEqual((await t.request({ method: 'GET', url: `/api/pools/${rotated}/activity?minutes=1` })).body.rotations, [1])
+    })
+
+    it("carries a started cooldown's end as `until`, from which a client shows probing", async () => {
+      await start()
+      const { poolId, providers } = await poolWithMembers(t, 'p', ['a', 'b'], { failure_threshold: 1 })
+      const health = await stream('?type=health')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const reported = await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers.a, success: false, error: 'boom' } })
+      assert.equal(reported.body.health, 'cooling_down')
+      const [event] = await health.waitFor(1)
+      assert.deepEqual([event?.data.change, event?.data.cause, event?.data.provider, event?.data.until], ['cooldown_started', 'consecutive_failures', 'p-a', reported.body.cooldown_until])
     })
 
     it('sends heartbeats, and refuses streams past EVENTS_MAX_CLIENTS', async () => {

@@ -8,6 +8,9 @@ import type { ExpressionBuilder, Insertable, Selectable } from 'kysely'
 import { prepared } from '../db/prepared.js'
 import type { Database, Db, RotationHistoryTable } from '../db/types.js'
 import { all, execute, first, type Work } from '../db/work.js'
+import { claimQuotaExhaustion } from '../providers/provider.repository.js'
+import type { ServiceRecord } from '../rules/history-kind.js'
+import { listPoolsOfProviders } from './member.repository.js'
 
 /** A history record as read back. */
 export type HistoryRow = Pick<Selectable<RotationHistoryTable>,
@@ -29,6 +32,36 @@ const insertHistoryRow = prepared((db, row: Omit<NewHistory, 'id'>) => db.insert
 /** Appends one history record. */
 export function * insertHistory (db: Db, row: Omit<NewHistory, 'id'>): Work<void> {
   yield * execute(insertHistoryRow(db, row))
+}
+
+/** A provider's quota window found used up: its start, and the record to write in each pool it serves. */
+export interface QuotaExhaustion {
+  readonly providerId: number
+  readonly windowStart: string
+  readonly record: ServiceRecord
+}
+
+/**
+ * Records each quota window used up in every pool of `lockedPools` its provider
+ * serves, once per window however many transactions and processes find it (the
+ * provider's row is claimed: claimQuotaExhaustion). The caller has locked the pools
+ * of these providers first (touchPoolsOfProviders), so the providers' rows are
+ * locked after their pools, as everywhere. Answers the pools written to.
+ */
+export function * recordQuotaExhaustions (db: Db, found: readonly QuotaExhaustion[], lockedPools: readonly number[], at: string): Work<number[]> {
+  if (found.length === 0) return []
+  const locked = new Set(lockedPools)
+  const memberships = yield * listPoolsOfProviders(db, [...new Set(found.map((f) => f.providerId))])
+  const written: number[] = []
+  for (const f of [...found].sort((a, b) => a.providerId - b.providerId)) {
+    if (!(yield * claimQuotaExhaustion(db, f.providerId, f.windowStart))) continue
+    for (const m of memberships) {
+      if (m.provider_id !== f.providerId || !locked.has(m.pool_id)) continue
+      yield * insertHistory(db, { pool_id: m.pool_id, ...f.record, timestamp: at })
+      written.push(m.pool_id)
+    }
+  }
+  return written
 }
 
 /**

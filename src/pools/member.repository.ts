@@ -117,6 +117,13 @@ export function * deleteMember (db: Db, poolId: number, providerId: number): Wor
     .returningAll())
 }
 
+/** The pools each of `providerIds` is a member of, by pool. */
+export function * listPoolsOfProviders (db: Db, providerIds: readonly number[]): Work<Array<{ pool_id: number, provider_id: number }>> {
+  if (providerIds.length === 0) return []
+  return yield * all(db.selectFrom('pool_members').select(['pool_id', 'provider_id'])
+    .where('provider_id', 'in', providerIds).orderBy('pool_id').orderBy('provider_id'))
+}
+
 /** The cooldown end of every member (for counting members by health). */
 export function * listCooldowns (db: Db): Work<Array<Pick<MemberRow, 'cooldown_until'>>> {
   return yield * all(db.selectFrom('pool_members').select('cooldown_until'))

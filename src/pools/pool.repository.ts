@@ -54,6 +54,11 @@ const selectPoolForRotation = prepared((db, p: { id: number }) =>
       'failure_threshold', 'cooldown_seconds', 'max_cooldown_seconds', 'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds'])
     .where('id', '=', p.id)))
 
+/** Locks the pool's row until the transaction ends (as a rotation does); false when there is no such pool. */
+export function * lockPool (db: Db, id: number): Work<boolean> {
+  return (yield * first(lockRows(db, db.selectFrom('pools').select('id').where('id', '=', id)))) !== undefined
+}
+
 /** Applies `changes`; returns the new row, or undefined when there is no such pool. */
 export function * updatePool (db: Db, id: number, changes: Updateable<PoolTable>): Work<PoolRow | undefined> {
   return yield * first(db.updateTable('pools').set(changes).where('id', '=', id).returningAll())

@@ -53,15 +53,28 @@ const takeQuota = prepared((db, p: { id: number, windowStart: string, limit: num
     eb('quota_window_start', '<>', p.windowStart),
     eb('quota_used', '<', p.limit)
   ]))
-  .returning('id'))
+  .returning('quota_used'))
 
 /**
  * Counts one use against the provider's quota in the window starting at
- * `windowStart`; false when that window is used up. One conditional UPDATE, so
- * processes sharing a database never hand out more than `limit`.
+ * `windowStart`; answers the window's uses counted now, or undefined when it was
+ * used up. One conditional UPDATE, so processes sharing a database never hand out
+ * more than `limit`.
  */
-export function * consumeQuota (db: Db, id: number, windowStart: string, limit: number): Work<boolean> {
-  return (yield * first(takeQuota(db, { id, windowStart, limit }))) !== undefined
+export function * consumeQuota (db: Db, id: number, windowStart: string, limit: number): Work<number | undefined> {
+  return (yield * first(takeQuota(db, { id, windowStart, limit })))?.quota_used
+}
+
+/**
+ * Claims the recording of the provider's quota window (by its start) as used up:
+ * true for the first transaction to ask in that window, across processes; false
+ * after (or when the provider is gone).
+ */
+export function * claimQuotaExhaustion (db: Db, id: number, windowStart: string): Work<boolean> {
+  return (yield * first(db.updateTable('providers').set({ quota_exhausted_window: windowStart })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('quota_exhausted_window', 'is', null), eb('quota_exhausted_window', '<>', windowStart)]))
+    .returning('id'))) !== undefined
 }
 
 /**

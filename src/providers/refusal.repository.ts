@@ -15,12 +15,14 @@ export type RefusalRow = Selectable<ProviderRefusalTable>
  * keeping at most `max` of its refusals: when a new one would exceed that, the
  * provider's expired refusals are deleted first, then those that expire soonest.
  * The provider's row is locked first, so concurrent records count one after the
- * other. False (nothing recorded) when the provider no longer exists.
+ * other. Answers `learned` when no refusal of the resource was in force at `at`
+ * (the first to record it, of every process), `renewed` when one was, `gone` (nothing
+ * recorded) when the provider no longer exists.
  */
-export function * recordRefusal (db: Db, providerId: number, resource: string, at: string, expiresAt: string, max: number): Work<boolean> {
+export function * recordRefusal (db: Db, providerId: number, resource: string, at: string, expiresAt: string, max: number): Work<'learned' | 'renewed' | 'gone'> {
   const provider = yield * first(lockRows(db, db.selectFrom('providers').select('id').where('id', '=', providerId)))
-  if (provider === undefined) return false
-  const known = yield * first(db.selectFrom('provider_refusals').select('resource').where('provider_id', '=', providerId).where('resource', '=', resource))
+  if (provider === undefined) return 'gone'
+  const known = yield * first(db.selectFrom('provider_refusals').select(['resource', 'expires_at']).where('provider_id', '=', providerId).where('resource', '=', resource))
   if (known === undefined) {
     const counted = yield * first(db.selectFrom('provider_refusals').select((eb) => eb.fn.countAll().as('n')).where('provider_id', '=', providerId))
     let count = Number(counted?.n ?? 0)
@@ -35,7 +37,7 @@ export function * recordRefusal (db: Db, providerId: number, resource: string, a
   yield * execute(db.insertInto('provider_refusals')
     .values({ provider_id: providerId, resource, first_seen: at, last_seen: at, expires_at: expiresAt })
     .onConflict((oc) => oc.columns(['provider_id', 'resource']).doUpdateSet({ last_seen: at, expires_at: expiresAt })))
-  return true
+  return known !== undefined && known.expires_at > at ? 'renewed' : 'learned'
 }
 
 /** Deletes every refusal (of any provider) expired at `at`. */

@@ -13,10 +13,10 @@ import { NotFoundError } from '../errors.js'
 import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { listMembers, markMemberUsed, updateMemberHealth, type MemberWithName } from '../pools/member.repository.js'
 import { findPoolForRotation, recordPoolRotation, touchPool, type RotationPoolRow } from '../pools/pool.repository.js'
-import { consumeQuota, touchPoolsOfProvider } from '../providers/provider.repository.js'
+import { consumeQuota, touchPoolsOfProviders } from '../providers/provider.repository.js'
 import { applyOutcome, healthAt, healthChangeRecord } from '../rules/health.js'
-import { failoverNotes, noAlternativeNotes } from '../rules/history-kind.js'
-import { insertHistory, listHistory } from '../pools/history.repository.js'
+import { failoverNotes, noAlternativeNotes, quotaRecord } from '../rules/history-kind.js'
+import { insertHistory, listHistory, recordQuotaExhaustions, type QuotaExhaustion } from '../pools/history.repository.js'
 import { toHistoryRecords } from '../pools/history.mapper.js'
 import type { HistoryRecordValue } from '../pools/pool.schemas.js'
 import { planRotation } from '../rules/plan-rotation.js'
@@ -60,15 +60,26 @@ export function createRotationService ({
    * changed in a transaction of their own after the rotation commits. Inside it, the
    * other pools' rows would be locked after this pool's, and two rotations of two
    * pools sharing a metered provider would wait for each other (a deadlock on PostgreSQL).
+   * A quota window the rotation found used up goes into the history of those pools
+   * in the same transaction (once per window, whoever finds it).
    */
-  async function touchMetered (member: MemberWithName | undefined): Promise<void> {
-    if (member === undefined || member.rate_limit_requests === null) return
-    await database.transact((db) => touchPoolsOfProvider(db, member.provider_id))
-    changes.provider(member.provider_id)
+  async function touchMetered (member: MemberWithName | undefined, exhausted: readonly QuotaExhaustion[]): Promise<void> {
+    const providers = new Set(exhausted.map((e) => e.providerId))
+    if (member !== undefined && member.rate_limit_requests !== null) providers.add(member.provider_id)
+    if (providers.size === 0) return
+    await database.transact(function * (db) {
+      const pools = yield * touchPoolsOfProviders(db, [...providers])
+      yield * recordQuotaExhaustions(db, exhausted, pools, now().toISOString())
+    })
+    for (const id of providers) changes.provider(id)
   }
 
+  /**
+   * Plans and records one rotation; quota windows found used up (the chosen one's last
+   * use taken, or one another process used up first) are added to `exhausted`.
+   */
   function * rotateWithin (
-    db: Db, pool: RotationPoolRow, members: MemberWithName[], at: Date,
+    db: Db, pool: RotationPoolRow, members: MemberWithName[], at: Date, exhausted: QuotaExhaustion[],
     exclude: ReadonlySet<number> = new Set(), refusals: ReadonlyMap<number, string> = new Map(), key?: string
   ): Work<{ chosen: { member: MemberWithName, degraded: boolean } | undefined, retryAfterMs: number | null }> {
     const left = new Set(exclude)
@@ -78,9 +89,16 @@ export function createRotationService ({
       const chosen = plan.chosen
       if (chosen === undefined) return { chosen: undefined, retryAfterMs: plan.retryAfterMs }
       const quota = chosen.quota
-      if (quota !== null && !(yield * consumeQuota(db, chosen.member.provider_id, quota.window_start, quota.limit))) {
-        left.add(chosen.member.provider_id)
-        continue
+      if (quota !== null) {
+        const used = yield * consumeQuota(db, chosen.member.provider_id, quota.window_start, quota.limit)
+        if (used === undefined || used >= quota.limit) {
+          const { provider_id: providerId, rate_limit_per: per } = chosen.member
+          exhausted.push({ providerId, windowStart: quota.window_start, record: quotaRecord(providerId, quota.limit, per ?? '?', quota.resets_at) })
+        }
+        if (used === undefined) {
+          left.add(chosen.member.provider_id)
+          continue
+        }
       }
       const iso = at.toISOString()
       yield * markMemberUsed(db, chosen.member.id, iso)
@@ -93,14 +111,16 @@ export function createRotationService ({
     /** Moves the pool to its next available provider by its strategy. */
     async rotate (poolId: number, reason: string, key?: string): Promise<Rotation> {
       let served: MemberWithName | undefined
+      const exhausted: QuotaExhaustion[] = []
       const rotation = await database.transact(function * (db): Work<Rotation> {
         served = undefined
+        exhausted.length = 0
         const pool = yield * findPoolForRotation(db, poolId)
         if (pool === undefined || pool.enabled === 0) throw noneAvailable(poolId)
         const members = yield * listMembers(db, poolId)
         // Read the clock inside the lock, so history timestamps follow commit order.
         const at = now()
-        const { chosen } = yield * rotateWithin(db, pool, members, at, new Set(), new Map(), key)
+        const { chosen } = yield * rotateWithin(db, pool, members, at, exhausted, new Set(), new Map(), key)
         if (chosen === undefined) throw noneAvailable(poolId)
         const { member, degraded } = chosen
         served = member
@@ -119,7 +139,7 @@ export function createRotationService ({
         return { providerId: member.provider_id, providerName: member.provider_name, timestamp: at.toISOString(), degraded }
       })
       changes.pool(poolId)
-      await touchMetered(served)
+      await touchMetered(served, exhausted)
       events.rotated(poolId, rotation.providerName)
       return rotation
     },
@@ -133,9 +153,11 @@ export function createRotationService ({
     async failover (poolId: number, failedProviderId: number, reason: string): Promise<Failover> {
       const cooldowns: string[] = []
       let served: MemberWithName | undefined
+      const exhausted: QuotaExhaustion[] = []
       const outcome = await database.transact(function * (db): Work<Failover | { failedProviderName: string | null } | undefined> {
         // A transaction run again (PostgreSQL, after a deadlock) starts from nothing.
         cooldowns.length = 0
+        exhausted.length = 0
         served = undefined
         const pool = yield * findPoolForRotation(db, poolId)
         if (pool === undefined) return undefined
@@ -149,7 +171,7 @@ export function createRotationService ({
         if (cooldownStarted !== null) cooldowns.push(cooldownStarted)
         const record = healthChangeRecord(failedProviderId, healthAt(failed, at), state, cooldownStarted, `failover: ${reason}`)
         if (record !== null) yield * insertHistory(db, { pool_id: poolId, ...record, timestamp: at.toISOString() })
-        const chosen = pool.enabled === 1 ? (yield * rotateWithin(db, pool, members, at, new Set([failedProviderId]))).chosen : undefined
+        const chosen = pool.enabled === 1 ? (yield * rotateWithin(db, pool, members, at, exhausted, new Set([failedProviderId]))).chosen : undefined
         served = chosen?.member
         yield * insertHistory(db, {
           pool_id: poolId,
@@ -172,7 +194,7 @@ export function createRotationService ({
         }
       })
       if (outcome !== undefined) changes.pool(poolId)
-      await touchMetered(served)
+      await touchMetered(served, exhausted)
       for (const cooldown of cooldowns) events.cooldownStarted(cooldown)
       if (outcome !== undefined) events.failedOver(poolId, outcome.failedProviderName)
       if (outcome === undefined || !('providerId' in outcome)) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { healthChangeRecord } from './health.js'
-import { cooldownNotes, failoverNotes, historyKind, isRotation, noAlternativeNotes, type HistoryFields } from './history-kind.js'
+import { cooldownNotes, failoverNotes, historyKind, isRotation, noAlternativeNotes, quotaRecord, refusalRecord, type HistoryFields } from './history-kind.js'
 
 const record = (over: Partial<HistoryFields>): HistoryFields => ({ from_provider_id: 1, to_provider_id: 2, reason: 'manual', notes: null, ...over })
 
@@ -10,7 +10,7 @@ describe('historyKind', () => {
     assert.equal(historyKind(record({ from_provider_id: null })), 'rotation')
     assert.equal(historyKind(record({ reason: 'scheduled', notes: 'degraded: every eligible member was cooling down' })), 'rotation')
     // Clients choose reasons: none of these makes a rotation a health change.
-    for (const reason of ['recovered', 'cooldown:consecutive_failures']) {
+    for (const reason of ['recovered', 'cooldown:consecutive_failures', 'refusal:/x', 'quota_exhausted']) {
       assert.equal(historyKind(record({ reason })), 'rotation', reason)
       assert.equal(historyKind(record({ reason, from_provider_id: null })), 'rotation', reason)
     }
@@ -36,9 +36,16 @@ describe('historyKind', () => {
     assert.equal(historyKind(record({ from_provider_id: 4, to_provider_id: null, reason: 'cooldown:x', notes: cooldownNotes(3, 'x') })), 'failover_failed')
   })
 
+  it('knows refusals learned and quota windows used up', () => {
+    const refusal = refusalRecord(5, '/despesas', '2026-01-01T01:00:00.000Z')
+    assert.deepEqual([historyKind(refusal), refusal.reason, refusal.until], ['refusal', 'refusal:/despesas', '2026-01-01T01:00:00.000Z'])
+    const quota = quotaRecord(5, 100, 'hour', '2026-01-01T01:00:00.000Z')
+    assert.deepEqual([historyKind(quota), quota.reason, quota.until], ['quota', 'quota_exhausted', '2026-01-01T01:00:00.000Z'])
+  })
+
   it('counts rotations and failovers as rotations, nothing else', () => {
     assert.deepEqual(
-      (['rotation', 'failover', 'failover_failed', 'cooldown', 'recovered'] as const).filter(isRotation),
+      (['rotation', 'failover', 'failover_failed', 'cooldown', 'recovered', 'refusal', 'quota'] as const).filter(isRotation),
       ['rotation', 'failover']
     )
   })

@@ -1,7 +1,8 @@
 /**
  * What a rotation history record stands for, read from its stored fields alone, and
- * the notes of the records the service writes (cooldowns, recoveries, failovers). One
- * rule for everything that reads the history by kind: the per-minute activity counts.
+ * the records the service writes about a provider (cooldowns, recoveries, refusals,
+ * quota windows used up, failovers). One rule for everything that reads the history
+ * by kind: the event stream and the per-minute activity counts.
  *
  * Clients choose the `reason` of their rotations and failovers (any text), so a
  * reason alone never makes a record a health change: the service's own records are
@@ -16,12 +17,16 @@ export type HistoryKind =
   | 'rotation'
   /** A failover that chose another provider: through the API or inside a proxied request. */
   | 'failover'
-  /** A failover that found no alternative: nothing was chosen (and any other record naming no provider chosen). */
+  /** A failover that found no alternative: nothing was chosen (also any record choosing none that is none of the others). */
   | 'failover_failed'
   /** A member started cooling down (`cooldown:<cause>`). */
   | 'cooldown'
   /** A member that was cooling down or probing answered again. */
   | 'recovered'
+  /** A provider was found refusing a resource (`refusal:<resource>`). */
+  | 'refusal'
+  /** A provider used up its quota window. */
+  | 'quota'
 
 /** What the rule reads of a record. */
 export interface HistoryFields {
@@ -35,7 +40,7 @@ export interface HistoryFields {
 export interface ServiceRecord extends HistoryFields {
   readonly success: number
   readonly notes: string
-  /** When the state it records ends (a cooldown), or null. */
+  /** When the state it records ends (a cooldown, a refusal, a quota window), or null. */
   readonly until: string | null
 }
 
@@ -45,6 +50,8 @@ export const FAILOVER_NOTES = 'Failover from failed provider '
 export const PROVIDER_NOTES = 'Provider '
 export const RECOVERED = 'recovered'
 export const COOLDOWN_PREFIX = 'cooldown:'
+export const REFUSAL_PREFIX = 'refusal:'
+export const QUOTA_EXHAUSTED = 'quota_exhausted'
 
 /** The notes of a failover that chose another provider. */
 export function failoverNotes (failedProviderId: number, degraded: boolean): string {
@@ -61,6 +68,30 @@ export function cooldownNotes (providerId: number, until: string | null): string
   return `${PROVIDER_NOTES}${providerId} cooling down until ${until ?? '?'}`
 }
 
+/** The record of a provider found refusing `resource` (HTTP 403) until `until`, in one of its pools. */
+export function refusalRecord (providerId: number, resource: string, until: string): ServiceRecord {
+  return {
+    from_provider_id: providerId,
+    to_provider_id: null,
+    reason: `${REFUSAL_PREFIX}${resource}`,
+    success: 0,
+    notes: `${PROVIDER_NOTES}${providerId} refuses ${resource} (HTTP 403) until ${until}`,
+    until
+  }
+}
+
+/** The record of a provider whose quota window is used up until `resetsAt`, in one of its pools. */
+export function quotaRecord (providerId: number, limit: number, per: string, resetsAt: string): ServiceRecord {
+  return {
+    from_provider_id: providerId,
+    to_provider_id: null,
+    reason: QUOTA_EXHAUSTED,
+    success: 0,
+    notes: `${PROVIDER_NOTES}${providerId} used up its quota of ${limit} per ${per} until ${resetsAt}`,
+    until: resetsAt
+  }
+}
+
 /** True when `notes` open as the service's record about `providerId` saying `what`. */
 function about (notes: string | null, providerId: number | null, what: string): boolean {
   return providerId !== null && notes !== null && notes.startsWith(`${PROVIDER_NOTES}${providerId} ${what}`)
@@ -74,6 +105,8 @@ export function historyKind (record: HistoryFields): HistoryKind {
     return (notes ?? '').startsWith(FAILOVER_NOTES) ? 'failover' : 'rotation'
   }
   if (reason.startsWith(COOLDOWN_PREFIX) && about(notes, from, 'cooling down until ')) return 'cooldown'
+  if (reason.startsWith(REFUSAL_PREFIX) && about(notes, from, 'refuses ')) return 'refusal'
+  if (reason === QUOTA_EXHAUSTED && about(notes, from, 'used up its quota ')) return 'quota'
   return 'failover_failed'
 }
 

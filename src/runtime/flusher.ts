@@ -2,8 +2,9 @@
  * The write-behind flusher of the pool runtime: every interval (and at shutdown,
  * and before a read) it writes what proxied traffic did since the last flush in
  * ONE transaction — counters added, health merged, latencies per member and minute
- * (one batched upsert), pool counters, history events, refusals learned, unused
- * quota given back — and reads which pools other
+ * (one batched upsert), pool counters, history events, refusals learned (a refusal
+ * new to the database goes into the history of every pool its provider serves),
+ * unused quota given back — and reads which pools other
  * processes changed since (pools.change_seq), so their cooldowns and admin
  * changes reach this process within an interval. A crash loses at most what
  * was pending: one interval of proxy counters and outcomes.
@@ -14,10 +15,13 @@ import type { RotationHistoryTable } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import type { Db } from '../db/types.js'
 import { insertHistory } from '../pools/history.repository.js'
+import { listPoolsOfProviders } from '../pools/member.repository.js'
 import { addMemberMinutes } from '../pools/member-minutes.repository.js'
+import { lockPool } from '../pools/pool.repository.js'
 import { touchPoolsOfProviders } from '../providers/provider.repository.js'
 import { recordRefusal } from '../providers/refusal.repository.js'
 import type { MinuteSample } from '../rules/activity.js'
+import { refusalRecord } from '../rules/history-kind.js'
 import type { QuotaLeases, QuotaReturn } from './quota-leases.js'
 import { listChangeSeqs, returnQuota, writeMemberDelta, writePoolDelta, type HealthWrite } from './runtime.repository.js'
 
@@ -80,15 +84,32 @@ interface Deps {
 /**
  * One flush. Rows are locked in the order every API transaction locks them — pools
  * (by id), then providers, then members — so a flush never waits in a circle with
- * a rotation, a report or another process's flush.
+ * a rotation, a report or another process's flush. The pools a refusal may be
+ * recorded in (every pool its provider serves) are locked with the batch's own.
  */
 function * flushWork (db: Db, batch: Batch, returns: readonly QuotaReturn[], known: readonly number[], at: string, maxRefusals: number): Work<{ seqs: Map<number, number>, written: Map<number, number> }> {
   const written = new Map<number, number>()
-  for (const poolId of [...batch.pools.keys()].sort((a, b) => a - b)) {
-    const seq = yield * writePoolDelta(db, poolId, batch.pools.get(poolId) as PendingPool)
-    if (seq !== undefined) written.set(poolId, seq)
+  const memberships = yield * listPoolsOfProviders(db, [...new Set(batch.refusals.map((r) => r.providerId))])
+  const alive = new Set<number>()
+  for (const poolId of [...new Set([...batch.pools.keys(), ...memberships.map((m) => m.pool_id)])].sort((a, b) => a - b)) {
+    const delta = batch.pools.get(poolId)
+    if (delta === undefined) {
+      if (yield * lockPool(db, poolId)) alive.add(poolId)
+      continue
+    }
+    const seq = yield * writePoolDelta(db, poolId, delta)
+    if (seq !== undefined) {
+      written.set(poolId, seq)
+      alive.add(poolId)
+    }
   }
-  for (const r of batch.refusals) yield * recordRefusal(db, r.providerId, r.resource, r.at, r.expiresAt, maxRefusals)
+  for (const r of batch.refusals) {
+    // Recorded in the history once, by the write that finds no refusal in force (in any process).
+    if ((yield * recordRefusal(db, r.providerId, r.resource, r.at, r.expiresAt, maxRefusals)) !== 'learned') continue
+    for (const m of memberships) {
+      if (m.provider_id === r.providerId && alive.has(m.pool_id)) yield * insertHistory(db, { pool_id: m.pool_id, ...refusalRecord(r.providerId, r.resource, r.expiresAt), timestamp: r.at })
+    }
+  }
   for (const r of returns) yield * returnQuota(db, r.providerId, r.window, r.unused)
   const present = new Set<number>()
   for (const [memberId, d] of batch.members) {

@@ -11,11 +11,13 @@
 import type { ChangeFeed } from '../changes.js'
 import type { WorkRunner } from '../db/work.js'
 import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
+import { recordQuotaExhaustions } from '../pools/history.repository.js'
 import { listMembers, type MemberWithName } from '../pools/member.repository.js'
+import { touchPoolsOfProviders } from '../providers/provider.repository.js'
 import { MAX_RESOURCE_LENGTH } from '../providers/refusal.service.js'
 import { foldSample, mergeSamples } from '../rules/activity.js'
 import { applyOutcome, healthAt, healthChangeRecord, type Outcome } from '../rules/health.js'
-import { failoverNotes } from '../rules/history-kind.js'
+import { failoverNotes, quotaRecord } from '../rules/history-kind.js'
 import { planRotation } from '../rules/plan-rotation.js'
 import { parseRotationState, pruneRotationState, type RotationState } from '../rules/strategies.js'
 import { createFlusher, emptyBatch, isEmptyBatch, memberDeltaOf, poolDeltaOf, type Batch } from './flusher.js'
@@ -70,6 +72,15 @@ interface Deps {
 
 const NO_REFUSALS: ReadonlyMap<number, string> = new Map()
 
+/** A block of a provider's quota window to lease, and what a record of the window used up says. */
+interface QuotaBlock {
+  readonly window: string
+  readonly limit: number
+  readonly want: number
+  readonly per: string
+  readonly resetsAt: string
+}
+
 /** History events and refusals kept in memory while flushes fail. */
 const MAX_PENDING_EVENTS = 10_000
 
@@ -85,6 +96,8 @@ export function createPoolRuntime ({
   const inFlight = new Map<number, number>()
   const loading = new Map<number, Promise<PoolState | undefined>>()
   const leasing = new Map<number, Promise<void>>()
+  /** provider id → the quota window this process has seen recorded as used up (it asks the database once per window). */
+  const exhaustionNoted = new Map<number, string>()
   const leases = createQuotaLeases()
   let pending: Batch = emptyBatch()
   const flusher = createFlusher({
@@ -169,15 +182,34 @@ export function createPoolRuntime ({
     return await promise
   }
 
+  /**
+   * Records the provider's window as used up in the history of its pools (once per
+   * window across processes: recordQuotaExhaustions), its pools locked first and
+   * marked changed; a failure is logged (the quota itself is already counted).
+   */
+  async function recordExhausted (providerId: number, block: QuotaBlock): Promise<void> {
+    exhaustionNoted.set(providerId, block.window)
+    const record = quotaRecord(providerId, block.limit, block.per, block.resetsAt)
+    try {
+      await database.transact(function * (db) {
+        const pools = yield * touchPoolsOfProviders(db, [providerId])
+        yield * recordQuotaExhaustions(db, [{ providerId, windowStart: block.window, record }], pools, now().toISOString())
+      })
+    } catch (error) {
+      warn(error, 'recording a used-up quota window failed')
+    }
+  }
+
   /** Leases a block of the provider's window (one at a time per provider). */
-  async function lease (providerId: number, block: { window: string, limit: number, want: number }): Promise<void> {
+  async function lease (providerId: number, block: QuotaBlock): Promise<void> {
     let promise = leasing.get(providerId)
     if (promise === undefined) {
       promise = database.transact((db) => leaseQuota(db, providerId, block.window, block.limit, block.want))
-        .then(async (granted) => {
+        .then(async ({ granted, usedUp }) => {
           leases.granted(providerId, block.window, granted)
           // The quota shows in every pool the provider serves (after the lease: see leaseQuota).
-          if (granted > 0) await flusher.touchProviders([providerId])
+          if (usedUp && exhaustionNoted.get(providerId) !== block.window) await recordExhausted(providerId, block)
+          else if (granted > 0) await flusher.touchProviders([providerId])
         })
         .catch((error: unknown) => {
           // Without the database no block can be counted: the provider is out until the next flush.
@@ -247,7 +279,7 @@ export function createPoolRuntime ({
         const unroutable = state.members.some((m) => m.base_url === null)
         const left = metered || unroutable ? new Set(exclude) : exclude as Set<number>
         if (unroutable) for (const m of members) if (m.base_url === null) left.add(m.provider_id)
-        let block: { providerId: number, window: string, limit: number, want: number } | undefined
+        let block: (QuotaBlock & { providerId: number }) | undefined
         while (block === undefined) {
           const plan = planRotation(pool, members, refused, at, left, state.cursor, random, key)
           const chosen = plan.chosen?.member
@@ -260,7 +292,7 @@ export function createPoolRuntime ({
           if (chosen.rate_limit_requests !== null && !leases.take(chosen.provider_id, chosen, at)) {
             const want = round < MAX_LEASE_ROUNDS ? leases.want(chosen.provider_id, chosen, at) : undefined
             if (want === undefined) left.add(chosen.provider_id)
-            else block = { providerId: chosen.provider_id, ...want }
+            else block = { providerId: chosen.provider_id, per: chosen.rate_limit_per ?? '?', ...want }
             continue
           }
           state.cursor = plan.state

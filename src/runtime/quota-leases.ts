@@ -71,10 +71,10 @@ export function createQuotaLeases () {
      * How big a block to ask for: what the last interval used, and half again,
      * never less than one nor more than the limit.
      */
-    want (providerId: number, state: QuotaState, at: Date): { window: string, limit: number, want: number } | undefined {
+    want (providerId: number, state: QuotaState, at: Date): { window: string, resetsAt: string, limit: number, want: number } | undefined {
       const lease = current(providerId, state, at)
       if (lease === undefined || lease.exhausted) return undefined
-      return { window: lease.window, limit: lease.limit, want: Math.max(1, Math.min(lease.limit, Math.ceil(lease.recent * 1.5) + 1)) }
+      return { window: lease.window, resetsAt: lease.resetsAt, limit: lease.limit, want: Math.max(1, Math.min(lease.limit, Math.ceil(lease.recent * 1.5) + 1)) }
     },
 
     /** Adds a block the database granted for `window` (0: the window is used up). */

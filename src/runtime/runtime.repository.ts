@@ -110,12 +110,13 @@ export function * writePoolDelta (
  * Leases up to `want` uses of the provider's quota in the window starting at
  * `windowStart` (at most what is left of `limit`): one conditional UPDATE takes
  * `want` when that much is left; otherwise what is left is read and taken.
- * Answers how many were granted (0: the window is used up). Across processes
+ * Answers how many were granted (0: the window is used up), and whether the window
+ * is now used up (this lease took the last uses, or none were left). Across processes
  * the total never exceeds `limit`: every grant is counted in the provider's row.
  * The pools showing the quota are marked changed afterwards, in a transaction of
  * their own (locking them here, after the provider, could deadlock with a rotation).
  */
-export function * leaseQuota (db: Db, providerId: number, windowStart: string, limit: number, want: number): Work<number> {
+export function * leaseQuota (db: Db, providerId: number, windowStart: string, limit: number, want: number): Work<{ granted: number, usedUp: boolean }> {
   const take = (n: number) => db.updateTable('providers')
     .set((eb) => ({
       quota_used: eb.case().when('quota_window_start', '=', windowStart).then(eb('quota_used', '+', n)).else(n).end(),
@@ -127,15 +128,17 @@ export function * leaseQuota (db: Db, providerId: number, windowStart: string, l
       eb('quota_window_start', '<>', windowStart),
       eb('quota_used', '<=', limit - n)
     ]))
-    .returning('id')
-  if ((yield * first(take(want))) !== undefined) return want
+    .returning('quota_used')
+  const taken = yield * first(take(want))
+  if (taken !== undefined) return { granted: want, usedUp: taken.quota_used >= limit }
   const row = yield * first(db.selectFrom('providers').select(['quota_used', 'quota_window_start']).where('id', '=', providerId))
-  if (row === undefined) return 0
+  if (row === undefined) return { granted: 0, usedUp: false }
   const left = row.quota_window_start === windowStart ? limit - row.quota_used : limit
-  if (left <= 0) return 0
+  if (left <= 0) return { granted: 0, usedUp: true }
   const granted = Math.min(left, want)
-  if ((yield * first(take(granted))) === undefined) return 0
-  return granted
+  const rest = yield * first(take(granted))
+  if (rest === undefined) return { granted: 0, usedUp: false }
+  return { granted, usedUp: rest.quota_used >= limit }
 }
 
 /** Gives back `unused` leased uses of the window starting at `windowStart` (nothing once that window is over). */
