@@ -6,10 +6,11 @@
  */
 import assert from 'node:assert/strict'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { once } from 'node:events'
+import { connect, type AddressInfo, type Socket } from 'node:net'
 import { after, afterEach, it } from 'node:test'
 import { addMember, createPool, createProvider, poolWithMembers } from '../../test/fixtures.js'
-import { buildTestApp, describeOn, dialects, postgres, sharedDatabase, type TestApp } from '../../test/helpers.js'
+import { buildTestApp, describeOn, dialects, postgres, sharedDatabase, sleep, sqlite, type TestApp } from '../../test/helpers.js'
 import { http, startServer } from '../../test/server-process.js'
 import { upstream, type Upstream } from '../../test/upstreams.js'
 import { createEventHub } from './event-hub.js'
@@ -266,6 +267,62 @@ it('drops a listener whose client stops reading, and goes on serving the others'
     assert.equal(hub.size(), 1)
     await hub.close()
   } finally {
+    await t.close()
+  }
+})
+
+/** Whether `check` holds within `ms` (polled). */
+async function eventually (check: () => boolean, ms = 5000): Promise<boolean> {
+  for (const end = Date.now() + ms; !check() && Date.now() < end;) await sleep(20)
+  return check()
+}
+
+it('drops a client that stops reading over a real socket, while another goes on receiving', async () => {
+  // A bound a client reading along never reaches (the events of a poll arrive in one burst), and
+  // short polls; the slow client's kernel buffers (a few MiB on loopback) fill first, then the bound.
+  const t = await buildTestApp(sqlite, { healthCheckTimer: false }, { EVENTS_CLIENT_BUFFER_BYTES: String(256 * 1024), FLUSH_INTERVAL_MS: '20' })
+  const sockets: Socket[] = []
+  let normal: Stream | undefined
+  try {
+    await t.app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = t.app.server.address() as AddressInfo
+    const connections = async () => await new Promise<number>((resolve, reject) => { t.app.server.getConnections((error, count) => { if (error !== null) reject(error); else resolve(count) }) })
+    const { poolId } = await poolWithMembers(t, 'p', ['a', 'b'])
+
+    // The slow client asks for the stream, reads its first bytes (status line, retry), then stops reading.
+    const slow = connect(port, '127.0.0.1')
+    sockets.push(slow)
+    await once(slow, 'connect')
+    slow.write('GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n')
+    const [head] = await once(slow, 'data') as [Buffer]
+    assert.match(head.toString(), /^HTTP\/1\.1 200/)
+    slow.pause()
+    let slowClosed = false
+    slow.on('close', () => { slowClosed = true })
+    normal = await openStream(`http://127.0.0.1:${port}/api/events?type=rotation`)
+    await sleep(300)
+    assert.equal(await connections(), 2)
+
+    // Events of about 500 bytes each, until the server has dropped the slow client (at most 15 MB of them).
+    const reason = 'r'.repeat(200)
+    let rotations = 0
+    while (await connections() > 1 && rotations < 30_000) {
+      await Promise.all(Array.from({ length: 250 }, async () => await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: { reason } })))
+      rotations += 250
+      await sleep(20)
+    }
+    assert.equal(await connections(), 1, `the slow client is still connected after ${rotations} rotations`)
+
+    // The other client still gets what happens next.
+    await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: { reason: 'after-the-drop' } })
+    const other = normal
+    assert.ok(await eventually(() => other.events.some((e) => e.data.reason === 'after-the-drop')), `${other.events.length} events, not the last`)
+    // Reading again, the slow client finds its connection ended.
+    slow.resume()
+    assert.ok(await eventually(() => slowClosed), 'the slow client\'s connection ended')
+  } finally {
+    normal?.close()
+    for (const socket of sockets) socket.destroy()
     await t.close()
   }
 })
