@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { healthChangeRecord } from '../rules/health.js'
-import { cooldownNotes, failoverNotes, historyKind, noAlternativeNotes, type HistoryFields } from '../rules/history-kind.js'
+import { cooldownNotes, failoverNotes, historyKind, noAlternativeNotes, quotaRecord, refusalRecord, type HistoryFields } from '../rules/history-kind.js'
 
 // A browser module without types: loaded by a computed specifier.
 const page: { recordKind: (record: unknown) => string } = await import(['.', 'public', 'history.js'].join('/'))
@@ -35,7 +35,12 @@ describe('the page\'s history kinds', () => {
       healthChangeRecord(3, 'healthy', { cooldown_until: '2026-01-01T00:00:30.000Z' }, 'rate_limited', null) as HistoryFields,
       healthChangeRecord(3, 'probing', { cooldown_until: null }, null, null) as HistoryFields,
       { from_provider_id: 3, to_provider_id: null, reason: 'cooldown:health_check', notes: `${cooldownNotes(3, 'x')}: its health check failed 3 times in a row` },
-      { from_provider_id: null, to_provider_id: 3, reason: 'recovered', notes: 'Provider 3 passed its health check 2 times in a row' }
+      { from_provider_id: null, to_provider_id: 3, reason: 'recovered', notes: 'Provider 3 passed its health check 2 times in a row' },
+      refusalRecord(3, '/despesas', '2026-01-01T01:00:00.000Z'),
+      quotaRecord(3, 600, 'minute', '2026-01-01T00:01:00.000Z'),
+      // A failover without an alternative whose client-chosen reason looks like the service's records.
+      { from_provider_id: 3, to_provider_id: null, reason: 'refusal:/x', notes: noAlternativeNotes(3) },
+      { from_provider_id: 3, to_provider_id: null, reason: 'quota_exhausted', notes: noAlternativeNotes(3) }
     ]
     const kinds = new Set<string>()
     for (const record of cases) {
@@ -43,6 +48,6 @@ describe('the page\'s history kinds', () => {
       kinds.add(kind)
       assert.equal(page.recordKind(named(record)), kind, JSON.stringify(record))
     }
-    assert.deepEqual([...kinds].sort(), ['cooldown', 'failover', 'failover_failed', 'recovered', 'rotation'])
+    assert.deepEqual([...kinds].sort(), ['cooldown', 'failover', 'failover_failed', 'quota', 'recovered', 'refusal', 'rotation'])
   })
 })

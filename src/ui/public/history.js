@@ -8,9 +8,13 @@
 const FAILOVER_NOTES = 'Failover from failed provider '
 const PROVIDER_NOTES = 'Provider '
 
+/** The service's notes about a provider: `Provider <id> <what>…`. */
+const about = (notes, what) => new RegExp(`^Provider \\d+ ${what}`).test(notes)
+
 /**
  * rotation, failover (another provider chosen), failover_failed (none was),
- * cooldown (a member started cooling down) or recovered.
+ * cooldown (a member started cooling down), recovered, refusal (a provider found
+ * refusing a resource) or quota (a provider's quota window used up).
  */
 export function recordKind (record) {
   const notes = record.notes ?? ''
@@ -18,6 +22,8 @@ export function recordKind (record) {
     if (record.reason === 'recovered' && record.from_provider === null && notes.startsWith(PROVIDER_NOTES)) return 'recovered'
     return notes.startsWith(FAILOVER_NOTES) ? 'failover' : 'rotation'
   }
-  if (record.reason.startsWith('cooldown:') && notes.startsWith(PROVIDER_NOTES) && notes.includes(' cooling down until ')) return 'cooldown'
+  if (record.reason.startsWith('cooldown:') && about(notes, 'cooling down until ')) return 'cooldown'
+  if (record.reason.startsWith('refusal:') && about(notes, 'refuses ')) return 'refusal'
+  if (record.reason === 'quota_exhausted' && about(notes, 'used up its quota ')) return 'quota'
   return 'failover_failed'
 }

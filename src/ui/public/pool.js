@@ -76,6 +76,8 @@ function describe (record, kind) {
   if (kind === 'recovered') return `${record.to_provider ?? '?'} recovered`
   if (kind === 'cooldown') return `${record.from_provider ?? '?'} started cooling down (${record.reason.slice('cooldown:'.length)})`
   if (kind === 'failover_failed') return `${record.from_provider ?? '?'} failed; no other provider to fail over to`
+  if (kind === 'refusal') return `${record.from_provider ?? '?'} refuses ${record.reason.slice('refusal:'.length)} (HTTP 403)`
+  if (kind === 'quota') return `${record.from_provider ?? '?'} used up its quota`
   return `${record.from_provider ?? '—'} → ${record.to_provider ?? 'none'}`
 }
 
@@ -84,7 +86,7 @@ function Timeline ({ history, now }) {
   return html`<ol class="timeline">${history.map((record) => {
     const kind = recordKind(record)
     const failover = kind === 'failover' || kind === 'failover_failed'
-    const health = kind === 'cooldown' || kind === 'recovered'
+    const health = kind === 'cooldown' || kind === 'recovered' || kind === 'refusal' || kind === 'quota'
     return html`<li key=${record.id} class=${`event event-${failover ? 'failover' : health ? 'health' : 'rotation'}`} data-kind=${kind}>
       <time datetime=${record.timestamp} title=${record.timestamp}>${clock(record.timestamp)}</time>
       <span class="what">${describe(record, kind)}</span>
