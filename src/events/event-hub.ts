@@ -33,8 +33,10 @@ export interface Listener {
   readonly types?: ReadonlySet<EventType>
   /** Writes text to the client; answers the bytes it holds unsent. */
   write(text: string): number
-  /** Ends the client's connection. */
+  /** Ends the client's connection (a dropped client: what it holds unsent is thrown away). */
   end(): void
+  /** Ends the stream once what it holds is sent (a replay cut into pieces); end() when left out. */
+  finish?(): void
 }
 
 /** Rows read per source per poll (and per page of a replay). */
@@ -120,6 +122,26 @@ export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedByte
     if (listener.write(text) > maxBufferedBytes) drop(listener)
   }
 
+  /**
+   * Sends a joiner what it missed. A replay is written at once, faster than a network
+   * takes it: one that would leave more than half the drop bound unsent is cut after
+   * the event that passes it, and the stream ends there with `retry: 0`, so the
+   * client comes back at once with that event's id for the next piece, instead of
+   * being dropped mid-replay again and again.
+   */
+  function replayTo (listener: Listener, events: ServiceEvent[]): void {
+    for (const event of events) {
+      if (!passes(listener, event)) continue
+      if (listener.write(eventText(event)) > maxBufferedBytes / 2) {
+        listeners.delete(listener)
+        listener.write('retry: 0\n\n')
+        ;(listener.finish ?? listener.end)()
+        if (listeners.size === 0 && joining.length === 0) stop()
+        return
+      }
+    }
+  }
+
   function drop (listener: Listener): void {
     listeners.delete(listener)
     listener.end()
@@ -162,7 +184,7 @@ export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedByte
     // Joiners first: what they missed, up to where everyone else stands.
     for (const { listener, from } of joining.splice(0)) {
       listeners.add(listener)
-      if (from !== undefined) for (const event of await missed(from, position)) if (passes(listener, event)) send(listener, eventText(event))
+      if (from !== undefined) replayTo(listener, await missed(from, position))
     }
     const since = position
     // The lookback window again: a row below the newest seen that was not delivered committed late.

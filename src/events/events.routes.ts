@@ -55,7 +55,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ hub: EventHub, maxClients:
         raw.write(text)
         return raw.writableLength
       },
-      end: () => { if (!raw.destroyed) raw.destroy() }
+      end: () => { if (!raw.destroyed) raw.destroy() },
+      finish: () => { raw.end() }
     }, from)
     raw.on('close', unsubscribe)
   })

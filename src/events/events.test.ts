@@ -271,6 +271,50 @@ it('drops a listener whose client stops reading, and goes on serving the others'
   }
 })
 
+it('sends a replay larger than half the drop bound in pieces, each ending with retry: 0, that resume into the whole', async () => {
+  const t = await buildTestApp(dialects[0] as (typeof dialects)[number], { healthCheckTimer: false })
+  try {
+    const { poolId } = await poolWithMembers(t, 'p', ['a', 'b'])
+    for (let i = 0; i < 30; i++) await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: {} })
+    const hub = createEventHub({ database: t.database, pollMs: 20, heartbeatMs: 60_000, maxBufferedBytes: 2000 })
+    /** One connection from `from`: what it was sent (its socket never drains), and how it ended. */
+    const connect = async (from: { history: number, audit: number }, drains: boolean) => {
+      const texts: string[] = []
+      let held = 0
+      let ended: 'finish' | 'end' | undefined
+      const unsubscribe = hub.subscribe({
+        write: (text) => { texts.push(text); held += text.length; return drains ? 0 : held },
+        end: () => { ended = 'end' },
+        finish: () => { ended = 'finish' }
+      }, from)
+      await eventually(() => texts.some((text) => text.startsWith('id:')) || ended !== undefined)
+      await sleep(100)
+      unsubscribe()
+      const ids = texts.filter((text) => text.startsWith('id:')).map((text) => (/^id: (\S+)/.exec(text) as RegExpExecArray)[1] as string)
+      return { ids, ended, texts }
+    }
+    const whole = await connect({ history: 0, audit: 0 }, true)
+    assert.ok(whole.ids.length >= 30)
+    assert.equal(whole.ended, undefined)
+    const pieces: string[][] = []
+    let from = { history: 0, audit: 0 }
+    for (let i = 0; i < 50; i++) {
+      const piece = await connect(from, false)
+      pieces.push(piece.ids)
+      if (piece.ended === undefined) break
+      assert.equal(piece.ended, 'finish', 'a piece ends cleanly, it is not dropped')
+      assert.equal(piece.texts.at(-1), 'retry: 0\n\n')
+      const [history, audit] = (piece.ids.at(-1) as string).split('-').map(Number) as [number, number]
+      from = { history, audit }
+    }
+    assert.ok(pieces.length > 2, `${pieces.length} pieces`)
+    assert.deepEqual(pieces.flat(), whole.ids)
+    await hub.close()
+  } finally {
+    await t.close()
+  }
+})
+
 /** Whether `check` holds within `ms` (polled). */
 async function eventually (check: () => boolean, ms = 5000): Promise<boolean> {
   for (const end = Date.now() + ms; !check() && Date.now() < end;) await sleep(20)

@@ -39,6 +39,7 @@ export function startEvents () {
     while (!run.stopped) {
       controller = new AbortController()
       let waitMs = null
+      let ended = false
       try {
         const headers = { accept: 'text/event-stream', ...authHeaders() }
         if (lastId !== null) headers['last-event-id'] = lastId
@@ -73,14 +74,21 @@ export function startEvents () {
           if (done) break
           parser.feed(value)
         }
+        ended = true
       } catch {
         // Aborted, refused or cut: tried again below unless stopped.
       }
       if (run.stopped) return
+      if (ended) {
+        // The service ended the stream itself (a long replay is sent in pieces, each ending
+        // with `retry: 0`; a shutdown ends it too): back after the retry it asked for.
+        await new Promise((resolve) => setTimeout(resolve, retryMs))
+        continue
+      }
       failures++
       setState('reconnecting')
-      // The service's retry, half as long again after each failure in a row (at most 30 s), or its Retry-After.
-      const backoff = Math.min(MAX_RETRY_MS, retryMs * 1.5 ** Math.min(failures - 1, 10))
+      // The service's retry (at least 1 s), half as long again after each failure in a row (at most 30 s), or its Retry-After.
+      const backoff = Math.min(MAX_RETRY_MS, Math.max(1000, retryMs) * 1.5 ** Math.min(failures - 1, 10))
       await new Promise((resolve) => setTimeout(resolve, waitMs !== null && waitMs > 0 ? waitMs : backoff))
     }
   }
