@@ -74,8 +74,8 @@ try {
   for (const [id, member] of [[spending, a], [spending, b], [market, q[0]], [market, q[1]], [market, q[2]], [rpc, r[0]]] as Array<[number, number]>) {
     for (let i = 0; i < 5; i++) await call(server, 'POST', `/api/pools/${id}/report`, { provider_id: member, success: i !== 4 || member !== q[2], latency_ms: latencies[member] })
   }
-  // One RPC node down for ten minutes, one quote feed nearly out of quota.
-  await call(server, 'POST', `/api/pools/${rpc}/report`, { provider_id: r[1], success: false, error: 'connection refused' })
+  // Both RPC nodes down for ten minutes: the overview's alert.
+  for (const node of r) await call(server, 'POST', `/api/pools/${rpc}/report`, { provider_id: node, success: false, error: 'connection refused' })
   // Refusals learned by the proxy (portal-a and portal-b answer 403 for /despesas).
   await fetch(`${server.url}/api/pools/${spending}/proxy/despesas`).then(async (res) => await res.arrayBuffer())
   for (let i = 0; i < 3; i++) await call(server, 'POST', '/api/chunks', { chunk_id: `contract-17/${i + 1}`, content: `Part ${i + 1}`, embedding: [0.1 * i, 0.2, 0.3, 0.4], embedding_model: 'mini-embed-4', embedding_dim: 4, metadata: { parent_id: 'contract-17', source: 'portal', task: 'contracts', sequence: i, total_chunks: 3, content_type: 'text' } })
