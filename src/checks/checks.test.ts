@@ -111,7 +111,10 @@ for (const dialect of dialects) {
       assert.equal(member.last_check.error, null)
       assert.equal(member.last_check.at, clock.toISOString())
       assert.equal((await memberOf(poolId, b)).last_check, null, 'an unchecked provider has no last check')
-      assert.deepEqual(await reasons(poolId), ['cooldown:health_check'])
+      // The first failure is news (a check_failed record); the third starts the cooldown.
+      assert.deepEqual(await reasons(poolId), ['cooldown:health_check', 'check_failed'])
+      const first = (await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })).body.history[1]
+      assert.equal(first.notes, `Provider ${a} failed its health check (HTTP 503)`)
 
       const next = await t.request({ method: 'GET', url: `/api/pools/${poolId}/next` })
       assert.equal(next.body.provider_id, b)
@@ -141,7 +144,8 @@ for (const dialect of dialects) {
       assert.equal(member.last_check.ok, true)
       assert.equal(member.last_check.status_code, 200)
       assert.equal(typeof member.latency_ms, 'number', 'passing checks feed the latency average')
-      assert.deepEqual(await reasons(poolId), ['recovered', 'cooldown:health_check', 'cooldown:health_check'])
+      assert.deepEqual(await reasons(poolId), ['recovered', 'cooldown:health_check', 'cooldown:health_check', 'check_failed'])
+
       const provider = await t.request({ method: 'GET', url: `/api/providers/${a}` })
       assert.equal(provider.body.last_check.ok, true)
 
@@ -150,6 +154,12 @@ for (const dialect of dialects) {
       assert.match(metrics.body, /sourcepool_health_checks_total\{provider="a",result="ok"\} 2/)
       assert.match(metrics.body, /sourcepool_health_check_duration_seconds_count\{result="ok"\} 2/)
       assert.match(metrics.body, /sourcepool_cooldowns_started_total\{reason="health_check"\} 2/)
+
+      // Failing again after passing is news again, once.
+      status = 503
+      await checkAfter(10)
+      await checkAfter(10)
+      assert.deepEqual((await reasons(poolId)).slice(0, 2), ['check_failed', 'recovered'])
     })
 
     it('steers proxied traffic: none to a member its checks cooled down, some again once they pass', async () => {

@@ -19,7 +19,7 @@ import { addMemberMinutes } from '../pools/member-minutes.repository.js'
 import { touchPoolsOfProviders } from '../providers/provider.repository.js'
 import { foldSample, type MinuteSample } from '../rules/activity.js'
 import { applyCheck, countCheck, outcomeOf, type CheckResult, type HealthCheck } from '../rules/health-check.js'
-import { cooldownNotes, PROVIDER_NOTES, RECOVERED } from '../rules/history-kind.js'
+import { CHECK_FAILED, checkFailedNotes, cooldownNotes, PROVIDER_NOTES, RECOVERED } from '../rules/history-kind.js'
 import { claimDueChecks, findCheckStreaks, listCheckedMembers, saveCheckStreaks, saveMemberCheck, type ClaimedCheck } from './check.repository.js'
 import { probe } from './probe.js'
 
@@ -88,6 +88,18 @@ function * writeResults (db: Db, batch: readonly Done[], at: Date): Work<{ provi
           notes: `${cooldownNotes(claim.providerId, state.cooldown_until)}: its health check failed ${next.failures} times in a row (${failureOf(result)})`,
           timestamp: at.toISOString(),
           until: state.cooldown_until
+        })
+      } else if (!result.ok && next.failures === 1) {
+        // The first failure of a streak (later ones, until it passes, are the same news).
+        yield * insertHistory(db, {
+          pool_id: member.pool_id,
+          from_provider_id: claim.providerId,
+          to_provider_id: null,
+          reason: CHECK_FAILED,
+          success: 0,
+          notes: checkFailedNotes(claim.providerId, failureOf(result)),
+          timestamp: at.toISOString(),
+          until: null
         })
       } else if (change === 'recovered') {
         yield * insertHistory(db, {

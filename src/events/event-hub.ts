@@ -68,6 +68,8 @@ export function historyEvent (row: HistoryEventRow, cursor: Cursor): ServiceEven
       return event('refusal', { change: 'learned', resource: row.reason.slice(REFUSAL_PREFIX.length), ...about })
     case 'quota':
       return event('quota', { change: 'exhausted', ...about })
+    case 'check_failed':
+      return event('health', { change: 'check_failed', ...about })
     default:
       // A failover that found no alternative is a failover too (`success: false`, `to` null).
       return event(kind === 'rotation' ? 'rotation' : 'failover', {

@@ -13,7 +13,8 @@ import { addMember, createPool, createProvider, poolWithMembers } from '../../te
 import { buildTestApp, describeOn, dialects, postgres, sharedDatabase, sleep, sqlite, type TestApp } from '../../test/helpers.js'
 import { http, startServer } from '../../test/server-process.js'
 import { upstream, type Upstream } from '../../test/upstreams.js'
-import { createEventHub } from './event-hub.js'
+import { createEventHub, historyEvent } from './event-hub.js'
+import { checkFailedNotes } from '../rules/history-kind.js'
 
 interface Received { id: string | undefined, event: string, data: any }
 
@@ -313,6 +314,18 @@ it('sends a replay larger than half the drop bound in pieces, each ending with r
   } finally {
     await t.close()
   }
+})
+
+it('turns each kind of history record into its event: a failed health check is a health event', () => {
+  const row = { id: 7, pool_id: 2, from_provider_id: 3, to_provider_id: null, from_name: 'a', to_name: null, success: 0, timestamp: '2026-01-01T00:00:00.000Z', until: null }
+  const cursor = { history: 7, audit: 4 }
+  const failed = historyEvent({ ...row, reason: 'check_failed', notes: checkFailedNotes(3, 'HTTP 503') }, cursor)
+  assert.deepEqual({ id: failed.id, type: failed.type, pool_id: failed.pool_id }, { id: '7-4', type: 'health', pool_id: 2 })
+  assert.equal(failed.data.change, 'check_failed')
+  assert.equal(failed.data.provider, 'a')
+  assert.equal(failed.data.notes, 'Provider 3 failed its health check (HTTP 503)')
+  // A client's rotation whose reason reads the same is a rotation.
+  assert.equal(historyEvent({ ...row, to_provider_id: 4, to_name: 'b', reason: 'check_failed', notes: null }, cursor).type, 'rotation')
 })
 
 /** Whether `check` holds within `ms` (polled). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { healthChangeRecord } from './health.js'
-import { cooldownNotes, failoverNotes, historyKind, isRotation, noAlternativeNotes, quotaRecord, refusalRecord, type HistoryFields } from './history-kind.js'
+import { checkFailedNotes, cooldownNotes, failoverNotes, historyKind, isRotation, noAlternativeNotes, quotaRecord, refusalRecord, type HistoryFields } from './history-kind.js'
 
 const record = (over: Partial<HistoryFields>): HistoryFields => ({ from_provider_id: 1, to_provider_id: 2, reason: 'manual', notes: null, ...over })
 
@@ -32,6 +32,9 @@ describe('historyKind', () => {
     assert.equal(historyKind(recovered as HistoryFields), 'recovered')
     assert.equal(historyKind(record({ from_provider_id: 3, to_provider_id: null, reason: 'cooldown:health_check', notes: `${cooldownNotes(3, 'x')}: its health check failed` })), 'cooldown')
     assert.equal(historyKind(record({ from_provider_id: null, to_provider_id: 3, reason: 'recovered', notes: 'Provider 3 passed its health check 2 times in a row' })), 'recovered')
+    assert.equal(historyKind(record({ from_provider_id: 3, to_provider_id: null, reason: 'check_failed', notes: checkFailedNotes(3, 'HTTP 503') })), 'check_failed')
+    assert.equal(historyKind(record({ from_provider_id: 3, to_provider_id: null, reason: 'check_failed', notes: noAlternativeNotes(3) })), 'failover_failed')
+    assert.equal(historyKind(record({ from_provider_id: 3, reason: 'check_failed', notes: null })), 'rotation')
     // The notes must be about the provider the record names.
     assert.equal(historyKind(record({ from_provider_id: 4, to_provider_id: null, reason: 'cooldown:x', notes: cooldownNotes(3, 'x') })), 'failover_failed')
   })

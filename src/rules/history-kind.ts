@@ -1,7 +1,7 @@
 /**
  * What a rotation history record stands for, read from its stored fields alone, and
  * the records the service writes about a provider (cooldowns, recoveries, refusals,
- * quota windows used up, failovers). One rule for everything that reads the history
+ * quota windows used up, failed health checks, failovers). One rule for everything that reads the history
  * by kind: the event stream and the per-minute activity counts.
  *
  * Clients choose the `reason` of their rotations and failovers (any text), so a
@@ -27,6 +27,8 @@ export type HistoryKind =
   | 'refusal'
   /** A provider used up its quota window. */
   | 'quota'
+  /** A provider's health check failed after passing (or for the first time): the first failure of a streak. */
+  | 'check_failed'
 
 /** What the rule reads of a record. */
 export interface HistoryFields {
@@ -52,6 +54,7 @@ export const RECOVERED = 'recovered'
 export const COOLDOWN_PREFIX = 'cooldown:'
 export const REFUSAL_PREFIX = 'refusal:'
 export const QUOTA_EXHAUSTED = 'quota_exhausted'
+export const CHECK_FAILED = 'check_failed'
 
 /** The notes of a failover that chose another provider. */
 export function failoverNotes (failedProviderId: number, degraded: boolean): string {
@@ -92,6 +95,11 @@ export function quotaRecord (providerId: number, limit: number, per: string, res
   }
 }
 
+/** The notes of a provider's first failed health check in a row: `failure` says how it failed. */
+export function checkFailedNotes (providerId: number, failure: string): string {
+  return `${PROVIDER_NOTES}${providerId} failed its health check (${failure})`
+}
+
 /** True when `notes` open as the service's record about `providerId` saying `what`. */
 function about (notes: string | null, providerId: number | null, what: string): boolean {
   return providerId !== null && notes !== null && notes.startsWith(`${PROVIDER_NOTES}${providerId} ${what}`)
@@ -107,6 +115,7 @@ export function historyKind (record: HistoryFields): HistoryKind {
   if (reason.startsWith(COOLDOWN_PREFIX) && about(notes, from, 'cooling down until ')) return 'cooldown'
   if (reason.startsWith(REFUSAL_PREFIX) && about(notes, from, 'refuses ')) return 'refusal'
   if (reason === QUOTA_EXHAUSTED && about(notes, from, 'used up its quota ')) return 'quota'
+  if (reason === CHECK_FAILED && about(notes, from, 'failed its health check ')) return 'check_failed'
   return 'failover_failed'
 }
 

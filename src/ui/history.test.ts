@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { healthChangeRecord } from '../rules/health.js'
-import { cooldownNotes, failoverNotes, historyKind, noAlternativeNotes, quotaRecord, refusalRecord, type HistoryFields } from '../rules/history-kind.js'
+import { checkFailedNotes, cooldownNotes, failoverNotes, historyKind, noAlternativeNotes, quotaRecord, refusalRecord, type HistoryFields } from '../rules/history-kind.js'
 
 // A browser module without types: loaded by a computed specifier.
 const page: { recordKind: (record: unknown) => string } = await import(['.', 'public', 'history.js'].join('/'))
@@ -37,6 +37,8 @@ describe('the page\'s history kinds', () => {
       { from_provider_id: 3, to_provider_id: null, reason: 'cooldown:health_check', notes: `${cooldownNotes(3, 'x')}: its health check failed 3 times in a row` },
       { from_provider_id: null, to_provider_id: 3, reason: 'recovered', notes: 'Provider 3 passed its health check 2 times in a row' },
       refusalRecord(3, '/despesas', '2026-01-01T01:00:00.000Z'),
+      { from_provider_id: 3, to_provider_id: null, reason: 'check_failed', notes: checkFailedNotes(3, 'timeout') },
+      { from_provider_id: 3, to_provider_id: 4, reason: 'check_failed', notes: null },
       quotaRecord(3, 600, 'minute', '2026-01-01T00:01:00.000Z'),
       // A failover without an alternative whose client-chosen reason looks like the service's records.
       { from_provider_id: 3, to_provider_id: null, reason: 'refusal:/x', notes: noAlternativeNotes(3) },
@@ -48,6 +50,6 @@ describe('the page\'s history kinds', () => {
       kinds.add(kind)
       assert.equal(page.recordKind(named(record)), kind, JSON.stringify(record))
     }
-    assert.deepEqual([...kinds].sort(), ['cooldown', 'failover', 'failover_failed', 'quota', 'recovered', 'refusal', 'rotation'])
+    assert.deepEqual([...kinds].sort(), ['check_failed', 'cooldown', 'failover', 'failover_failed', 'quota', 'recovered', 'refusal', 'rotation'])
   })
 })

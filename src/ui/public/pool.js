@@ -78,6 +78,7 @@ function describe (record, kind) {
   if (kind === 'failover_failed') return `${record.from_provider ?? '?'} failed; no other provider to fail over to`
   if (kind === 'refusal') return `${record.from_provider ?? '?'} refuses ${record.reason.slice('refusal:'.length)} (HTTP 403)`
   if (kind === 'quota') return `${record.from_provider ?? '?'} used up its quota`
+  if (kind === 'check_failed') return `${record.from_provider ?? '?'} ${(record.notes ?? '').replace(/^Provider \d+ /, '')}`
   return `${record.from_provider ?? '—'} → ${record.to_provider ?? 'none'}`
 }
 
@@ -86,7 +87,7 @@ function Timeline ({ history, now }) {
   return html`<ol class="timeline">${history.map((record) => {
     const kind = recordKind(record)
     const failover = kind === 'failover' || kind === 'failover_failed'
-    const health = kind === 'cooldown' || kind === 'recovered' || kind === 'refusal' || kind === 'quota'
+    const health = kind === 'cooldown' || kind === 'recovered' || kind === 'refusal' || kind === 'quota' || kind === 'check_failed'
     return html`<li key=${record.id} class=${`event event-${failover ? 'failover' : health ? 'health' : 'rotation'}`} data-kind=${kind}>
       <time datetime=${record.timestamp} title=${record.timestamp}>${clock(record.timestamp)}</time>
       <span class="what">${describe(record, kind)}</span>
