@@ -3129,7 +3129,7 @@ export interface operations {
     getActivity: {
         parameters: {
             query?: {
-                /** @description whole minutes, ending with the current one (default 60) */
+                /** @description whole minutes, ending with the current one (default and most 60: every pool's history in the window is read) */
                 minutes?: number;
             };
             header?: never;

@@ -35,7 +35,10 @@ export interface Listener {
   write(text: string): number
   /** Ends the client's connection (a dropped client: what it holds unsent is thrown away). */
   end(): void
-  /** Ends the stream once what it holds is sent (a replay cut into pieces); end() when left out. */
+  /**
+   * Ends the stream once what it holds is sent (a replay cut into pieces); end() when
+   * left out. It still counts towards the hub's size until it unsubscribes.
+   */
   finish?(): void
 }
 
@@ -110,6 +113,8 @@ interface Deps {
 export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedBytes, warn = () => {} }: Deps) {
   const listeners = new Set<Listener>()
   const joining: Array<{ listener: Listener, from: Cursor | undefined }> = []
+  /** Streams ended after a piece of a replay, still counted until their connection closes. */
+  const finishing = new Set<Listener>()
   let position: Cursor | undefined
   /** History ids delivered within the lookback window. */
   const delivered = new Set<number>()
@@ -136,6 +141,7 @@ export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedByte
       if (!passes(listener, event)) continue
       if (listener.write(eventText(event)) > maxBufferedBytes / 2) {
         listeners.delete(listener)
+        finishing.add(listener)
         listener.write('retry: 0\n\n')
         ;(listener.finish ?? listener.end)()
         if (listeners.size === 0 && joining.length === 0) stop()
@@ -237,7 +243,7 @@ export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedByte
 
   return {
     /** How many listen (or are joining). */
-    size: (): number => listeners.size + joining.length,
+    size: (): number => listeners.size + joining.length + finishing.size,
 
     /** Adds a listener, from `from` (what it missed is sent first) or from now; answers how to remove it. */
     subscribe (listener: Listener, from?: Cursor): () => void {
@@ -246,6 +252,7 @@ export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedByte
       tick()
       return () => {
         listeners.delete(listener)
+        finishing.delete(listener)
         const at = joining.findIndex((j) => j.listener === listener)
         if (at !== -1) joining.splice(at, 1)
         if (listeners.size === 0 && joining.length === 0) stop()
@@ -257,8 +264,9 @@ export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedByte
       closed = true
       stop()
       await polling
-      for (const listener of [...listeners, ...joining.map((j) => j.listener)]) listener.end()
+      for (const listener of [...listeners, ...finishing, ...joining.map((j) => j.listener)]) listener.end()
       listeners.clear()
+      finishing.clear()
       joining.length = 0
     }
   }

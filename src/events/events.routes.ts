@@ -11,6 +11,9 @@ import { DomainError, RequestValidationError } from '../errors.js'
 import { ErrorBody } from '../http/schemas.js'
 import { EVENT_TYPES, type Cursor, type EventHub, type EventType } from './event-hub.js'
 
+/** How long a stream ended after a piece of its replay may take to receive what it holds. */
+const FINISH_GRACE_MS = 10_000
+
 const EventsQuery = Type.Object({
   pool_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'only the events of this pool' })),
   type: Type.Optional(Type.String({ maxLength: 100, pattern: `^(${EVENT_TYPES.join('|')})(,(${EVENT_TYPES.join('|')}))*$`, description: `comma-separated: ${EVENT_TYPES.join(', ')}` })),
@@ -56,7 +59,13 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ hub: EventHub, maxClients:
         return raw.writableLength
       },
       end: () => { if (!raw.destroyed) raw.destroy() },
-      finish: () => { raw.end() }
+      // What it holds goes out first; a client that does not take it within the grace is cut.
+      finish: () => {
+        raw.end()
+        const cut = setTimeout(() => { raw.destroy() }, FINISH_GRACE_MS)
+        cut.unref()
+        raw.on('close', () => { clearTimeout(cut) })
+      }
     }, from)
     raw.on('close', unsubscribe)
   })

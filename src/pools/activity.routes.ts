@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../http/schemas.js'
-import { ActivityOverview, ActivityQuery, PoolActivity } from './activity.schemas.js'
+import { ActivityOverview, ActivityQuery, OverviewQuery, PoolActivity } from './activity.schemas.js'
 import type { ActivityService } from './activity.service.js'
 import { PoolParams } from './pool.schemas.js'
 
@@ -28,7 +28,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<{ activity: ActivityServi
     schema: {
       tags,
       summary: "Every pool's rotations and failovers per minute, oldest minute first",
-      querystring: ActivityQuery,
+      querystring: OverviewQuery,
       response: { 200: ActivityOverview, 422: errorResponses[422], 500: errorResponses[500] }
     },
     config: { failure: 'Failed to get activity' }

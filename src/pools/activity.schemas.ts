@@ -12,6 +12,15 @@ export const ActivityQuery = Type.Object({
 })
 export type ActivityQueryValue = Static<typeof ActivityQuery>
 
+/**
+ * Every pool's activity reads every history record in the window, which on SQLite
+ * blocks the process while it runs: at most the hour the overview shows.
+ */
+export const MAX_OVERVIEW_MINUTES = 60
+export const OverviewQuery = Type.Object({
+  minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_OVERVIEW_MINUTES, default: 60, description: 'whole minutes, ending with the current one (default and most 60: every pool\'s history in the window is read)' }))
+})
+
 const MinuteStarts = Type.Array(Timestamp, { description: 'the start of each minute, oldest first; the last is the current, partial minute' })
 const Rotations = Type.Array(Type.Integer(), { description: 'history records that chose a provider (rotations and failovers) per minute' })
 const Failovers = Type.Array(Type.Integer(), { description: 'of those, the failovers (through the API or inside proxied requests)' })

@@ -43,7 +43,7 @@ export function createActivityService ({ database, now }: { database: WorkRunner
           latency_ms: new Array<number | null>(minutes).fill(null),
           samples: new Array<number>(minutes).fill(0)
         }]))
-        for (const row of yield * listPoolMemberMinutes(db, poolId, window.from, window.to)) {
+        for (const row of yield * listPoolMemberMinutes(db, members.map((m) => m.id), window.from, window.to)) {
           const at = positions.get(row.minute)
           const member = latencies.get(row.member_id)
           if (at === undefined || member === undefined || row.samples <= 0) continue

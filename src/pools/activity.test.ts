@@ -169,6 +169,10 @@ for (const dialect of dialects) {
       await post(`/api/pools/${q.poolId}/failover`, { failed_provider_id: q.providers.c })
       await post(`/api/pools/${p.poolId}/rotate`)
       await post(`/api/pools/${p.poolId}/rotate`)
+      // Every pool's history in the window is read: at most an hour of it.
+      const tooLong = await t.request({ method: 'GET', url: '/api/activity?minutes=61' })
+      assert.equal(tooLong.status, 422)
+      assert.deepEqual(tooLong.body.detail[0].loc, ['query', 'minutes'])
       const res = await t.request({ method: 'GET', url: '/api/activity?minutes=3' })
       assert.equal(res.status, 200)
       assert.deepEqual(res.body, {
@@ -186,7 +190,7 @@ for (const dialect of dialects) {
       later(60 * MINUTE)
       const empty = await t.request({ method: 'GET', url: '/api/activity?minutes=60' })
       assert.ok(empty.body.pools.every((pool: { rotations: number[] }) => pool.rotations.every((n) => n === 0)))
-      assert.equal((await t.request({ method: 'GET', url: '/api/activity?minutes=62' })).body.pools[0].rotations[0], 1)
+      assert.equal((await activity(p.poolId, '?minutes=62')).body.rotations[0], 1)
     })
 
     it('answers 422 for minutes outside 1-1440 or not an integer, and 404 for an unknown pool', async () => {

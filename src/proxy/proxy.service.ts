@@ -199,7 +199,7 @@ export function createProxyService ({ runtime }: Deps) {
             const { response } = sent
             result = classifyStatus(response.statusCode, response.headers['retry-after'])
             report(poolId, member.provider_id, result, latencyMs, response.statusCode)
-            if (result.kind === 'forbidden') runtime.learnRefusal(member.provider_id, resource, choice.pool.forbidden_ttl_seconds)
+            if (result.kind === 'forbidden') runtime.learnRefusal(choice.pool.id, member.provider_id, resource, choice.pool.forbidden_ttl_seconds)
             if (result.kind === 'success') {
               const bodiless = hasNoBody(incoming.method, response.statusCode)
               if (bodiless) response.body.resume()

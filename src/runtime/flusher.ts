@@ -15,7 +15,6 @@ import type { RotationHistoryTable } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import type { Db } from '../db/types.js'
 import { insertHistory } from '../pools/history.repository.js'
-import { listPoolsOfProviders } from '../pools/member.repository.js'
 import { addMemberMinutes } from '../pools/member-minutes.repository.js'
 import { lockPool } from '../pools/pool.repository.js'
 import { touchPoolsOfProviders } from '../providers/provider.repository.js'
@@ -47,7 +46,8 @@ export interface Batch {
   readonly members: Map<number, PendingMember>
   readonly pools: Map<number, PendingPool>
   readonly history: Array<Omit<Required<Insertable<RotationHistoryTable>>, 'id'>>
-  readonly refusals: Array<{ providerId: number, resource: string, at: string, expiresAt: string }>
+  /** Refusals learned, each with the pool whose proxied request met the 403. */
+  readonly refusals: Array<{ poolId: number, providerId: number, resource: string, at: string, expiresAt: string }>
   /** Latencies observed, per member and minute (foldSample). */
   readonly latencies: Map<string, MinuteSample>
 }
@@ -84,14 +84,13 @@ interface Deps {
 /**
  * One flush. Rows are locked in the order every API transaction locks them — pools
  * (by id), then providers, then members — so a flush never waits in a circle with
- * a rotation, a report or another process's flush. The pools a refusal may be
- * recorded in (every pool its provider serves) are locked with the batch's own.
+ * a rotation, a report or another process's flush. The pool a refusal is recorded
+ * in (the one whose request met it) is locked with the batch's own.
  */
 function * flushWork (db: Db, batch: Batch, returns: readonly QuotaReturn[], known: readonly number[], at: string, maxRefusals: number): Work<{ seqs: Map<number, number>, written: Map<number, number> }> {
   const written = new Map<number, number>()
-  const memberships = yield * listPoolsOfProviders(db, [...new Set(batch.refusals.map((r) => r.providerId))])
   const alive = new Set<number>()
-  for (const poolId of [...new Set([...batch.pools.keys(), ...memberships.map((m) => m.pool_id)])].sort((a, b) => a - b)) {
+  for (const poolId of [...new Set([...batch.pools.keys(), ...batch.refusals.map((r) => r.poolId)])].sort((a, b) => a - b)) {
     const delta = batch.pools.get(poolId)
     if (delta === undefined) {
       if (yield * lockPool(db, poolId)) alive.add(poolId)
@@ -103,14 +102,15 @@ function * flushWork (db: Db, batch: Batch, returns: readonly QuotaReturn[], kno
       alive.add(poolId)
     }
   }
-  for (const r of batch.refusals) {
-    // Recorded in the history once, by the write that finds no refusal in force (in any process).
+  // Providers are locked by id (refusals, then quota returns), as every other writer locks them.
+  for (const r of [...batch.refusals].sort((a, b) => a.providerId - b.providerId)) {
+    // Recorded in the history once, by the write that finds no refusal in force (in any
+    // process), in the pool whose request met it only: a caller of one pool whose requests a
+    // provider refuses cannot fill the history of the provider's other pools.
     if ((yield * recordRefusal(db, r.providerId, r.resource, r.at, r.expiresAt, maxRefusals)) !== 'learned') continue
-    for (const m of memberships) {
-      if (m.provider_id === r.providerId && alive.has(m.pool_id)) yield * insertHistory(db, { pool_id: m.pool_id, ...refusalRecord(r.providerId, r.resource, r.expiresAt), timestamp: r.at })
-    }
+    if (alive.has(r.poolId)) yield * insertHistory(db, { pool_id: r.poolId, ...refusalRecord(r.providerId, r.resource, r.expiresAt), timestamp: r.at })
   }
-  for (const r of returns) yield * returnQuota(db, r.providerId, r.window, r.unused)
+  for (const r of [...returns].sort((a, b) => a.providerId - b.providerId)) yield * returnQuota(db, r.providerId, r.window, r.unused)
   const present = new Set<number>()
   for (const [memberId, d] of batch.members) {
     if (yield * writeMemberDelta(db, { memberId, uses: d.uses, successes: d.successes, failures: d.failures, lastUsed: d.lastUsed, health: d.health }, at)) present.add(memberId)

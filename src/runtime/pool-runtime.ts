@@ -362,9 +362,10 @@ export function createPoolRuntime ({
 
     /**
      * Remembers that the provider refuses `resource` for `ttlSeconds`, in every pool
-     * it serves here at once and in the database at the next flush.
+     * it serves here at once and in the database at the next flush (its history record
+     * in `poolId`, whose request met the 403).
      */
-    learnRefusal (providerId: number, resource: string, ttlSeconds: number): void {
+    learnRefusal (poolId: number, providerId: number, resource: string, ttlSeconds: number): void {
       if (resource.length > MAX_RESOURCE_LENGTH) return
       const at = now()
       const expiresAt = new Date(at.getTime() + ttlSeconds * 1000).toISOString()
@@ -375,7 +376,7 @@ export function createPoolRuntime ({
         if (byResource === undefined) state.refusals.set(providerId, byResource = new Map())
         byResource.set(resource, expiresAt)
       }
-      pending.refusals.push({ providerId, resource, at: at.toISOString(), expiresAt })
+      pending.refusals.push({ poolId, providerId, resource, at: at.toISOString(), expiresAt })
     },
 
     /** Ends an attempt `choose` handed out (its answer is complete, or it failed). */

@@ -121,7 +121,7 @@ export function PoolPage ({ id, session }) {
   const now = useNow()
   const forPool = (type, data) => type === 'admin' || data.pool_id === id
   const pool = useLive([`/api/pools/${id}`, `/api/pools/${id}/next`, `/api/pools/${id}/history?limit=50`], forPool)
-  const activity = useLive([`/api/pools/${id}/activity?minutes=60`], (type, data) => data.pool_id === id && type !== 'admin')
+  const activity = useLive([`/api/pools/${id}/activity?minutes=60`], (type, data) => data.pool_id === id && (type === 'rotation' || type === 'failover'), { refreshMs: 30_000, minGapMs: 5000 })
   const admin = session.scope === 'admin'
   const client = admin || session.scope === 'client'
   const gone = html`<section aria-labelledby="pool-title"><p class="crumbs"><a href="#/">Pools</a> /</p>
