@@ -98,6 +98,8 @@ export function createPoolRuntime ({
   const leasing = new Map<number, Promise<void>>()
   /** provider id → the quota window this process has seen recorded as used up (it asks the database once per window). */
   const exhaustionNoted = new Map<number, string>()
+  /** Writes a quota lease made beside its request (awaited at close). */
+  const sideWrites = new Set<Promise<void>>()
   const leases = createQuotaLeases()
   let pending: Batch = emptyBatch()
   const flusher = createFlusher({
@@ -205,11 +207,20 @@ export function createPoolRuntime ({
     let promise = leasing.get(providerId)
     if (promise === undefined) {
       promise = database.transact((db) => leaseQuota(db, providerId, block.window, block.limit, block.want))
-        .then(async ({ granted, usedUp }) => {
+        .then(({ granted, usedUp }) => {
           leases.granted(providerId, block.window, granted)
           // The quota shows in every pool the provider serves (after the lease: see leaseQuota).
-          if (usedUp && exhaustionNoted.get(providerId) !== block.window) await recordExhausted(providerId, block)
-          else if (granted > 0) await flusher.touchProviders([providerId])
+          // Written beside the request, not before it goes on: a flush starting meanwhile would
+          // give the fresh block back before the request took its use from it (and the request
+          // could then find the window used up by its own block).
+          const side = usedUp && exhaustionNoted.get(providerId) !== block.window
+            ? recordExhausted(providerId, block)
+            : granted > 0 ? flusher.touchProviders([providerId]).catch((error: unknown) => { warn(error, 'marking pools changed after a quota lease failed') }) : undefined
+          if (side !== undefined) {
+            // Neither rejects (each logs its own failure).
+            const tracked = side.finally(() => { sideWrites.delete(tracked) })
+            sideWrites.add(tracked)
+          }
         })
         .catch((error: unknown) => {
           // Without the database no block can be counted: the provider is out until the next flush.
@@ -388,10 +399,11 @@ export function createPoolRuntime ({
     },
 
     /** True when proxied traffic is not written down yet (pending, or a flush under way). */
-    unsettled: (): boolean => !isEmptyBatch(pending) || flusher.inFlight() !== undefined,
+    unsettled: (): boolean => !isEmptyBatch(pending) || flusher.inFlight() !== undefined || sideWrites.size > 0,
 
     /** Writes down what is pending now (API calls wait for it, so a client reads its own proxied requests). */
     settle: async (): Promise<void> => {
+      await Promise.all(sideWrites)
       if (!isEmptyBatch(pending)) await flusher.flush()
       else await flusher.idle()
     },
@@ -405,6 +417,7 @@ export function createPoolRuntime ({
     /** Stops the timer and writes down what is left (leases given back). */
     close: async (): Promise<void> => {
       stopListening()
+      await Promise.all(sideWrites)
       await flusher.stop()
     }
   }
