@@ -144,16 +144,21 @@ export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedByte
         finishing.add(listener)
         listener.write('retry: 0\n\n')
         ;(listener.finish ?? listener.end)()
-        if (listeners.size === 0 && joining.length === 0) stop()
+        stopWhenIdle()
         return
       }
     }
   }
 
+  /** Nobody listens or joins any more: the polls and heartbeats stop. */
+  function stopWhenIdle (): void {
+    if (listeners.size === 0 && joining.length === 0) stop()
+  }
+
   function drop (listener: Listener): void {
     listeners.delete(listener)
     listener.end()
-    if (listeners.size === 0 && joining.length === 0) stop()
+    stopWhenIdle()
   }
 
   /** The events after `from` up to `to`, from storage, in order (history, then audit). */
@@ -255,7 +260,7 @@ export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedByte
         finishing.delete(listener)
         const at = joining.findIndex((j) => j.listener === listener)
         if (at !== -1) joining.splice(at, 1)
-        if (listeners.size === 0 && joining.length === 0) stop()
+        stopWhenIdle()
       }
     },
 
