@@ -7,14 +7,13 @@
  * moved back over the hour, and each member gets a minute of latency per minute.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { browserSkip, launchBrowser } from '../test/browser.js'
 import { startServer, type ServerProcess } from '../test/server-process.js'
+import { upstream } from '../test/upstreams.js'
 
 const OUT = fileURLToPath(new URL('../docs/screenshots/', import.meta.url))
 
@@ -34,12 +33,11 @@ if (skip !== false) {
 }
 
 // A portal that answers health checks and data, and refuses /despesas.
-const portal = createServer((req, res) => {
+const portal = await upstream((req, res) => {
   res.writeHead(req.url?.includes('/despesas') === true ? 403 : 200, { 'content-type': 'application/json' })
   res.end('{}')
 })
-await new Promise<void>((resolve) => portal.listen(0, '127.0.0.1', resolve))
-const portalUrl = `http://127.0.0.1:${(portal.address() as AddressInfo).port}`
+const portalUrl = portal.url
 
 const dir = mkdtempSync(join(tmpdir(), 'sourcepool-screenshots-'))
 const file = join(dir, 'demo.db')
@@ -121,6 +119,6 @@ try {
   await browser.close()
 } finally {
   await server.stop()
-  portal.close()
+  await portal.close()
   rmSync(dir, { recursive: true, force: true })
 }
