@@ -11,9 +11,10 @@
  * tells them apart by a digest), so ties cost no more than distinct vectors.
  */
 import type { WorkRunner } from '../db/work.js'
-import { RequestValidationError } from '../errors.js'
+import { RequestValidationError, valueError } from '../errors.js'
 import * as repo from './chunk.repository.js'
 import type { ChunkSearchInput } from './chunk.schemas.js'
+import { finiteNumberIssue } from './chunk.validation.js'
 import { cosineToUnit, unitVector, viewEmbedding } from './embedding.js'
 import { compareIds, FILTER_FIELDS, VectorIndex, type ChunkFilter } from './vector-index.js'
 
@@ -80,20 +81,16 @@ export function createChunkSearch ({ database }: { database: WorkRunner }) {
     async search (input: ChunkSearchInput): Promise<SearchResult[]> {
       const model = input.embedding_model
       const bad = input.embedding.findIndex((x) => !Number.isFinite(x))
-      if (bad !== -1) throw new RequestValidationError([{ loc: ['body', 'embedding', bad], msg: 'value is not a finite number', type: 'value_error.number.not_finite' }])
+      if (bad !== -1) throw new RequestValidationError([finiteNumberIssue(['body', 'embedding', bad], input.embedding[bad])])
       const unit = unitVector(input.embedding)
       if (unit === undefined) {
-        throw new RequestValidationError([{ loc: ['body', 'embedding'], msg: 'embedding is all zeros: its cosine similarity is undefined', type: 'value_error.embedding.zero' }])
+        throw new RequestValidationError([valueError(['body', 'embedding'], input.embedding, 'embedding is all zeros: its cosine similarity is undefined')])
       }
       const state = await database.read((db) => repo.findModel(db, model))
       if (state === undefined || state.chunk_count === 0) return []
       if (state.embedding_dim !== input.embedding.length) {
-        throw new RequestValidationError([{
-          loc: ['body', 'embedding'],
-          msg: `embedding has ${input.embedding.length} numbers but embedding_model '${model}' stores ${state.embedding_dim}-dimensional embeddings`,
-          type: 'value_error.embedding.dimension',
-          ctx: { embedding_length: input.embedding.length, stored_dim: state.embedding_dim }
-        }])
+        throw new RequestValidationError([valueError(['body', 'embedding'], input.embedding,
+          `embedding has ${input.embedding.length} numbers but embedding_model '${model}' stores ${state.embedding_dim}-dimensional embeddings`)])
       }
       const filter: ChunkFilter = input.filter ?? {}
       if (input.filter?.embedding_model != null && input.filter.embedding_model !== model) return []

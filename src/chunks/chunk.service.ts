@@ -8,7 +8,7 @@
 import { recordAudit, type Actor } from '../audit/audit.js'
 import type { Db } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
-import { ConflictError, NotFoundError, RequestValidationError, type ValidationIssue } from '../errors.js'
+import { ConflictError, NotFoundError, RequestValidationError, valueError, type ValidationIssue } from '../errors.js'
 import * as repo from './chunk.repository.js'
 import { chunkJson, estimateChunkJson } from './chunk.json.js'
 import { LIST_PAGE_BYTES, type ChunkInput, type ChunkListInput } from './chunk.schemas.js'
@@ -59,7 +59,7 @@ function checkBatch (records: ChunkInput[], at: Locate): void {
   records.forEach((record, index) => {
     const earlier = firstId.get(record.chunk_id)
     if (earlier !== undefined) {
-      issues.push({ loc: at(index, 'chunk_id'), msg: `chunk_id '${record.chunk_id}' is also chunks[${earlier}]'s`, type: 'value_error.duplicate' })
+      issues.push(valueError(at(index, 'chunk_id'), record.chunk_id, `chunk_id '${record.chunk_id}' is also chunks[${earlier}]'s`))
     } else {
       firstId.set(record.chunk_id, index)
     }
@@ -67,23 +67,15 @@ function checkBatch (records: ChunkInput[], at: Locate): void {
     if (dimIndex === undefined) {
       firstDim.set(record.embedding_model, index)
     } else if ((records[dimIndex] as ChunkInput).embedding_dim !== record.embedding_dim) {
-      issues.push({
-        loc: at(index, 'embedding_dim'),
-        msg: `embedding_model '${record.embedding_model}' has embedding_dim ${(records[dimIndex] as ChunkInput).embedding_dim} in chunks[${dimIndex}]`,
-        type: 'value_error.embedding.dimension'
-      })
+      issues.push(valueError(at(index, 'embedding_dim'), record.embedding_dim,
+        `embedding_model '${record.embedding_model}' has embedding_dim ${(records[dimIndex] as ChunkInput).embedding_dim} in chunks[${dimIndex}]`))
     }
   })
   if (issues.length > 0) throw new RequestValidationError(issues)
 }
 
 function dimensionIssue (loc: Array<string | number>, model: string, stored: number, sent: number): ValidationIssue {
-  return {
-    loc,
-    msg: `embedding_model '${model}' stores ${stored}-dimensional embeddings; this chunk has ${sent}`,
-    type: 'value_error.embedding.dimension',
-    ctx: { stored_dim: stored, embedding_dim: sent }
-  }
+  return valueError(loc, sent, `embedding_model '${model}' stores ${stored}-dimensional embeddings; this chunk has ${sent}`)
 }
 
 /** Cursor of the page after `row`. */
@@ -171,7 +163,7 @@ export function createChunkService ({ database, now }: { database: WorkRunner, n
     /** Replaces the chunk with `id` by `record` (whose chunk_id must be `id`). */
     async replaceChunk (id: string, record: ChunkInput, actor: Actor): Promise<void> {
       if (record.chunk_id !== id) {
-        throw new RequestValidationError([{ loc: ['body', 'chunk_id'], msg: `chunk_id '${record.chunk_id}' does not match the path's '${id}'`, type: 'value_error.chunk_id.mismatch' }])
+        throw new RequestValidationError([valueError(['body', 'chunk_id'], record.chunk_id, `chunk_id '${record.chunk_id}' does not match the path's '${id}'`)])
       }
       await transactLocked(function * (db) {
         const from = yield * repo.findChunkModel(db, id)

@@ -5,7 +5,7 @@
  * dates are ISO 8601. (Text both databases store exactly is checked for every
  * body as it is parsed: http/json-parser.ts.)
  */
-import { RequestValidationError, type ValidationIssue } from '../errors.js'
+import { pydanticIssue, RequestValidationError, valueError, type ValidationIssue } from '../errors.js'
 import { toValidationIssues } from '../http/validation.js'
 import { MAX_DIM } from './chunk.schemas.js'
 
@@ -23,6 +23,10 @@ export function isIsoDate (text: string): boolean {
   return true
 }
 
+/** pydantic 2's words for a number JSON cannot hold (`1e999` reads as infinity): `finite_number`. */
+export const finiteNumberIssue = (loc: ReadonlyArray<string | number>, input: unknown): ValidationIssue =>
+  pydanticIssue('finite_number', loc, 'Input should be a finite number', input)
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The rule violations of one record at `loc` (fields of the wrong type are left to the schema). */
@@ -37,14 +41,9 @@ export function checkChunk (value: unknown, loc: Array<string | number>): Valida
       const x: unknown = embedding[i]
       if (typeof x === 'number' && !Number.isFinite(x)) bad = i
     }
-    if (bad !== -1) issues.push({ loc: [...loc, 'embedding', bad], msg: 'value is not a finite number', type: 'value_error.number.not_finite' })
+    if (bad !== -1) issues.push(finiteNumberIssue([...loc, 'embedding', bad], embedding[bad]))
     if (Number.isInteger(dim) && (dim as number) >= 1 && (dim as number) <= MAX_DIM && embedding.length !== dim) {
-      issues.push({
-        loc: [...loc, 'embedding'],
-        msg: `embedding has ${embedding.length} numbers but embedding_dim is ${String(dim)}`,
-        type: 'value_error.embedding.length',
-        ctx: { embedding_length: embedding.length, embedding_dim: dim }
-      })
+      issues.push(valueError([...loc, 'embedding'], embedding, `embedding has ${embedding.length} numbers but embedding_dim is ${String(dim)}`))
     }
   }
 
@@ -52,7 +51,7 @@ export function checkChunk (value: unknown, loc: Array<string | number>): Valida
   if (isObject(metadata)) {
     const created = metadata.created_timestamp
     if (typeof created === 'string' && !isIsoDate(created)) {
-      issues.push({ loc: [...loc, 'metadata', 'created_timestamp'], msg: 'value is not a valid ISO 8601 date or date-time', type: 'value_error.datetime' })
+      issues.push(valueError([...loc, 'metadata', 'created_timestamp'], created, 'not an ISO 8601 date or date-time'))
     }
   }
   return issues

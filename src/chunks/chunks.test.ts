@@ -9,7 +9,10 @@ import { LIST_PAGE_BYTES } from './chunk.schemas.js'
 
 const post = (t: TestApp, url: string, payload: unknown) => t.request({ method: 'POST', url, payload: payload as object })
 const ids = async (t: TestApp, query = '') => (await t.request({ method: 'GET', url: `/api/chunks?limit=1000${query}` })).body.chunks.map((c: any) => c.chunk_id)
-const locs = (body: any) => body.detail.map((d: any) => `${d.loc.join('.')}:${d.type}`)
+/** Each 422 entry as `loc:type` (pydantic 2's type; for this service's own rules, `value_error`, its message). */
+const locs = (body: any) => body.detail.map((d: any) => `${d.loc.join('.')}:${d.type === 'value_error' ? d.msg : d.type}`)
+const UNSTORABLE = 'Value error, text contains a NUL character or an unpaired surrogate, which cannot be stored'
+const NOT_A_DATE = 'Value error, not an ISO 8601 date or date-time'
 
 /** Every page of `GET /api/chunks?<query>`, following next_cursor: each page's size in bytes and parsed body. */
 async function allPages (t: TestApp, query: string): Promise<Array<{ bytes: number, body: any }>> {
@@ -100,41 +103,41 @@ for (const dialect of dialects) {
 
     describe('validation (422 naming the field, nothing stored)', () => {
       const cases: Array<[string, Record<string, unknown>, string[]]> = [
-        ['chunk_id missing', { chunk_id: undefined }, ['body.chunk_id:value_error.missing']],
-        ['content missing', { content: undefined }, ['body.content:value_error.missing']],
-        ['embedding missing', { embedding: undefined }, ['body.embedding:value_error.missing']],
-        ['embedding_model missing', { embedding_model: undefined }, ['body.embedding_model:value_error.missing']],
-        ['embedding_dim missing', { embedding_dim: undefined }, ['body.embedding_dim:value_error.missing']],
-        ['metadata missing', { metadata: undefined }, ['body.metadata:value_error.missing']],
-        ['chunk_id empty', { chunk_id: '' }, ['body.chunk_id:value_error.any_str.min_length']],
-        ['chunk_id of 257 characters', { chunk_id: 'x'.repeat(257) }, ['body.chunk_id:value_error.any_str.max_length']],
-        ['content not a string', { content: 5 }, ['body.content:type_error.str']],
-        ['embedding not a list', { embedding: '0.1,0.2,0.3' }, ['body.embedding:type_error.list']],
-        ['embedding empty', { embedding: [], embedding_dim: 1 }, ['body.embedding:value_error.list.min_items', 'body.embedding:value_error.embedding.length']],
-        ['an embedding element not a number', { embedding: [1, '2', 3] }, ['body.embedding.1:type_error.float']],
-        ['an embedding element not finite', { embedding: [1, Infinity, 3] }, ['body.embedding.1:value_error.number.not_finite']],
-        ['embedding longer than embedding_dim', { embedding: [1, 2, 3, 4] }, ['body.embedding:value_error.embedding.length']],
-        ['embedding_dim not an integer', { embedding_dim: 3.5 }, ['body.embedding_dim:type_error.integer']],
-        ['embedding_dim a string', { embedding_dim: '3' }, ['body.embedding_dim:type_error.integer']],
-        ['embedding_dim 0', { embedding_dim: 0 }, ['body.embedding_dim:value_error.number.not_ge']],
-        ['embedding_dim over 16,384', { embedding_dim: 16_385 }, ['body.embedding_dim:value_error.number.not_le']],
-        ['metadata not an object', { metadata: ['doc-1'] }, ['body.metadata:type_error.dict']],
-        ['content with a NUL character', { content: 'a\u0000b' }, ['body.content:value_error.str.unstorable']],
-        ['chunk_id with an unpaired surrogate', { chunk_id: 'a\ud800' }, ['body.chunk_id:value_error.str.unstorable']]
+        ['chunk_id missing', { chunk_id: undefined }, ['body.chunk_id:missing']],
+        ['content missing', { content: undefined }, ['body.content:missing']],
+        ['embedding missing', { embedding: undefined }, ['body.embedding:missing']],
+        ['embedding_model missing', { embedding_model: undefined }, ['body.embedding_model:missing']],
+        ['embedding_dim missing', { embedding_dim: undefined }, ['body.embedding_dim:missing']],
+        ['metadata missing', { metadata: undefined }, ['body.metadata:missing']],
+        ['chunk_id empty', { chunk_id: '' }, ['body.chunk_id:string_too_short']],
+        ['chunk_id of 257 characters', { chunk_id: 'x'.repeat(257) }, ['body.chunk_id:string_too_long']],
+        ['content not a string', { content: 5 }, ['body.content:string_type']],
+        ['embedding not a list', { embedding: '0.1,0.2,0.3' }, ['body.embedding:list_type']],
+        ['embedding empty', { embedding: [], embedding_dim: 1 }, ['body.embedding:too_short', 'body.embedding:Value error, embedding has 0 numbers but embedding_dim is 1']],
+        ['an embedding element not a number', { embedding: [1, '2', 3] }, ['body.embedding.1:float_type']],
+        ['an embedding element not finite', { embedding: [1, Infinity, 3] }, ['body.embedding.1:finite_number']],
+        ['embedding longer than embedding_dim', { embedding: [1, 2, 3, 4] }, ['body.embedding:Value error, embedding has 4 numbers but embedding_dim is 3']],
+        ['embedding_dim not an integer', { embedding_dim: 3.5 }, ['body.embedding_dim:int_from_float']],
+        ['embedding_dim a string', { embedding_dim: '3' }, ['body.embedding_dim:int_type']],
+        ['embedding_dim 0', { embedding_dim: 0 }, ['body.embedding_dim:greater_than_equal']],
+        ['embedding_dim over 16,384', { embedding_dim: 16_385 }, ['body.embedding_dim:less_than_equal']],
+        ['metadata not an object', { metadata: ['doc-1'] }, ['body.metadata:model_attributes_type']],
+        ['content with a NUL character', { content: 'a\u0000b' }, ['body.content:' + UNSTORABLE]],
+        ['chunk_id with an unpaired surrogate', { chunk_id: 'a\ud800' }, ['body.chunk_id:' + UNSTORABLE]]
       ]
       const metaCases: Array<[string, Record<string, unknown>, string[]]> = [
         ...['parent_id', 'source', 'task', 'sequence', 'total_chunks', 'content_type'].map((field): [string, Record<string, unknown>, string[]] =>
-          [`metadata.${field} missing`, { [field]: undefined }, [`body.metadata.${field}:value_error.missing`]]),
-        ['metadata.sequence negative', { sequence: -1 }, ['body.metadata.sequence:value_error.number.not_ge']],
-        ['metadata.sequence not an integer', { sequence: 1.5 }, ['body.metadata.sequence:type_error.integer']],
-        ['metadata.total_chunks 0', { total_chunks: 0 }, ['body.metadata.total_chunks:value_error.number.not_ge']],
-        ['metadata.related_chunks not a list', { related_chunks: 'doc-1/2' }, ['body.metadata.related_chunks:type_error.list']],
-        ['metadata.related_chunks with a number', { related_chunks: ['a', 2] }, ['body.metadata.related_chunks.1:type_error.str']],
-        ['metadata.chunk_length negative', { chunk_length: -1 }, ['body.metadata.chunk_length:value_error.number.not_ge']],
-        ['metadata.created_timestamp not a date', { created_timestamp: 'yesterday' }, ['body.metadata.created_timestamp:value_error.datetime']],
-        ['metadata.created_timestamp a 13th month', { created_timestamp: '2026-13-01' }, ['body.metadata.created_timestamp:value_error.datetime']],
-        ['metadata.created_timestamp a 30th of February', { created_timestamp: '2026-02-30T10:00:00Z' }, ['body.metadata.created_timestamp:value_error.datetime']],
-        ['metadata.source a number', { source: 7 }, ['body.metadata.source:type_error.str']]
+          [`metadata.${field} missing`, { [field]: undefined }, [`body.metadata.${field}:missing`]]),
+        ['metadata.sequence negative', { sequence: -1 }, ['body.metadata.sequence:greater_than_equal']],
+        ['metadata.sequence not an integer', { sequence: 1.5 }, ['body.metadata.sequence:int_from_float']],
+        ['metadata.total_chunks 0', { total_chunks: 0 }, ['body.metadata.total_chunks:greater_than_equal']],
+        ['metadata.related_chunks not a list', { related_chunks: 'doc-1/2' }, ['body.metadata.related_chunks:list_type']],
+        ['metadata.related_chunks with a number', { related_chunks: ['a', 2] }, ['body.metadata.related_chunks.1:string_type']],
+        ['metadata.chunk_length negative', { chunk_length: -1 }, ['body.metadata.chunk_length:greater_than_equal']],
+        ['metadata.created_timestamp not a date', { created_timestamp: 'yesterday' }, ['body.metadata.created_timestamp:' + NOT_A_DATE]],
+        ['metadata.created_timestamp a 13th month', { created_timestamp: '2026-13-01' }, ['body.metadata.created_timestamp:' + NOT_A_DATE]],
+        ['metadata.created_timestamp a 30th of February', { created_timestamp: '2026-02-30T10:00:00Z' }, ['body.metadata.created_timestamp:' + NOT_A_DATE]],
+        ['metadata.source a number', { source: 7 }, ['body.metadata.source:string_type']]
       ]
       for (const [name, over, expected] of [...cases, ...metaCases.map(([n, meta, e]): [string, Record<string, unknown>, string[]] => [n, { meta }, e])]) {
         it(`refuses ${name}`, async () => {
@@ -152,11 +155,11 @@ for (const dialect of dialects) {
         const res = await post(t, '/api/chunks', chunk('', { embedding: [1, 2], content: 3 }, { sequence: -2, created_timestamp: 'soon' }))
         assert.equal(res.status, 422)
         assert.deepEqual(locs(res.body).sort(), [
-          'body.chunk_id:value_error.any_str.min_length',
-          'body.content:type_error.str',
-          'body.embedding:value_error.embedding.length',
-          'body.metadata.created_timestamp:value_error.datetime',
-          'body.metadata.sequence:value_error.number.not_ge'
+          'body.chunk_id:string_too_short',
+          'body.content:string_type',
+          'body.embedding:Value error, embedding has 2 numbers but embedding_dim is 3',
+          'body.metadata.created_timestamp:' + NOT_A_DATE,
+          'body.metadata.sequence:greater_than_equal'
         ])
       })
 
@@ -165,10 +168,12 @@ for (const dialect of dialects) {
         const res = await post(t, '/api/chunks', chunk('b', { embedding: [1, 2], embedding_dim: 2 }))
         assert.equal(res.status, 422)
         assert.deepEqual(res.body.detail, [{
+          type: 'value_error',
           loc: ['body', 'embedding_dim'],
-          msg: "embedding_model 'mini' stores 3-dimensional embeddings; this chunk has 2",
-          type: 'value_error.embedding.dimension',
-          ctx: { stored_dim: 3, embedding_dim: 2 }
+          msg: "Value error, embedding_model 'mini' stores 3-dimensional embeddings; this chunk has 2",
+          input: 2,
+          ctx: { error: {} },
+          url: 'https://errors.pydantic.dev/2.5/v/value_error'
         }])
         assert.deepEqual(await ids(t), ['a'])
       })
@@ -195,7 +200,7 @@ for (const dialect of dialects) {
           chunks: [chunk('ok1'), chunk('bad2', { embedding_dim: 4 }), chunk('ok3'), chunk('bad4', {}, { total_chunks: 0 })]
         })
         assert.equal(res.status, 422)
-        assert.deepEqual(locs(res.body), ['body.chunks.3.metadata.total_chunks:value_error.number.not_ge', 'body.chunks.1.embedding:value_error.embedding.length'])
+        assert.deepEqual(locs(res.body), ['body.chunks.3.metadata.total_chunks:greater_than_equal', 'body.chunks.1.embedding:Value error, embedding has 3 numbers but embedding_dim is 4'])
         assert.deepEqual(await ids(t), ['kept'])
       })
 
@@ -216,16 +221,31 @@ for (const dialect of dialects) {
           chunks: [chunk('d'), chunk('e'), chunk('d'), chunk('f', { embedding: [1, 2], embedding_dim: 2 })]
         })
         assert.equal(res.status, 422)
-        assert.deepEqual(locs(res.body), ['body.chunks.2.chunk_id:value_error.duplicate', 'body.chunks.3.embedding_dim:value_error.embedding.dimension'])
+        assert.deepEqual(locs(res.body), ["body.chunks.2.chunk_id:Value error, chunk_id 'd' is also chunks[0]'s", "body.chunks.3.embedding_dim:Value error, embedding_model 'mini' has embedding_dim 3 in chunks[0]"])
         assert.deepEqual(await ids(t), [])
       })
 
       it('refuses an empty batch and one of 1,001 records', async () => {
-        assert.deepEqual(locs((await post(t, '/api/chunks/batch', { chunks: [] })).body), ['body.chunks:value_error.list.min_items'])
+        const empty = await post(t, '/api/chunks/batch', { chunks: [] })
+        assert.deepEqual(empty.body.detail, [{
+          type: 'too_short',
+          loc: ['body', 'chunks'],
+          msg: 'List should have at least 1 item after validation, not 0',
+          input: [],
+          ctx: { field_type: 'List', min_length: 1, actual_length: 0 },
+          url: 'https://errors.pydantic.dev/2.5/v/too_short'
+        }])
         const many = Array.from({ length: 1001 }, (_, i) => chunk(`m${i}`))
         const res = await post(t, '/api/chunks/batch', { chunks: many })
         assert.equal(res.status, 422)
-        assert.deepEqual(locs(res.body), ['body.chunks:value_error.list.max_items'])
+        assert.deepEqual(locs(res.body), ['body.chunks:too_long'])
+        const [tooLong] = res.body.detail
+        assert.equal(tooLong.msg, 'List should have at most 1000 items after validation, not 1001')
+        assert.deepEqual(tooLong.ctx, { field_type: 'List', max_length: 1000, actual_length: 1001 })
+        // The list is echoed only as far as a few kilobytes go, saying how much was left out.
+        assert.ok(JSON.stringify(tooLong.input).length < 8192, `${JSON.stringify(tooLong.input).length} characters`)
+        assert.deepEqual(tooLong.input[0], chunk('m0'))
+        assert.match(tooLong.input.at(-1), /^… \d+ more items$/)
       })
 
       it('accepts 1,000 records in a body over 1 MiB', async () => {
@@ -254,7 +274,9 @@ for (const dialect of dialects) {
         await post(t, '/api/chunks', chunk('r'))
         const mismatch = await t.request({ method: 'PUT', url: '/api/chunks/r', payload: chunk('s') })
         assert.equal(mismatch.status, 422)
-        assert.deepEqual(mismatch.body.detail, [{ loc: ['body', 'chunk_id'], msg: "chunk_id 's' does not match the path's 'r'", type: 'value_error.chunk_id.mismatch' }])
+        assert.deepEqual(mismatch.body.detail, [{
+          type: 'value_error', loc: ['body', 'chunk_id'], msg: "Value error, chunk_id 's' does not match the path's 'r'", input: 's', ctx: { error: {} }, url: 'https://errors.pydantic.dev/2.5/v/value_error'
+        }])
         const unknown = await t.request({ method: 'PUT', url: '/api/chunks/s', payload: chunk('s') })
         assert.equal(unknown.status, 404)
         assert.deepEqual(unknown.body, { detail: "Chunk 's' not found" })

@@ -97,10 +97,10 @@ pools:
         weight: 0
 `
     assert.deepEqual(problems(text), [
-      'sourcepool.yaml:4: providers[0].timeout_ms: must be integer,null',
+      'sourcepool.yaml:4: providers[0].timeout_ms: must be integer',
       'sourcepool.yaml:5: providers[0].colour: is not a field this object has',
       "sourcepool.yaml:7: pools[0]: is missing its required field 'category'",
-      'sourcepool.yaml:8: pools[0].rotation_strategy: must be one of "round_robin", "weighted", "priority", "least_used", "random", "least_latency", "least_outstanding", "consistent_hash", null',
+      'sourcepool.yaml:8: pools[0].rotation_strategy: must be one of "round_robin", "weighted", "priority", "least_used", "random", "least_latency", "least_outstanding", "consistent_hash"',
       'sourcepool.yaml:11: pools[0].members[0].weight: must be >= 1'
     ])
   })

@@ -7,7 +7,7 @@
  */
 import { open } from 'node:fs/promises'
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml'
-import { RequestValidationError } from '../errors.js'
+import { issueText, RequestValidationError } from '../errors.js'
 import { checkBody } from '../http/json-parser.js'
 import { desiredState, type Desired } from './declared.rules.js'
 import type { DeclaredStateValue } from './declared.schemas.js'
@@ -111,14 +111,14 @@ export function parseDeclaredFile (text: string, file: string, env: Readonly<Rec
     checkBody(state)
   } catch (error) {
     if (!(error instanceof RequestValidationError)) throw error
-    for (const issue of error.issues) problem(issue.loc.slice(1), issue.msg)
+    for (const issue of error.issues) problem(issue.loc.slice(1), issueText(issue))
     throw new DeclaredFileError(problems)
   }
   try {
     return { state, desired: desiredState(state, []) }
   } catch (error) {
     if (!(error instanceof RequestValidationError)) throw error
-    for (const issue of error.issues) problem(issue.loc, issue.msg)
+    for (const issue of error.issues) problem(issue.loc, issueText(issue))
     throw new DeclaredFileError(problems)
   }
 }

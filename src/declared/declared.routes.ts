@@ -11,9 +11,10 @@ import { stringify } from 'yaml'
 import { actorOf } from '../audit/audit.js'
 import { RequestValidationError } from '../errors.js'
 import { errorResponses, ErrorBody } from '../http/schemas.js'
+import { toValidationIssues } from '../http/validation.js'
 import { ApplyQuery, DeclaredState, Plan } from './declared.schemas.js'
 import type { DeclaredService } from './declared.service.js'
-import { shapeProblems } from './declared.shape.js'
+import { shapeErrors } from './declared.shape.js'
 
 const tags = ['config']
 
@@ -23,10 +24,9 @@ const tags = ['config']
  * state that declares nothing and so deletes everything.
  */
 async function strictShape (request: FastifyRequest): Promise<void> {
-  const problems = shapeProblems(request.body)
-  if (problems.length > 0) {
-    throw new RequestValidationError(problems.map((p) => ({ loc: ['body', ...p.segments], msg: p.message, type: `value_error.${p.keyword}` })))
-  }
+  const errors = shapeErrors(request.body)
+  // In pydantic's words, as every 422 (an unknown key is `extra_forbidden`, as with extra='forbid').
+  if (errors.length > 0) throw new RequestValidationError(toValidationIssues(errors, 'body', request.body))
 }
 
 export const declaredRoutes: FastifyPluginAsyncTypebox<{ declared: DeclaredService }> = async (app, { declared }) => {

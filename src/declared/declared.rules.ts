@@ -6,7 +6,7 @@
  * provider name). Equal means equal as stored, so applying a state twice changes
  * nothing the second time.
  */
-import { RequestValidationError, type ValidationIssue } from '../errors.js'
+import { RequestValidationError, valueError, type ValidationIssue } from '../errors.js'
 import type { MemberRow } from '../pools/member.repository.js'
 import type { PoolRow } from '../pools/pool.repository.js'
 import { storedPool, type StoredPool } from '../pools/pool.rules.js'
@@ -48,7 +48,7 @@ function collect<T> (issues: ValidationIssue[], check: () => T): T | undefined {
 function firstDeclaration (seen: Map<string, number>, kind: 'provider' | 'pool', name: string, i: number, at: Loc, issues: ValidationIssue[]): boolean {
   const first = seen.get(name)
   if (first !== undefined) {
-    issues.push({ loc: [...at, `${kind}s`, i, 'name'], msg: `${kind} '${name}' is declared twice (first as ${kind}s[${first}])`, type: 'value_error.duplicate' })
+    issues.push(valueError([...at, `${kind}s`, i, 'name'], name, `${kind} '${name}' is declared twice (first as ${kind}s[${first}])`))
     return false
   }
   seen.set(name, i)
@@ -65,7 +65,7 @@ function unfilledPlaceholders (declared: NonNullable<DeclaredStateValue['provide
   for (const [place, text] of places) {
     const variable = typeof text === 'string' ? [...text.matchAll(PLACEHOLDER)][0]?.[1] : undefined
     if (variable !== undefined) {
-      issues.push({ loc: [...at, ...place], msg: `holds the placeholder \${${variable}}: fill it in from the environment first (the sourcepool command and CONFIG_FILE do)`, type: 'value_error.placeholder' })
+      issues.push(valueError([...at, ...place], text, `holds the placeholder \${${variable}}: fill it in from the environment first (the sourcepool command and CONFIG_FILE do)`))
     }
   }
   return issues
@@ -95,9 +95,9 @@ export function desiredState (input: DeclaredStateValue, at: Loc): Desired {
     ;(declared.members ?? []).forEach((member, j) => {
       const loc = [...at, 'pools', i, 'members', j, 'provider']
       if (!providerAt.has(member.provider)) {
-        issues.push({ loc, msg: `no provider '${member.provider}' is declared in this state`, type: 'value_error.unknown_provider' })
+        issues.push(valueError(loc, member.provider, `no provider '${member.provider}' is declared in this state`))
       } else if (memberAt.has(member.provider)) {
-        issues.push({ loc, msg: `provider '${member.provider}' is a member of this pool twice (first as members[${memberAt.get(member.provider) ?? 0}])`, type: 'value_error.duplicate' })
+        issues.push(valueError(loc, member.provider, `provider '${member.provider}' is a member of this pool twice (first as members[${memberAt.get(member.provider) ?? 0}])`))
       } else {
         memberAt.set(member.provider, j)
         members.push({ provider: member.provider, priority: member.priority ?? 1, weight: member.weight ?? 1, enabled: member.enabled === false ? 0 : 1 })

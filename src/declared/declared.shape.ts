@@ -8,7 +8,8 @@
 import { Ajv, type ErrorObject } from 'ajv'
 import { DeclaredState } from './declared.schemas.js'
 
-const ajv = new Ajv({ allErrors: true, strict: false })
+// verbose: the API answers these errors in pydantic's words, which need the value and schema of each.
+const ajv = new Ajv({ allErrors: true, strict: false, verbose: true })
 const validateState = ajv.compile(DeclaredState)
 
 /** One thing wrong with a state's shape: where (`['pools', 2, 'name']`) and what. */
@@ -28,16 +29,29 @@ function fromSchema (error: ErrorObject): ShapeProblem {
   const { keyword } = error
   if (params.additionalProperty !== undefined) return { segments: [...segments, params.additionalProperty], message: 'is not a field this object has', keyword }
   if (params.missingProperty !== undefined) return { segments, message: `is missing its required field '${params.missingProperty}'`, keyword }
-  if (params.allowedValues !== undefined) return { segments, message: `must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`, keyword }
+  // A field that may be null (left to its default) names its values and type only, not null.
+  if (params.allowedValues !== undefined) return { segments, message: `must be one of ${params.allowedValues.filter((v) => v !== null).map((v) => JSON.stringify(v)).join(', ')}`, keyword }
+  if (keyword === 'type') {
+    const types = ([] as unknown[]).concat((error.params as { type?: unknown }).type).filter((type) => type !== 'null')
+    return { segments, message: `must be ${types.join(' or ')}`, keyword }
+  }
+  // A URL is checked with a pattern (as providers' base_url): said in words, not as the expression.
+  if (keyword === 'pattern' && String((error.params as { pattern?: unknown }).pattern).startsWith('^https?://')) {
+    return { segments, message: 'must be an http:// or https:// URL, without spaces', keyword }
+  }
   return { segments, message: error.message ?? 'is not valid', keyword }
+}
+
+/** ajv's findings on the shape of `value` (none: it is a DeclaredStateValue); the API answers them as a 422. */
+export function shapeErrors (value: unknown): ErrorObject[] {
+  return validateState(value) ? [] : [...(validateState.errors ?? [])]
 }
 
 /** Everything wrong with the shape of `value` (nothing: it is a DeclaredStateValue). */
 export function shapeProblems (value: unknown): ShapeProblem[] {
-  if (validateState(value)) return []
   const seen = new Set<string>()
   // A union's branches each report; `anyOf` itself says nothing more.
-  return (validateState.errors ?? []).filter((error) => error.keyword !== 'anyOf').map(fromSchema).filter((problem) => {
+  return shapeErrors(value).filter((error) => error.keyword !== 'anyOf').map(fromSchema).filter((problem) => {
     const key = `${problem.segments.join('/')}\n${problem.message}`
     if (seen.has(key)) return false
     seen.add(key)

@@ -39,7 +39,7 @@ for (const dialect of dialects) {
       const pool = (await t.request({ method: 'GET', url: '/api/pools' })).body.pools[0]
       assert.equal(pool.rotation_strategy, 'weighted')
       assert.deepEqual(pool.members.map((m: { provider_name: string, weight: number }) => [m.provider_name, m.weight]), [['portal-a', 3], ['portal-b', 1]])
-      const providers = (await t.request({ method: 'GET', url: '/api/providers' })).body.providers
+      const providers = (await t.request({ method: 'GET', url: '/api/providers' })).body
       assert.deepEqual(providers[0].auth_headers, { 'x-api-key': '***' })
       assert.equal(providers[1].health_check.interval_s, 10)
       const written = await audits()
@@ -49,7 +49,7 @@ for (const dialect of dialects) {
       const again = await post('/api/config/apply', STATE)
       assert.deepEqual({ ...again.body, fingerprint: undefined }, { changes: [], summary: { create: 0, update: 0, delete: 0 }, applied: true, fingerprint: undefined })
       assert.equal((await audits()).length, 5, 'no audit record')
-      const after = (await t.request({ method: 'GET', url: '/api/providers' })).body.providers
+      const after = (await t.request({ method: 'GET', url: '/api/providers' })).body
       assert.deepEqual(after.map((p: { updated_at: string }) => p.updated_at), updatedAt, 'no updated_at moved')
     })
 
@@ -86,10 +86,10 @@ for (const dialect of dialects) {
       assert.deepEqual(pruned.body.changes.filter((c: { action: string }) => c.action === 'delete').map((c: { kind: string, name: string }) => `${c.kind} ${c.name}`),
         ['member spending/portal-b', 'provider stray'])
       assert.equal((await post('/api/config/apply', changed)).body.summary.delete, 0)
-      assert.equal((await t.request({ method: 'GET', url: '/api/providers' })).body.total, 4, 'nothing deleted without prune')
+      assert.equal((await t.request({ method: 'GET', url: '/api/providers' })).body.length, 4, 'nothing deleted without prune')
       const applied = await post('/api/config/apply', { ...changed, prune: true })
       assert.deepEqual(applied.body.summary, { create: 0, update: 0, delete: 2 })
-      const names = (await t.request({ method: 'GET', url: '/api/providers' })).body.providers.map((p: { name: string }) => p.name)
+      const names = (await t.request({ method: 'GET', url: '/api/providers' })).body.map((p: { name: string }) => p.name)
       assert.deepEqual(names, ['portal-a', 'portal-b', 'portal-c'])
       assert.deepEqual((await audits()).slice(0, 2).map((a) => a.action).sort(), ['member.remove', 'provider.delete'])
       assert.equal((await t.request({ method: 'GET', url: '/api/pools' })).body.pools[0].members.length, 1)
@@ -104,7 +104,7 @@ for (const dialect of dialects) {
       const moved = await t.request({ method: 'POST', url: `/api/config/apply?expect=${plan.body.fingerprint as string}`, payload: { ...STATE, prune: true } })
       assert.equal(moved.status, 409, JSON.stringify(moved.body))
       assert.match(moved.body.detail, /changed since that plan/)
-      assert.equal((await t.request({ method: 'GET', url: '/api/providers' })).body.total, 3, 'the provider created meanwhile was not pruned unseen')
+      assert.equal((await t.request({ method: 'GET', url: '/api/providers' })).body.length, 3, 'the provider created meanwhile was not pruned unseen')
       const replanned = await post('/api/config/plan', { ...STATE, prune: true })
       const applied = await t.request({ method: 'POST', url: `/api/config/apply?expect=${replanned.body.fingerprint as string}`, payload: { ...STATE, prune: true } })
       assert.equal(applied.status, 200)
@@ -140,7 +140,7 @@ for (const dialect of dialects) {
       assert.equal(placeholder.status, 422)
       assert.deepEqual(placeholder.body.detail.map((d: { loc: unknown[] }) => d.loc), [['body', 'providers', 0, 'base_url'], ['body', 'providers', 0, 'auth_headers', 'x-api-key']])
       assert.match(placeholder.body.detail[1].msg, /holds the placeholder \$\{X_API_KEY\}/)
-      assert.equal((await t.request({ method: 'GET', url: '/api/providers' })).body.total, 2, 'nothing deleted, nothing created')
+      assert.equal((await t.request({ method: 'GET', url: '/api/providers' })).body.length, 2, 'nothing deleted, nothing created')
     })
 
     it('exports query credentials as placeholders too, and keeps placeholders of similar names apart', async () => {
@@ -172,11 +172,19 @@ for (const dialect of dialects) {
       assert.deepEqual(res.body.detail.map((d: { loc: unknown[] }) => d.loc), [
         ['body', 'providers', 0, 'base_url'],
         ['body', 'providers', 1, 'name'],
-        ['body', 'providers', 2, 'auth_headers', 'authorization'],
+        // A header name refused is a key refused: pydantic's `[key]` under it.
+        ['body', 'providers', 2, 'auth_headers', 'authorization', '[key]'],
         ['body', 'pools', 0, 'members', 0, 'provider'],
         ['body', 'pools', 0, 'max_cooldown_seconds']
       ])
-      assert.equal((await t.request({ method: 'GET', url: '/api/providers' })).body.total, 0)
+      assert.deepEqual(res.body.detail.map((d: { type: string, msg: string, input: unknown }) => [d.type, d.msg, d.input]), [
+        ['value_error', 'Value error, base_url may not carry credentials (user:password@); put them in auth_headers, e.g. {"authorization": "Basic <base64 of user:password>"}', 'https://u:***@a.example/'],
+        ['value_error', "Value error, provider 'a' is declared twice (first as providers[0])", 'a'],
+        ['value_error', 'Value error, header names are case-insensitive: authorization is given twice', 'authorization'],
+        ['value_error', "Value error, no provider 'ghost' is declared in this state", 'ghost'],
+        ['value_error', 'Value error, max_cooldown_seconds must be greater than or equal to cooldown_seconds (60)', 30]
+      ])
+      assert.equal((await t.request({ method: 'GET', url: '/api/providers' })).body.length, 0)
     })
   })
 }

@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { DomainError, RequestValidationError } from '../errors.js'
+import { DomainError, RequestValidationError, valueError } from '../errors.js'
 import { ErrorBody } from '../http/schemas.js'
 import { EVENT_TYPES, type Cursor, type EventHub, type EventType } from './event-hub.js'
 
@@ -26,7 +26,7 @@ const CURSOR = /^(\d{1,15})-(\d{1,15})$/
 function cursorOf (text: string | undefined, loc: Array<string | number>): Cursor | undefined {
   if (text === undefined || text === '') return undefined
   const match = CURSOR.exec(text)
-  if (match === null) throw new RequestValidationError([{ loc, msg: 'not an event id of this stream (<history id>-<audit id>)', type: 'value_error.event_id' }])
+  if (match === null) throw new RequestValidationError([valueError(loc, text, 'not an event id of this stream (<history id>-<audit id>)')])
   return { history: Number(match[1]), audit: Number(match[2]) }
 }
 

@@ -1,9 +1,9 @@
 /**
  * Opaque page cursors for keyset-paged lists: a position's values as a JSON
  * array in base64url. Clients pass `next_cursor` back as it is; anything the
- * service did not write is the same 422 on every list.
+ * service did not write is the same 422 on every list (a `value_error` on `query.cursor`).
  */
-import { RequestValidationError } from '../errors.js'
+import { RequestValidationError, valueError } from '../errors.js'
 
 /** The cursor of the page after the position whose values are `values`. */
 export function encodeCursor (values: readonly unknown[]): string {
@@ -21,5 +21,5 @@ export function decodeCursor<T> (cursor: string, read: (values: readonly unknown
     if (Array.isArray(value)) position = read(value)
   } catch {}
   if (position !== undefined) return position
-  throw new RequestValidationError([{ loc: ['query', 'cursor'], msg: 'invalid cursor: pass next_cursor from the previous page as it is', type: 'value_error.cursor' }])
+  throw new RequestValidationError([valueError(['query', 'cursor'], cursor, 'invalid cursor: pass next_cursor from the previous page as it is')])
 }

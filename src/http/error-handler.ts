@@ -1,12 +1,13 @@
 /**
  * The one error handler: domain errors become their status with `{"detail"}`,
- * validation failures become FastAPI's 422, and anything unexpected is logged with
+ * validation failures become FastAPI's 422 (pydantic 2's entries, each `input`
+ * masked and bounded), and anything unexpected is logged with
  * the request id and answered with the operation's `Failed to …: <sentence>`.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { isNotAnswering, isReadOnly } from '../db/errors.js'
 import { DomainError, RequestValidationError } from '../errors.js'
-import { toValidationIssues } from './validation.js'
+import { answeredIssues, toValidationIssues } from './validation.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -37,10 +38,10 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
 
   if (error.validation !== undefined) {
     const part = error.validationContext === 'body' ? request.body : undefined
-    return reply.code(422).send({ detail: toValidationIssues(error.validation as never, error.validationContext, part) })
+    return reply.code(422).send({ detail: answeredIssues(toValidationIssues(error.validation as never, error.validationContext, part)) })
   }
   if (error instanceof RequestValidationError) {
-    return reply.code(422).send({ detail: error.issues })
+    return reply.code(422).send({ detail: answeredIssues(error.issues) })
   }
   if (error instanceof DomainError) {
     if (config.everyFailureIs500 === true) return reply.code(500).send({ detail: `${failure}: ${error.message}` })

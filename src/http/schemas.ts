@@ -6,13 +6,15 @@ import { Type, type TSchema } from 'typebox'
 /** `{"detail": "<sentence>"}`: every non-validation error. */
 export const ErrorBody = Type.Object({ detail: Type.String() }, { $id: undefined, description: 'Error' })
 
-/** FastAPI's 422 body. */
+/** FastAPI 0.104's 422 body: pydantic 2.5's errors, keys in its order. */
 export const ValidationErrorBody = Type.Object({
   detail: Type.Array(Type.Object({
+    type: Type.String({ description: "pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error" }),
     loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
     msg: Type.String(),
-    type: Type.String(),
-    ctx: Type.Optional(Type.Object({}, { additionalProperties: true }))
+    input: Type.Unknown({ description: 'the value refused (for missing, the object lacking the field); credentials masked, long values cut' }),
+    ctx: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    url: Type.Optional(Type.String({ description: "pydantic's page on the error type" }))
   }))
 }, { description: 'Validation error' })
 

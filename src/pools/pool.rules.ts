@@ -6,19 +6,14 @@
  */
 import type { Insertable } from 'kysely'
 import type { PoolTable } from '../db/types.js'
-import { RequestValidationError } from '../errors.js'
+import { RequestValidationError, valueError } from '../errors.js'
 import { DEFAULT_POLICY } from '../rules/health.js'
 import type { CreatePoolInput } from './pool.schemas.js'
 
-/** The cooldown cap may not be below the first cooldown (checked on the values that result). */
+/** The cooldown cap may not be below the first cooldown (checked on the values that result; the 422's input is the cap). */
 export function checkPolicy (cooldown: number, max: number, loc: ReadonlyArray<string | number>): void {
   if (max < cooldown) {
-    throw new RequestValidationError([{
-      loc: [...loc],
-      msg: `ensure this value is greater than or equal to cooldown_seconds (${cooldown})`,
-      type: 'value_error.number.not_ge',
-      ctx: { limit_value: cooldown }
-    }])
+    throw new RequestValidationError([valueError(loc, max, `max_cooldown_seconds must be greater than or equal to cooldown_seconds (${cooldown})`)])
   }
 }
 

@@ -3,12 +3,14 @@
  * (the API, or a declared state file): base URLs without credentials in them,
  * credential headers under names the proxy does not manage itself, health checks
  * with their defaults filled in, and the fields a changed check resets. Errors
- * are 422s whose `loc` the caller chooses (`body…` for the API, the file's path
+ * are 422s (pydantic's URL words for a URL, `value_error` for this service's own
+ * rules) whose `loc` the caller chooses (`body…` for the API, the file's path
  * for a file).
  */
 import type { Insertable, Updateable } from 'kysely'
 import type { ProviderTable } from '../db/types.js'
-import { RequestValidationError } from '../errors.js'
+import { RequestValidationError, valueError, type ValidationIssue } from '../errors.js'
+import { urlIssue } from '../http/validation.js'
 import { CHECK_DEFAULTS, statusRange, type HealthCheck } from '../rules/health-check.js'
 import { assertSafePath, UnsafePathError } from '../rules/upstream-url.js'
 import { RESERVED_HEADERS, type CreateProviderInput, type HealthCheckInputValue } from './provider.schemas.js'
@@ -20,12 +22,13 @@ import { RESERVED_HEADERS, type CreateProviderInput, type HealthCheckInputValue 
 export function storedAuthHeaders (headers: Record<string, string>, loc: ReadonlyArray<string | number> = ['body', 'auth_headers']): string | null {
   const entries = Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value, name] as const)
   const seen = new Set<string>()
-  const issues = []
+  const issues: ValidationIssue[] = []
+  // The name is what is wrong: reported as a key is, at `[key]` under it, with the name as input (never the value).
   for (const [name, , sent] of entries) {
     if (RESERVED_HEADERS.includes(name)) {
-      issues.push({ loc: [...loc, sent], msg: `the proxy manages ${name} itself; it cannot be a credential header`, type: 'value_error.header.reserved' })
+      issues.push(valueError([...loc, sent, '[key]'], sent, `the proxy manages ${name} itself; it cannot be a credential header`))
     } else if (seen.has(name)) {
-      issues.push({ loc: [...loc, sent], msg: `header names are case-insensitive: ${name} is given twice`, type: 'value_error.header.duplicate' })
+      issues.push(valueError([...loc, sent, '[key]'], sent, `header names are case-insensitive: ${name} is given twice`))
     }
     seen.add(name)
   }
@@ -42,14 +45,12 @@ export function checkBaseUrl (baseUrl: string, loc: ReadonlyArray<string | numbe
   try {
     url = new URL(baseUrl)
   } catch {
-    throw new RequestValidationError([{ loc: [...loc], msg: 'invalid or missing URL', type: 'value_error.url' }])
+    throw new RequestValidationError([urlIssue(loc, baseUrl)])
   }
   if (url.username !== '' || url.password !== '') {
-    throw new RequestValidationError([{
-      loc: [...loc],
-      msg: 'base_url may not carry credentials (user:password@); put them in auth_headers, e.g. {"authorization": "Basic <base64 of user:password>"}',
-      type: 'value_error.url.userinfo'
-    }])
+    // The input echoed is masked when answered (http/validation.ts): the password never comes back.
+    throw new RequestValidationError([valueError(loc, baseUrl,
+      'base_url may not carry credentials (user:password@); put them in auth_headers, e.g. {"authorization": "Basic <base64 of user:password>"}')])
   }
 }
 
@@ -67,7 +68,7 @@ export function storedHealthCheck (input: HealthCheckInputValue, loc: ReadonlyAr
     healthy_threshold: input.healthy_threshold ?? CHECK_DEFAULTS.healthy_threshold,
     unhealthy_threshold: input.unhealthy_threshold ?? CHECK_DEFAULTS.unhealthy_threshold
   }
-  const issues = []
+  const issues: ValidationIssue[] = []
   try {
     if (check.path.includes('#')) throw new UnsafePathError('Path may not contain a fragment (#)')
     // eslint-disable-next-line no-control-regex -- control characters are what it looks for
@@ -75,19 +76,20 @@ export function storedHealthCheck (input: HealthCheckInputValue, loc: ReadonlyAr
     assertSafePath(check.path)
   } catch (error) {
     if (!(error instanceof UnsafePathError)) throw error
-    issues.push({ loc: [...loc, 'path'], msg: error.message, type: 'value_error.path' })
+    issues.push(valueError([...loc, 'path'], input.path, error.message))
   }
   check.expect_status.forEach((item, i) => {
-    if (statusRange(item) === undefined) issues.push({ loc: [...loc, 'expect_status', i], msg: 'a range runs from its low code to its high one, e.g. "200-299"', type: 'value_error.status_range' })
+    if (statusRange(item) === undefined) issues.push(valueError([...loc, 'expect_status', i], item, 'a range runs from its low code to its high one, e.g. "200-299"'))
   })
   if (check.timeout_ms > check.interval_s * 1000) {
-    issues.push({ loc: [...loc, 'timeout_ms'], msg: `must be at most the interval (${check.interval_s * 1000} ms)`, type: 'value_error.timeout' })
+    issues.push(valueError([...loc, 'timeout_ms'], check.timeout_ms, `timeout_ms must be at most the interval (${check.interval_s * 1000} ms)`))
   }
   if (issues.length > 0) throw new RequestValidationError(issues)
   return JSON.stringify(check)
 }
 
-export const needsBaseUrl = (loc: ReadonlyArray<string | number> = ['body', 'health_check']) => new RequestValidationError([{ loc: [...loc], msg: 'a health check needs the provider\'s base_url', type: 'value_error.missing_base_url' }])
+/** 422 for a health check (`check`, as sent) on a provider without a base URL. */
+export const needsBaseUrl = (check: unknown, loc: ReadonlyArray<string | number> = ['body', 'health_check']) => new RequestValidationError([valueError(loc, check, 'a health check needs the provider\'s base_url')])
 
 /** A provider's fields as stored (all but its name and timestamps), checked. */
 export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check'> & { name: string }
@@ -96,7 +98,7 @@ export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_
 export function storedProvider (input: CreateProviderInput, loc: ReadonlyArray<string | number> = ['body']): StoredProvider {
   if (input.base_url != null) checkBaseUrl(input.base_url, [...loc, 'base_url'])
   const healthCheck = input.health_check == null ? null : storedHealthCheck(input.health_check, [...loc, 'health_check'])
-  if (healthCheck !== null && input.base_url == null) throw needsBaseUrl([...loc, 'health_check'])
+  if (healthCheck !== null && input.base_url == null) throw needsBaseUrl(input.health_check, [...loc, 'health_check'])
   return {
     name: input.name,
     category: input.category ?? null,

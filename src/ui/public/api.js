@@ -17,12 +17,18 @@ export class ApiError extends Error {
   }
 }
 
+/** A 422 entry's words for a person: pydantic's `Value error, ` left out; for JSON that does not parse, why. */
+function issueText (d) {
+  if (d.type === 'json_invalid' && typeof d.ctx?.error === 'string') return d.ctx.error
+  return String(d.msg ?? '').replace(/^Value error, /, '')
+}
+
 /** The `detail` of an error body as text: a string as is, a 422's list as `field: message` parts. */
 export function detailText (body, status) {
   const detail = body?.detail
   if (typeof detail === 'string') return detail
   if (Array.isArray(detail)) {
-    return detail.map((d) => `${(d.loc ?? []).filter((part) => part !== 'body').join('.')}: ${d.msg}`).join('; ')
+    return detail.map((d) => `${(d.loc ?? []).filter((part) => part !== 'body').join('.')}: ${issueText(d)}`).join('; ')
   }
   return `The service answered ${status}`
 }
