@@ -15,7 +15,7 @@ import { listHistory } from './history.repository.js'
 import { toHistoryRecords } from './history.mapper.js'
 import type { HistoryRecordValue } from './pool.schemas.js'
 import { healthAt, successRate } from '../rules/health.js'
-import { quotaAt } from '../rules/quota.js'
+import { quotaAt, rateLimitUsage } from '../rules/quota.js'
 import { listMembers, type MemberWithName } from './member.repository.js'
 import type { PoolWithCurrent } from './pool.repository.js'
 import type { PoolStatusValue, PoolSummaryValue } from './pool.schemas.js'
@@ -46,7 +46,7 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], hi
     created_at: pool.created_at,
     updated_at: pool.updated_at,
     current_provider: pool.current_provider_id !== null && pool.current_provider_name !== null
-      ? { provider_id: pool.current_provider_id, name: pool.current_provider_name }
+      ? { id: pool.current_provider_id, provider_id: pool.current_provider_id, name: pool.current_provider_name, status: 'active' }
       : null,
     total_rotations: pool.total_rotations,
     last_rotation: pool.last_rotation,
@@ -77,16 +77,20 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], hi
       consecutive_failures: m.consecutive_failures,
       latency_ms: m.latency_ms,
       success_rate: successRate(m),
-      quota: quotaOf(m, now),
+      ...quotaFields(m, now),
       last_check: m.last_check === null ? null : JSON.parse(m.last_check) as PoolStatusValue['members'][number]['last_check']
     })),
     recent_rotations: history
   }
 }
 
-function quotaOf (member: MemberWithName, now: Date): PoolStatusValue['members'][number]['quota'] {
+type MemberStatusValue = PoolStatusValue['members'][number]
+
+/** A member's quota window twice: sourcepool's `quota` (with its reset time) and the original's `rate_limit`. */
+function quotaFields (member: MemberWithName, now: Date): Pick<MemberStatusValue, 'quota' | 'rate_limit'> {
   const quota = quotaAt(member, now)
-  return quota === null ? null : { used: quota.used, limit: quota.limit, resets_at: quota.resets_at }
+  if (quota === null) return { quota: null, rate_limit: null }
+  return { quota: { used: quota.used, limit: quota.limit, resets_at: quota.resets_at }, rate_limit: rateLimitUsage(quota) }
 }
 
 /**

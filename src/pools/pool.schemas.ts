@@ -13,10 +13,18 @@ export const HealthFields = {
   cooldown_reason: Nullable(Type.String()),
   consecutive_failures: Type.Integer(),
   latency_ms: Nullable(Type.Number({ description: 'moving average of reported latencies (α = 0.3)' })),
-  success_rate: Nullable(Type.Number({ description: 'successes / (successes + failures); null before any outcome' }))
+  success_rate: Type.Number({ minimum: 0, maximum: 100, description: 'a percentage: successes / (successes + failures) × 100, two decimals; 0 before any outcome (as the original service)' })
 }
 
 export const Quota = Nullable(Type.Object({ used: Type.Integer(), limit: Type.Integer(), resets_at: Timestamp }))
+
+/** The quota as the original service's `rate_limit` object; null for a provider without a rate limit. */
+export const RateLimitUsage = Nullable(Type.Object({
+  usage: Type.Integer({ description: 'uses in the current window' }),
+  limit: Type.Integer({ description: 'uses allowed per window' }),
+  percentage: Type.Number({ description: 'usage / limit × 100, one decimal' }),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('warning'), Type.Literal('blocked')], { description: 'warning from 80 %, blocked from 100 %' })
+}, { description: 'the quota window in the original service\'s shape (`quota` has when it resets)' }))
 
 /** One rotation history record (operation 11, and `recent_rotations`). */
 export const HistoryRecord = Type.Object({
@@ -93,7 +101,12 @@ export type PoolUpdatedValue = Static<typeof PoolUpdated>
 export const PoolDeleted = Type.Object({ message: Type.String(), pool_id: Type.Integer() })
 export type PoolDeletedValue = Static<typeof PoolDeleted>
 
-const CurrentProvider = Nullable(Type.Object({ provider_id: Type.Integer(), name: Type.String() }))
+const CurrentProvider = Nullable(Type.Object({
+  id: Type.Integer({ description: 'the provider\'s id (as the original service named it)' }),
+  provider_id: Type.Integer(),
+  name: Type.String(),
+  status: Type.Literal('active', { description: 'always active: the provider rotated to last (its health is in members)' })
+}))
 
 export const MemberStatus = Type.Object({
   member_id: Type.Integer(),
@@ -108,6 +121,7 @@ export const MemberStatus = Type.Object({
   last_used: Nullable(Timestamp),
   ...HealthFields,
   quota: Quota,
+  rate_limit: RateLimitUsage,
   last_check: LastCheck
 })
 

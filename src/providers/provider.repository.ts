@@ -27,9 +27,19 @@ export function * findProviderNames (db: Db, ids: readonly number[]): Work<Map<n
   return new Map(rows.map((r) => [r.id, r.name]))
 }
 
-/** Every provider, by id. */
-export function * listProviders (db: Db): Work<ProviderRow[]> {
-  return yield * all(db.selectFrom('providers').selectAll().orderBy('id'))
+/** Providers by id: `limit` of them after skipping `offset` (every one when `limit` is undefined). */
+export function * listProviders (db: Db, page: { offset: number, limit?: number } = { offset: 0 }): Work<ProviderRow[]> {
+  let query = db.selectFrom('providers').selectAll().orderBy('id')
+  // SQLite takes an OFFSET only after a LIMIT.
+  if (page.limit !== undefined || page.offset > 0) query = query.limit(page.limit ?? Number.MAX_SAFE_INTEGER)
+  if (page.offset > 0) query = query.offset(page.offset)
+  return yield * all(query)
+}
+
+/** How many providers there are. */
+export function * countProviders (db: Db): Work<number> {
+  const row = yield * first(db.selectFrom('providers').select((eb) => eb.fn.countAll<number | string>().as('count')))
+  return Number(row?.count ?? 0)
 }
 
 /** Applies `changes` and returns the new row, or undefined when there is no such provider. */

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { actorOf } from '../audit/audit.js'
 import { ErrorBody, errorResponses } from '../http/schemas.js'
 import {
-  CreateProviderBody, Provider, ProviderDeleted, ProviderList, ProviderParams, ProviderWithMessage, UpdateProviderBody
+  CreateProviderBody, Provider, ProviderDeleted, ProviderList, ProviderListQuery, ProviderParams, ProviderWithMessage, UpdateProviderBody
 } from './provider.schemas.js'
 import type { ProviderService } from './provider.service.js'
 
@@ -23,11 +23,17 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ providers: ProviderServ
   })
 
   app.get('/api/providers', {
-    schema: { tags, summary: 'List providers', response: { 200: ProviderList, 500: errorResponses[500] } },
+    schema: {
+      tags,
+      summary: 'List providers (a bare array, as the original service answered; X-Total-Count is how many there are in all)',
+      querystring: ProviderListQuery,
+      response: { 200: ProviderList, 422: errorResponses[422], 500: errorResponses[500] }
+    },
     config: { failure: 'Failed to list providers' }
-  }, async (request) => {
-    const list = await providers.listProviders(request.callerScope)
-    return { providers: list, total: list.length }
+  }, async (request, reply) => {
+    const { providers: list, total } = await providers.listProviders(request.callerScope, { offset: request.query.offset ?? 0, limit: request.query.limit })
+    reply.header('x-total-count', String(total))
+    return list
   })
 
   app.get('/api/providers/:provider_id', {

@@ -94,6 +94,7 @@ export const UpdateProviderBody = Type.Object({
 export type UpdateProviderInput = Static<typeof UpdateProviderBody>
 
 export const Provider = Type.Object({
+  id: Type.Integer({ description: 'the provider\'s id, as the original service named it (same as provider_id)' }),
   provider_id: Type.Integer(),
   name: Type.String(),
   category: Nullable(Type.String()),
@@ -111,6 +112,12 @@ export type ProviderRecord = Static<typeof Provider>
 
 export const ProviderWithMessage = Type.Object({ ...Provider.properties, message: Type.String() })
 
-export const ProviderList = Type.Object({ providers: Type.Array(Provider), total: Type.Integer() })
+/** The list is a bare array, as the original service answered; the number of providers in all is in `X-Total-Count`. */
+export const ProviderList = Type.Array(Provider, { description: 'providers by id; X-Total-Count tells how many there are in all' })
+
+export const ProviderListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'at most this many providers (by id, after offset); every provider when left out' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, default: 0, description: 'providers skipped first, by id' }))
+})
 
 export const ProviderDeleted = Type.Object({ message: Type.String(), provider_id: Type.Integer() })

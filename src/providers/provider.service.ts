@@ -40,6 +40,7 @@ function maskedAuthHeaders (stored: string | null): Record<string, '***'> | null
  */
 function toRecord (row: repo.ProviderRow, callerScope: Scope | null): ProviderRecord {
   return {
+    id: row.id,
     provider_id: row.id,
     name: row.name,
     category: row.category,
@@ -81,8 +82,12 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
       return toRecord(row as repo.ProviderRow, callerScope)
     },
 
-    async listProviders (callerScope: Scope | null): Promise<ProviderRecord[]> {
-      return (await database.read((db) => repo.listProviders(db))).map((row) => toRecord(row, callerScope))
+    /** A page of providers by id (every one without a limit), and how many there are in all. */
+    async listProviders (callerScope: Scope | null, page: { offset: number, limit?: number } = { offset: 0 }): Promise<{ providers: ProviderRecord[], total: number }> {
+      const { rows, total } = await database.read(function * (db) {
+        return { rows: yield * repo.listProviders(db, page), total: yield * repo.countProviders(db) }
+      })
+      return { providers: rows.map((row) => toRecord(row, callerScope)), total }
     },
 
     async getProvider (id: number, callerScope: Scope | null): Promise<ProviderRecord> {
@@ -121,7 +126,7 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
           Object.assign(fields, healthCheckChange(stored, healthCheck, at))
         }
         const updated = yield * audited(db, actor, { action: 'provider.update', target, changes: input, at }, repo.updateProvider(db, id, fields))
-        if (updated?.health_check != null && updated.base_url === null) throw needsBaseUrl()
+        if (updated?.health_check != null && updated.base_url === null) throw needsBaseUrl(input.health_check)
         return updated
       }))
       if (row === undefined) throw notFound(id)

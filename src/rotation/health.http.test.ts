@@ -42,7 +42,7 @@ for (const dialect of dialects) {
         })
         const ok = await report(poolId, { provider_id: providers.a, success: true, latency_ms: 20 })
         assert.equal(ok.body.consecutive_failures, 0)
-        assert.equal(ok.body.success_rate, 0.5)
+        assert.equal(ok.body.success_rate, 50)
         assert.equal(ok.body.latency_ms, 90)
         assert.equal(ok.body.last_error, null)
       })

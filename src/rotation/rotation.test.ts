@@ -113,7 +113,7 @@ for (const dialect of dialects) {
         const status = await t.request({ method: 'GET', url: `/api/pools/${poolId}` })
         assert.equal(status.body.total_rotations, 3)
         assert.equal(status.body.members[0].use_count, 3)
-        assert.deepEqual(status.body.current_provider, { provider_id: providers.solo, name: 'one-solo' })
+        assert.deepEqual(status.body.current_provider, { id: providers.solo, provider_id: providers.solo, name: 'one-solo', status: 'active' })
         const history = await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })
         assert.equal(history.body.total, 1)
         assert.deepEqual({ ...history.body.history[0], id: 0, timestamp: '' }, {
@@ -176,7 +176,7 @@ for (const dialect of dialects) {
         assert.equal(res.body.message, "Failed over from provider 'fo-a' to 'fo-b'")
         const status = await t.request({ method: 'GET', url: `/api/pools/${poolId}` })
         assert.equal(status.body.members[0].failure_count, 1)
-        assert.deepEqual(status.body.current_provider, { provider_id: providers.b, name: 'fo-b' })
+        assert.deepEqual(status.body.current_provider, { id: providers.b, provider_id: providers.b, name: 'fo-b', status: 'active' })
         const history = await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })
         assert.equal(history.body.total, 2)
         assert.deepEqual({ ...history.body.history[0], id: 0, timestamp: '' }, {
@@ -229,7 +229,7 @@ for (const dialect of dialects) {
         }
         const after = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body
         assert.deepEqual(after, before)
-        assert.deepEqual(after.current_provider, { provider_id: providers.a, name: 'nm-a' })
+        assert.deepEqual(after.current_provider, { id: providers.a, provider_id: providers.a, name: 'nm-a', status: 'active' })
         const history = await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })
         assert.equal(history.body.total, 1)
       })
@@ -238,7 +238,7 @@ for (const dialect of dialects) {
         const { poolId } = await poolWithMembers(t, 'v', ['a'])
         const res = await t.request({ method: 'POST', url: `/api/pools/${poolId}/failover`, payload: {} })
         assert.equal(res.status, 422)
-        assert.deepEqual(res.body, { detail: [{ loc: ['body', 'failed_provider_id'], msg: 'field required', type: 'value_error.missing' }] })
+        assert.deepEqual(res.body, { detail: [{ type: 'missing', loc: ['body', 'failed_provider_id'], msg: 'Field required', input: {}, url: 'https://errors.pydantic.dev/2.5/v/missing' }] })
       })
     })
 

@@ -10,6 +10,7 @@
  *   probing ──(failure)──▶ cooling_down again, for twice as long (up to the maximum)
  */
 import { COOLDOWN_PREFIX, cooldownNotes, PROVIDER_NOTES, RECOVERED, type ServiceRecord } from './history-kind.js'
+import { percentOf } from './percent.js'
 
 export type Health = 'healthy' | 'cooling_down' | 'probing'
 export type CooldownReason = 'consecutive_failures' | 'probe_failed' | 'rate_limited' | 'health_check'
@@ -127,8 +128,10 @@ function secondsAfter (now: Date, seconds: number): string {
   return new Date(now.getTime() + seconds * 1000).toISOString()
 }
 
-/** successes / (successes + failures), null before any outcome. */
-export function successRate (counts: { readonly success_count: number, readonly failure_count: number }): number | null {
-  const total = counts.success_count + counts.failure_count
-  return total === 0 ? null : counts.success_count / total
+/**
+ * The success rate as the original service showed it: a percentage of outcomes,
+ * successes / (successes + failures) × 100 to two decimals, and 0 before any outcome.
+ */
+export function successRate (counts: { readonly success_count: number, readonly failure_count: number }): number {
+  return percentOf(counts.success_count, counts.success_count + counts.failure_count, 2)
 }

@@ -2,6 +2,7 @@
  * Provider quotas in fixed windows aligned to the clock (UTC): a provider with
  * `rate_limit` {requests, per} may be handed out `requests` times per window.
  */
+import { percentOf } from './percent.js'
 
 export const QUOTA_PERIODS = ['second', 'minute', 'hour', 'day'] as const
 export type QuotaPeriod = typeof QUOTA_PERIODS[number]
@@ -44,5 +45,26 @@ export function quotaAt (state: QuotaState, now: Date): QuotaView | null {
     resets_at: new Date(start.getTime() + PERIOD_MS[period]).toISOString(),
     window_start: startIso,
     exhausted: used >= state.rate_limit_requests
+  }
+}
+
+/** A quota's use as the original service's `rate_limit` object showed it. */
+export interface RateLimitUsage {
+  readonly usage: number
+  readonly limit: number
+  /** used / limit × 100, one decimal. */
+  readonly percentage: number
+  /** `ok`; `warning` from 80 %; `blocked` from 100 %. */
+  readonly status: 'ok' | 'warning' | 'blocked'
+}
+
+/** The `rate_limit` object of a quota: its status from the unrounded percentage, as the original decided it. */
+export function rateLimitUsage (quota: QuotaView): RateLimitUsage {
+  const percent = (quota.used / quota.limit) * 100
+  return {
+    usage: quota.used,
+    limit: quota.limit,
+    percentage: percentOf(quota.used, quota.limit, 1),
+    status: percent >= 100 ? 'blocked' : percent >= 80 ? 'warning' : 'ok'
   }
 }

@@ -60,7 +60,7 @@ function MemberRow ({ pool, member, now, admin, onDone }) {
     <td data-label="Priority · weight">${admin ? html`<${MemberEdit} pool=${pool} member=${member} onDone=${onDone} />` : `${member.priority} · ${member.weight}`}</td>
     <td data-label="Health"><${Health} member=${member} now=${now} /></td>
     <td data-label="Latency" class="num">${member.latency_ms === null ? '—' : `${Math.round(member.latency_ms)} ms`}</td>
-    <td data-label="Success" class="num">${member.success_rate === null ? '—' : `${Math.round(member.success_rate * 100)} %`} <span class="muted">(${member.success_count}/${member.success_count + member.failure_count})</span></td>
+    <td data-label="Success" class="num">${member.success_count + member.failure_count === 0 ? '—' : `${member.success_rate} %`} <span class="muted">(${member.success_count}/${member.success_count + member.failure_count})</span></td>
     <td data-label="Quota"><${QuotaBar} quota=${member.quota} /></td>
     <td data-label="Last check">${lastCheck(member.last_check, now)}</td>
     <td data-label="Enabled">${admin

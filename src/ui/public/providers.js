@@ -64,8 +64,8 @@ export function ProvidersPage ({ session, focus }) {
   }, [ready, focus])
   return html`<section aria-labelledby="providers-title">
     <h1 id="providers-title">Providers</h1>
-    <${Loaded} result=${providers}>${([list]) => list.providers.length === 0
+    <${Loaded} result=${providers}>${([list]) => list.length === 0
       ? html`<p class="empty">No providers yet.</p>`
-      : html`<div class="cards cards-wide">${list.providers.map((provider) => html`<${ProviderCard} key=${provider.provider_id} provider=${provider} admin=${session.scope === 'admin'} now=${now} focused=${focus === provider.provider_id} />`)}</div>`}<//>
+      : html`<div class="cards cards-wide">${list.map((provider) => html`<${ProviderCard} key=${provider.provider_id} provider=${provider} admin=${session.scope === 'admin'} now=${now} focused=${focus === provider.provider_id} />`)}</div>`}<//>
   </section>`
 }
