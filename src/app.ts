@@ -7,7 +7,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify'
 import { createChangeFeed } from './changes.js'
-import type { Config } from './config.js'
+import { trustProxyOption, type Config } from './config.js'
 import { createDb, type DbHandle } from './db/create-db.js'
 import { healthzRoutes } from './healthz.routes.js'
 import { sessionRoutes } from './auth/session.routes.js'
@@ -17,6 +17,7 @@ import { handleError } from './http/error-handler.js'
 import { documentRoute, validOpenApi } from './http/openapi.js'
 import { ServiceLogController } from './http/log-controller.js'
 import { registerJsonParser } from './http/json-parser.js'
+import { registerCors } from './http/cors.js'
 import { validatorCompiler } from './http/validation.js'
 import { activityRoutes } from './pools/activity.routes.js'
 import { createActivityService } from './pools/activity.service.js'
@@ -98,6 +99,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   const app = Fastify({
     logger: logger === false || logger === true ? logger : { ...logger, serializers: { req: requestLogFields } },
     bodyLimit: config.bodyLimit,
+    // Behind a front door: request.ip (failure limit, logs, audit) and request.protocol from X-Forwarded-*.
+    trustProxy: trustProxyOption(config.trustProxy),
     ...connectionOptions(config),
     requestIdHeader: false,
     logController: new ServiceLogController(),
@@ -153,6 +156,13 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     done()
   })
 
+  // Before authentication: a browser's preflight carries no token, and a refusal needs the CORS headers to be read.
+  if (config.corsOrigins !== null) {
+    await registerCors(app, config.corsOrigins)
+    if (config.corsOrigins === '*' && config.authTokens.length === 0) {
+      app.log.warn('CORS_ORIGINS is * and no AUTH_TOKENS are set: any web page a user of this machine opens may drive the admin API')
+    }
+  }
   // First, so it sees (and decides the scope of) every route registered after it.
   await app.register(auth, { tokens: config.authTokens, publicDocs: config.publicDocs, failureLimit: config.authFailureLimit, now: () => now().getTime() })
   // Off unless ADMIN_RATE_LIMIT is set: scripted provisioning is what operators do first.
@@ -257,7 +267,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await proxy.close()
     await runtime.close()
   })
-  await app.register(proxyRoutes, { proxy })
+  await app.register(proxyRoutes, { proxy, ownCors: config.corsOrigins !== null })
   const refusals = createRefusalService(services)
   housekeeping.push(refusals.purgeExpired)
   await app.register(refusalRoutes, { refusals })

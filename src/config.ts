@@ -48,6 +48,14 @@ export interface Config {
   readonly historyMaxPerPool: number | null
   /** History records older than this many days are deleted in the background; null keeps them. */
   readonly historyMaxAgeDays: number | null
+  /** Origins whose pages may call the API from a browser (CORS_ORIGINS): `*` for any, a list, or null (CORS off). */
+  readonly corsOrigins: '*' | readonly string[] | null
+  /**
+   * Who may tell the client's address (`X-Forwarded-For`) and scheme (TRUST_PROXY):
+   * false (nobody: the connecting peer is the client), true (any peer), a hop count,
+   * or the front doors' addresses and CIDR ranges.
+   */
+  readonly trustProxy: boolean | number | readonly string[]
 }
 
 /** Thrown for a bad setting; its message names the variable and what is allowed. */
@@ -103,6 +111,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const eventsClientBufferBytes = readInteger(env, 'EVENTS_CLIENT_BUFFER_BYTES', 1024 * 1024, 1024, 256 * 1024 * 1024)
   const historyMaxPerPool = readOptionalInteger(env, 'HISTORY_MAX_PER_POOL', 10_000, 10, 100_000_000)
   const historyMaxAgeDays = readOptionalInteger(env, 'HISTORY_MAX_AGE_DAYS', null, 1, 36_500)
+  const corsOrigins = readCorsOrigins(env)
+  const trustProxy = readTrustProxy(env)
 
   return Object.freeze({
     host,
@@ -127,7 +137,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     eventsMaxClients,
     eventsClientBufferBytes,
     historyMaxPerPool,
-    historyMaxAgeDays
+    historyMaxAgeDays,
+    corsOrigins,
+    trustProxy
   })
 }
 
@@ -159,6 +171,71 @@ function readOptionalInteger (env: NodeJS.ProcessEnv, name: string, fallback: nu
   const value = Number(text)
   if (!/^\d+$/.test(text) || value < min || value > max) throw new ConfigError(`${name}: '${text}' is not a whole number from ${min} to ${max}, or off`)
   return value
+}
+
+/**
+ * CORS_ORIGINS: `*`, or origins separated by commas, each as a browser sends it in
+ * `Origin` (`https://dash.example.com`, `http://localhost:5173`, or `null` for a page
+ * opened from a file); a path, a query or a trailing slash is refused, since no
+ * browser would ever send it and the origin would silently never match.
+ */
+function readCorsOrigins (env: NodeJS.ProcessEnv): '*' | string[] | null {
+  const text = env.CORS_ORIGINS?.trim() ?? ''
+  if (text === '') return null
+  if (text === '*') return '*'
+  const origins = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
+  for (const origin of origins) {
+    if (origin === 'null') continue
+    let parsed: URL | undefined
+    try { parsed = new URL(origin) } catch {}
+    if (parsed === undefined || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+      throw new ConfigError(`CORS_ORIGINS: '${origin}' is not an origin such as https://dash.example.com (scheme, host and port only), null, or *`)
+    }
+  }
+  if (origins.length === 0) throw new ConfigError('CORS_ORIGINS: no origin given (an origin list, or *)')
+  return origins
+}
+
+/** Names of address ranges Fastify's trust check knows (proxy-addr's). */
+const TRUST_RANGES = ['loopback', 'linklocal', 'uniquelocal']
+
+/**
+ * TRUST_PROXY: `false` (or empty, `off`, `0`), `true`, a hop count (1-100), or
+ * addresses and CIDR ranges separated by commas (`10.0.0.5,10.1.0.0/16,loopback`).
+ */
+function readTrustProxy (env: NodeJS.ProcessEnv): boolean | number | string[] {
+  const text = env.TRUST_PROXY?.trim().toLowerCase() ?? ''
+  if (text === '' || text === 'false' || text === 'off' || text === '0') return false
+  if (text === 'true') return true
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text)
+    if (hops > 100) throw new ConfigError(`TRUST_PROXY: '${text}' is not a hop count from 1 to 100`)
+    return hops
+  }
+  const entries = text.split(',').map((entry) => entry.trim())
+  for (const entry of entries) {
+    if (!isAddressOrRange(entry)) {
+      throw new ConfigError(`TRUST_PROXY: '${entry}' is not an IP address or CIDR range (use true, a hop count, or addresses such as 10.0.0.5,10.1.0.0/16)`)
+    }
+  }
+  return entries
+}
+
+function isAddressOrRange (entry: string): boolean {
+  if (TRUST_RANGES.includes(entry)) return true
+  const [address = '', prefix, ...rest] = entry.split('/')
+  const version = isIP(address)
+  if (version === 0 || rest.length > 0) return false
+  if (prefix === undefined) return true
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128)
+}
+
+/** What Fastify's `trustProxy` option is given for the setting (a hop count as a function: see below). */
+export function trustProxyOption (trust: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  // Fastify no longer takes a number (a hop count cannot tell the front door from a
+  // client connecting directly); the same trust as a function, documented as such.
+  if (typeof trust === 'number') return (_address, hop) => hop < trust
+  return typeof trust === 'boolean' ? trust : [...trust]
 }
 
 /** AUTH_TOKENS, or the file AUTH_TOKENS_FILE names (so secrets stay out of process listings). */

@@ -21,7 +21,12 @@ export const PROXY_BODY_LIMIT = 10 * 1024 * 1024
 /** A header value Node will send: printable ASCII as it is, anything else percent-encoded. */
 const headerSafe = (text: string) => /^[\x20-\x7e]*$/.test(text) ? text : encodeURIComponent(text)
 
-export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService }> = async (app, { proxy }) => {
+/**
+ * The proxy's routes. With `ownCors` (CORS_ORIGINS set), a provider's own
+ * `Access-Control-*` headers are dropped from its answers: the browser must see
+ * the service's CORS policy, not one the provider wrote for its own origin.
+ */
+export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService, ownCors?: boolean }> = async (app, { proxy, ownCors = false }) => {
   // This plugin's own parsers: any content type, as bytes.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT }, (_request, body, done) => { done(null, body) })
@@ -43,7 +48,8 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService }> = a
         url: request.raw.url ?? request.url,
         headers: request.headers,
         body: Buffer.isBuffer(request.body) ? request.body : undefined,
-        ip: request.ip,
+        // Not request.ip: behind a trusted front door that is the client, already in X-Forwarded-For.
+        peer: request.socket.remoteAddress ?? request.ip,
         protocol: request.protocol
       })
     } catch (error) {
@@ -60,6 +66,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService }> = a
     }
     // The answer's headers are this request's own copy: ours go onto it.
     const headers = answer.headers
+    if (ownCors) for (const name of Object.keys(headers)) if (name.startsWith('access-control-')) delete headers[name]
     headers['x-sourcepool-provider'] = headerSafe(answer.provider ?? '')
     headers['x-sourcepool-attempts'] = String(answer.attempts)
     reply.code(answer.status).headers(headers)
