@@ -41,7 +41,9 @@ describe('loadConfig', () => {
       eventsMaxClients: 1000,
       eventsClientBufferBytes: 1024 * 1024,
       historyMaxPerPool: 10_000,
-      historyMaxAgeDays: null
+      historyMaxAgeDays: null,
+      trustProxy: false,
+      corsOrigins: null
     })
     assert.equal(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).databaseUrl, 'sqlite::memory:')
     assert.equal(loadConfig({ ADMIN_RATE_LIMIT: '5', SHUTDOWN_TIMEOUT_MS: '250' }).adminRateLimit, 5)
@@ -152,6 +154,36 @@ describe('loadConfig', () => {
     }
   })
 
+  it('reads TRUST_PROXY: off by default, true, a hop count, or addresses and CIDR ranges', () => {
+    for (const off of [undefined, '', 'false', 'off', '0', ' FALSE ']) {
+      assert.equal(loadConfig(off === undefined ? {} : { TRUST_PROXY: off }).trustProxy, false, String(off))
+    }
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)
+    assert.equal(loadConfig({ TRUST_PROXY: 'True' }).trustProxy, true)
+    assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1)
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2)
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.5' }).trustProxy, ['10.0.0.5'])
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.5, 172.31.240.0/24,fd00::/8 ,::1,loopback' }).trustProxy,
+      ['10.0.0.5', '172.31.240.0/24', 'fd00::/8', '::1', 'loopback'])
+  })
+
+  it('refuses a TRUST_PROXY that is not true, a hop count or addresses, in one line naming the entry', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['yes', /^TRUST_PROXY: 'yes' is not an IP address or CIDR range \(use true, a hop count, or addresses such as 10\.0\.0\.5,10\.1\.0\.0\/16\)$/],
+      ['10.0.0.5,nginx', /^TRUST_PROXY: 'nginx' is not an IP address or CIDR range/],
+      ['10.0.0.0/33', /^TRUST_PROXY: '10\.0\.0\.0\/33' is not/],
+      ['fd00::/129', /^TRUST_PROXY: 'fd00::\/129' is not/],
+      ['10.0.0.0/8/1', /^TRUST_PROXY: '10\.0\.0\.0\/8\/1' is not/],
+      ['10.0.0.0/', /^TRUST_PROXY: '10\.0\.0\.0\/' is not/],
+      ['10.0.0.5,', /^TRUST_PROXY: '' is not/],
+      ['-1', /^TRUST_PROXY: '-1' is not/],
+      ['101', /^TRUST_PROXY: '101' is not a hop count from 1 to 100$/]
+    ]
+    for (const [value, message] of cases) {
+      assert.throws(() => loadConfig({ TRUST_PROXY: value }), (error: unknown) => error instanceof ConfigError && message.test(error.message), value)
+    }
+  })
+
   it('never echoes a database password', () => {
     assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://user:s3cret@[bad' }), (error: Error) => !error.message.includes('s3cret'))
   })
@@ -173,6 +205,13 @@ describe('start-up with a bad setting', () => {
     const age = await runMain({ HISTORY_MAX_AGE_DAYS: 'forever', DATABASE_URL: 'sqlite::memory:' })
     assert.equal(age.code, 2)
     assert.match(age.stderr, /invalid configuration: HISTORY_MAX_AGE_DAYS: 'forever' is not a whole number from 1 to 36500, or off/)
+  })
+
+  it('exits with code 2 and one line for a bad TRUST_PROXY', async () => {
+    const { code, stderr } = await runMain({ TRUST_PROXY: 'front-door', DATABASE_URL: 'sqlite::memory:' })
+    assert.equal(code, 2)
+    assert.equal(stderr.trim().split('\n').length, 1)
+    assert.match(stderr, /invalid configuration: TRUST_PROXY: 'front-door' is not an IP address or CIDR range/)
   })
 
   it('exits with code 2 for an unparseable DATABASE_URL', async () => {

@@ -23,7 +23,8 @@ const AuditRecord = Type.Object({
   action: Type.String(),
   target: Type.String(),
   changes: Type.Object({}, { additionalProperties: true }),
-  request_id: Type.String()
+  request_id: Type.String(),
+  client_address: Nullable(Type.String({ description: 'where the change came from: the client address (with TRUST_PROXY, the one the front door reported); null for changes made outside a request' }))
 })
 
 const AuditPage = Type.Object({

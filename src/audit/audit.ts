@@ -1,6 +1,6 @@
 /**
- * Audit records of admin changes: who (`actor`), what (`action`, `target`), the
- * fields sent (`changes`, secrets masked) and the request id. Services append
+ * Audit records of admin changes: who (`actor`) and from where (`client_address`),
+ * what (`action`, `target`), the fields sent (`changes`, secrets masked) and the request id. Services append
  * one inside the transaction of the change, so both land or neither does.
  */
 import { prepared } from '../db/prepared.js'
@@ -12,6 +12,8 @@ import { execute, type Work } from '../db/work.js'
 export interface Actor {
   readonly name: string
   readonly requestId: string
+  /** The client's address (`request.ip`: behind a trusted front door, the one it reported); none outside a request. */
+  readonly address?: string
 }
 
 /** For changes made outside a request (tests, scripts). */
@@ -38,14 +40,15 @@ export function maskSecrets (changes: unknown): unknown {
     [key, SECRET_NAME.test(key) && !isSetting(value) ? MASK : maskSecrets(value)]))
 }
 
-const insertAuditRow = prepared((db, p: { timestamp: string, actor: string, action: string, target: string, changes: string, requestId: string }) =>
+const insertAuditRow = prepared((db, p: { timestamp: string, actor: string, action: string, target: string, changes: string, requestId: string, address: string | null }) =>
   db.insertInto('audit_log').values({
     timestamp: p.timestamp,
     actor: p.actor,
     action: p.action,
     target: p.target,
     changes: p.changes,
-    request_id: p.requestId
+    request_id: p.requestId,
+    client_address: p.address
   }))
 
 /** Appends an audit record; yield it inside the change's unit of work. */
@@ -58,7 +61,8 @@ export function * recordAudit (
     action: entry.action,
     target: entry.target,
     changes: JSON.stringify(maskSecrets(entry.changes ?? {})),
-    requestId: actor.requestId
+    requestId: actor.requestId,
+    address: actor.address ?? null
   }))
 }
 
@@ -74,7 +78,7 @@ export function * audited<T> (
   return result
 }
 
-/** The actor of a request: its token's name (or `anonymous`) and its id. */
-export function actorOf (request: { actor: string, id: string }): Actor {
-  return { name: request.actor, requestId: request.id }
+/** The actor of a request: its token's name (or `anonymous`), its id and the client's address. */
+export function actorOf (request: { actor: string, id: string, ip: string }): Actor {
+  return { name: request.actor, requestId: request.id, address: request.ip }
 }

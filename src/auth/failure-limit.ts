@@ -2,7 +2,9 @@
  * Failed authentications counted per client address in fixed one-minute windows:
  * past the limit, every request from that address that needs a token is answered
  * 429 until the window ends, so secrets cannot be guessed at the speed of the
- * service. Memory is bounded whatever the number of addresses.
+ * service. Memory is bounded whatever the number of addresses. The address is
+ * `request.ip`: the connecting peer, or behind a front door that TRUST_PROXY
+ * trusts, the client it reported (so one client cannot lock out the others).
  */
 
 /** Addresses remembered at most; beyond it, the oldest windows are forgotten first. */

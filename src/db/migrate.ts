@@ -13,6 +13,7 @@ import { refusalExpiryMigration } from './migrations/007-refusal-expiry.js'
 import { changeSeqMigration } from './migrations/008-change-seq.js'
 import { healthChecksMigration } from './migrations/009-health-checks.js'
 import { activityMigration } from './migrations/010-activity.js'
+import { auditAddressMigration } from './migrations/011-audit-address.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
@@ -26,7 +27,8 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '007-refusal-expiry': refusalExpiryMigration,
     '008-change-seq': changeSeqMigration,
     '009-health-checks': healthChecksMigration,
-    '010-activity': activityMigration(dialect)
+    '010-activity': activityMigration(dialect),
+    '011-audit-address': auditAddressMigration
   }
 }
 

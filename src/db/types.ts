@@ -132,6 +132,8 @@ export interface AuditTable {
   /** JSON text of the fields sent, secrets masked. */
   changes: string
   request_id: string
+  /** The client's address (the front door's report when trusted); null outside a request and before 011. */
+  client_address: string | null
 }
 
 export interface ChunkTable {

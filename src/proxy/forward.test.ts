@@ -50,7 +50,7 @@ describe('forwarding rules', () => {
 
   it('never sends Expect, Host, x-sourcepool-key, the client Authorization or (without forward_client_auth) its provider credentials and cookies', () => {
     const incoming = { expect: '100-continue', host: 'h', authorization: 'Bearer t', 'x-provider-authorization': 'Basic p', 'x-sourcepool-key': 'user-1', cookie: 'c=1', accept: 'a' }
-    const base = { clientIp: '10.0.0.2', protocol: 'https' }
+    const base = { peer: '10.0.0.2', protocol: 'https' }
     assert.deepEqual(upstreamHeaders(incoming, { ...base, forwardClientAuth: false }), { accept: 'a', 'x-forwarded-for': '10.0.0.2', 'x-forwarded-proto': 'https' })
     assert.deepEqual(upstreamHeaders(incoming, { ...base, forwardClientAuth: true, providerHeaders: { Expect: '100-continue', 'X-Key': 'k' } }), {
       accept: 'a', cookie: 'c=1', authorization: 'Basic p', 'x-forwarded-for': '10.0.0.2', 'x-forwarded-proto': 'https', 'x-key': 'k'

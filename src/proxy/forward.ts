@@ -82,12 +82,13 @@ function connectionNames (headers: Record<string, unknown>): ReadonlySet<string>
  * length (set again for the body sent) and `Expect`; never the client's
  * `Authorization` (its sourcepool token stays here). When the pool forwards the
  * client's credentials, `X-Provider-Authorization` goes up as `Authorization` and
- * `Cookie` as it is; otherwise neither goes. Then `X-Forwarded-For` and
- * `X-Forwarded-Proto`, and last the provider's own credentials.
+ * `Cookie` as it is; otherwise neither goes. Then `X-Forwarded-For` (the list
+ * received, if any, plus `peer`, the address that connected to us, as every
+ * reverse proxy adds it) and `X-Forwarded-Proto`, and last the provider's own credentials.
  */
 export function upstreamHeaders (
   incoming: Record<string, string | string[] | undefined>,
-  options: { clientIp: string, protocol: string, forwardClientAuth: boolean, providerHeaders?: Record<string, string> }
+  options: { peer: string, protocol: string, forwardClientAuth: boolean, providerHeaders?: Record<string, string> }
 ): Record<string, string | string[]> {
   const dropped = connectionNames(incoming)
   const out: Record<string, string | string[]> = {}
@@ -101,7 +102,7 @@ export function upstreamHeaders (
   const providerAuthorization = incoming[PROVIDER_AUTHORIZATION]
   if (options.forwardClientAuth && providerAuthorization !== undefined) out.authorization = providerAuthorization
   const forwardedFor = incoming['x-forwarded-for']
-  out['x-forwarded-for'] = typeof forwardedFor === 'string' && forwardedFor !== '' ? `${forwardedFor}, ${options.clientIp}` : options.clientIp
+  out['x-forwarded-for'] = typeof forwardedFor === 'string' && forwardedFor !== '' ? `${forwardedFor}, ${options.peer}` : options.peer
   out['x-forwarded-proto'] = options.protocol
   for (const [name, value] of Object.entries(options.providerHeaders ?? {})) {
     const lower = name.toLowerCase()

@@ -29,7 +29,8 @@ export interface ProxyRequest {
   url: string
   headers: Record<string, string | string[] | undefined>
   body: Buffer | undefined
-  ip: string
+  /** The address of the peer that connected (the client, or a front door), added to X-Forwarded-For. */
+  peer: string
   protocol: string
 }
 
@@ -171,7 +172,7 @@ export function createProxyService ({ runtime }: Deps) {
                 path: target.path,
                 method: incoming.method as 'GET',
                 headers: upstreamHeaders(incoming.headers, {
-                  clientIp: incoming.ip,
+                  peer: incoming.peer,
                   protocol: incoming.protocol,
                   forwardClientAuth: choice.pool.forward_client_auth === 1,
                   providerHeaders: upstream.credentials
