@@ -22,7 +22,9 @@ const EXPECTED: Record<string, 'open' | 'read' | 'client' | 'admin'> = {
   'HEAD /api/session': 'read',
   'GET /api/chunk-models': 'read',
   'HEAD /api/chunk-models': 'read',
-  // The dashboard's page and files hold no data.
+  // The dashboard's page and files hold no data; / redirects to it.
+  'GET /': 'open',
+  'HEAD /': 'open',
   'GET /ui': 'open',
   'HEAD /ui': 'open',
   'GET /ui/': 'open',
@@ -272,6 +274,6 @@ describe('admin rate limit', () => {
     assert.match(limited.body.detail, /^Rate limit exceeded: at most 3 admin requests per minute/)
     assert.ok(Number(limited.headers['retry-after']) > 0)
     for (let i = 0; i < 5; i++) assert.equal((await t.request({ method: 'GET', url: '/api/providers', headers: admin })).status, 200)
-    assert.equal((await t.request({ method: 'GET', url: '/api/providers', headers: admin })).body.total, 3)
+    assert.equal((await t.request({ method: 'GET', url: '/api/providers', headers: admin })).body.length, 3)
   })
 })

@@ -126,6 +126,35 @@ for (const dialect of dialects) {
       assert.deepEqual([unknown.code, unknown.stderr], [1, "sourcepool: no pool named 'nope'\n"])
     })
 
+    it('takes an address without a scheme as http://, and refuses another scheme in a line', async () => {
+      const bare = server.url.replace(/^http:\/\//, '')
+      const flag = await sourcepool(['--url', bare, 'pools'], env)
+      assert.equal(flag.code, 0, flag.stderr)
+      assert.match(flag.stdout, /^1 +spending +/m)
+      const variable = await sourcepool(['pools'], { ...env, SOURCEPOOL_URL: bare })
+      assert.equal(variable.code, 0, variable.stderr)
+      const ftp = await sourcepool(['--url', `ftp://${bare}`, 'pools'], env)
+      assert.deepEqual([ftp.code, ftp.stderr], [1, `sourcepool: --url ftp://${bare}: the service is reached over http:// or https://, not ftp://\n`])
+      const broken = await sourcepool(['pools'], { ...env, SOURCEPOOL_URL: 'http://[::1' })
+      assert.deepEqual([broken.code, broken.stderr], [1, "sourcepool: SOURCEPOOL_URL http://[::1 is not a URL: give the service's address, such as http://127.0.0.1:8000\n"])
+    })
+
+    it('says a pool named by an id that does not exist is not found, whatever the command', async () => {
+      for (const args of [['rotate', '99'], ['failover', '99', 'portal-a'], ['history', '99'], ['status', '99'], ['next', '99']]) {
+        const res = await sourcepool(args, env)
+        assert.deepEqual([res.code, res.stderr], [1, 'sourcepool: Pool 99 not found\n'], args.join(' '))
+      }
+    })
+
+    it('says what is wrong with a file\'s URL and strategy in words', async () => {
+      writeFileSync(join(dir, 'wrong.yaml'), DECLARED_FILE.replace('https://a.example', 'a.example').replace('    category: public-spending\n', '    category: public-spending\n    rotation_strategy: fastest\n'))
+      const res = await sourcepool(['plan', 'wrong.yaml'], env)
+      assert.equal(res.code, 1)
+      assert.match(res.stderr, /^(sourcepool: )?wrong\.yaml:\d+: providers\[0\]\.base_url: must be an http:\/\/ or https:\/\/ URL, without spaces$/m)
+      const strategies = '"round_robin", "weighted", "priority", "least_used", "random", "least_latency", "least_outstanding", "consistent_hash"'
+      assert.match(res.stderr, new RegExp(`^wrong\\.yaml:\\d+: pools\\[0\\]\\.rotation_strategy: must be one of ${strategies}$`, 'm'))
+    })
+
     it('says in one line why the service could not be reached or refused, and exits non-zero', async () => {
       const port = await freePort()
       const unreachable = await sourcepool(['pools'], { ...env, SOURCEPOOL_URL: `http://127.0.0.1:${port}` })
@@ -140,7 +169,7 @@ for (const dialect of dialects) {
       assert.match(reader.stderr, /^sourcepool: the token may not do this \(403\): /)
       const invalid = await sourcepool(['rotate', 'spending', '--key', 'k'.repeat(300)], env)
       assert.equal(invalid.code, 1)
-      assert.equal(invalid.stderr, 'sourcepool: the service refused the request:\n  body.key: ensure this value has at most 256 characters\n')
+      assert.equal(invalid.stderr, 'sourcepool: the service refused the request:\n  body.key: String should have at most 256 characters\n')
     })
   })
 }

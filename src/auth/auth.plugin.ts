@@ -47,8 +47,8 @@ const CLIENT_ROUTES = new Set([
 /** Reads that only admins may make (the audit trail; the declared state shows base URLs and check paths unmasked). */
 const ADMIN_READS = new Set(['/api/audit', '/api/config/export'])
 
-/** The dashboard's page and files: they hold no data (what they show is read with the token the page asks for). */
-const isUi = (url: string) => url === '/ui' || url.startsWith('/ui/')
+/** The dashboard's page and files, and `/` that redirects to it: they hold no data (what they show is read with the token the page asks for). */
+const isUi = (url: string) => url === '/' || url === '/ui' || url.startsWith('/ui/')
 
 /** The API documentation: Swagger UI's routes and the OpenAPI document. */
 const isDocs = (url: string) => url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/')

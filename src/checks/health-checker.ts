@@ -126,9 +126,12 @@ export function createHealthChecker ({
   // Its own connections: a check never waits behind proxied traffic, nor holds its sockets.
   // No cap per origin (many providers may share one host): `concurrency` bounds them all.
   const agent = new Agent({ keepAliveTimeout: 4_000 })
-  // Aborted at close: the checks under way end at once (shutdown never waits for a provider's
-  // timeout), and nothing more is claimed.
+  // Aborted at close: nothing more is claimed.
   const stopping = new AbortController()
+  // One per check under way, each aborted at close too: the checks end at once (shutdown never
+  // waits for a provider's timeout). Each check listens to its own signal, so a busy process
+  // never piles one listener per check on a shared one (Node warns past 10).
+  const stops = new Set<AbortController>()
   const running = new Set<Promise<void>>()
   let done: Done[] = []
   let writing: Promise<void> = Promise.resolve()
@@ -156,7 +159,11 @@ export function createHealthChecker ({
 
   function run (claim: ClaimedCheck): void {
     const check = JSON.parse(claim.healthCheck) as HealthCheck
-    const checking = probe(agent, claim.baseUrl, claim.authHeaders, check, now(), stopping.signal).then((result) => {
+    const stop = new AbortController()
+    // Claimed just before close: it ends at once too.
+    if (stopping.signal.aborted) stop.abort()
+    stops.add(stop)
+    const checking = probe(agent, claim.baseUrl, claim.authHeaders, check, now(), stop.signal).then((result) => {
       // Cut short by close: it says nothing about the provider.
       if (stopping.signal.aborted) return
       checkEvents.checked(claim.providerName, outcomeOf(result), (result.latency_ms ?? 0) / 1000)
@@ -167,6 +174,7 @@ export function createHealthChecker ({
         writing = writing.then(write)
       }
     }).finally(() => {
+      stops.delete(stop)
       running.delete(checking)
       if (backlog && !stopping.signal.aborted) {
         backlog = false
@@ -228,6 +236,7 @@ export function createHealthChecker ({
       closing ??= (async () => {
         if (timer !== undefined) clearInterval(timer)
         stopping.abort()
+        for (const stop of stops) stop.abort()
         await settled()
         await agent.close()
       })()

@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline/promises'
 import { Command, Option } from 'commander'
 import { createSourcepoolClient, type paths, type SourcepoolClient } from '../client/index.js'
 import { DeclaredFileError, formatProblem, readDeclaredFile } from '../declared/declared-file.js'
+import { issueText } from '../errors.js'
 import type { PlanValue } from '../declared/declared.schemas.js'
 import { countdown, healthText, paint, planText, table } from './output.js'
 
@@ -23,17 +24,39 @@ interface Globals { url: string, token?: string, json?: boolean }
 /** What openapi-fetch answers. */
 interface Answer<T> { data?: T, error?: unknown, response: Response }
 
-/** The service's words for a refused request, one line (a 422 one line per field). */
+/** The service's words for a refused request, one line (a 422 one line per field, without pydantic's `Value error, `). */
 function refusal (status: number, error: unknown): string {
   const detail = (error as { detail?: unknown } | undefined)?.detail
   if (status === 422 && Array.isArray(detail)) {
-    return ['the service refused the request:', ...detail.map((d: { loc?: unknown[], msg?: string }) => `  ${(d.loc ?? []).join('.')}: ${d.msg ?? ''}`)].join('\n')
+    return ['the service refused the request:', ...detail.map((d: { loc?: unknown[], type?: string, msg?: string, ctx?: Record<string, unknown> }) =>
+      `  ${(d.loc ?? []).join('.')}: ${issueText({ type: d.type ?? '', msg: d.msg ?? '', ctx: d.ctx })}`)].join('\n')
   }
   const text = typeof detail === 'string' ? detail : JSON.stringify(error)
   if (status === 401) return `the service wants a token (401): ${text}; set SOURCEPOOL_TOKEN or --token`
   if (status === 403) return `the token may not do this (403): ${text}`
   if (status === 409) return `${text} (409)`
+  // The service's sentence says what is missing (`Pool 7 not found`); a bare `Not Found` is a path it lacks.
+  if (status === 404 && typeof detail === 'string' && detail !== 'Not Found') return text
   return `the service answered ${status}: ${text}`
+}
+
+/**
+ * The service's address as given (--url or SOURCEPOOL_URL, named by `source` in a refusal):
+ * without a scheme it is http:// (`localhost:8000`, as curl takes it); a scheme other than
+ * http:// or https://, or text that is no URL, is refused in a line.
+ */
+export function serviceUrl (text: string, source = '--url'): string {
+  const withScheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text) ? text : `http://${text}`
+  let url: URL
+  try {
+    url = new URL(withScheme)
+  } catch {
+    throw new CliError(`${source} ${text} is not a URL: give the service's address, such as http://127.0.0.1:8000`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new CliError(`${source} ${text}: the service is reached over http:// or https://, not ${url.protocol}//`)
+  }
+  return withScheme
 }
 
 /** The answer's data, or a CliError saying why there is none (the service unreachable included). */
@@ -59,9 +82,18 @@ type Pool = paths['/api/pools/{pool_id}']['get']['responses'][200]['content']['a
 /** Sends a request through the client and answers its data (see `call`). */
 type Ask = <T>(request: (api: SourcepoolClient) => Promise<Answer<T>>) => Promise<T>
 
-/** The id of a pool named by id or name. */
-async function poolId (ask: Ask, pool: string): Promise<number> {
-  if (/^\d+$/.test(pool)) return Number(pool)
+/**
+ * The id of a pool named by id or name. With `known`, a pool named by id is looked up
+ * first, for the calls that do not say `Pool <id> not found` themselves: rotate and
+ * failover answer an unknown pool as one without an available provider, history as
+ * one without records (the contract's answers).
+ */
+async function poolId (ask: Ask, pool: string, known = false): Promise<number> {
+  if (/^\d+$/.test(pool)) {
+    const id = Number(pool)
+    if (known) await ask(async (api) => await api.GET('/api/pools/{pool_id}', { params: { path: { pool_id: id } } }))
+    return id
+  }
   const list = await ask(async (api) => await api.GET('/api/pools', { params: { query: { fields: 'summary' } } }))
   const found = (list.pools as Array<{ pool_id: number, name: string }>).find((p) => p.name === pool)
   if (found === undefined) throw new CliError(`no pool named '${pool}'`)
@@ -72,7 +104,7 @@ async function poolId (ask: Ask, pool: string): Promise<number> {
 async function providerId (ask: Ask, provider: string): Promise<number> {
   if (/^\d+$/.test(provider)) return Number(provider)
   const list = await ask(async (api) => await api.GET('/api/providers'))
-  const found = list.providers.find((p) => p.name === provider)
+  const found = list.find((p) => p.name === provider)
   if (found === undefined) throw new CliError(`no provider named '${provider}'`)
   return found.provider_id
 }
@@ -108,7 +140,8 @@ export function program (): Command {
     .showHelpAfterError()
   const globals = (): Globals => cli.opts<Globals>()
   const ask: Ask = async (request) => {
-    const { url, token } = globals()
+    const { token } = globals()
+    const url = serviceUrl(globals().url, cli.getOptionValueSource('url') === 'env' ? 'SOURCEPOOL_URL' : '--url')
     return await call(url, async () => await request(createSourcepoolClient({ baseUrl: url, token })))
   }
 
@@ -177,7 +210,7 @@ export function program (): Command {
           m.cooldown_until === null ? '-' : `${countdown(m.cooldown_until)} (${m.cooldown_reason ?? '?'})`,
           m.quota === null ? '-' : `${m.quota.used}/${m.quota.limit}, resets ${countdown(m.quota.resets_at)}`,
           m.latency_ms === null ? '-' : `${Math.round(m.latency_ms)} ms`,
-          m.success_rate === null ? '-' : `${Math.round(m.success_rate * 100)}%`,
+          m.success_count + m.failure_count === 0 ? '-' : `${m.success_rate}%`,
           m.last_check === null ? '-' : m.last_check.ok ? paint('green', 'ok') : paint('red', m.last_check.status_code === null ? m.last_check.error ?? 'failed' : `HTTP ${m.last_check.status_code}`)
         ]))
       ].join('\n'))
@@ -186,7 +219,7 @@ export function program (): Command {
   cli.command('rotate').argument('<pool>', 'a pool, by name or id').description('rotate the pool to its next provider')
     .option('--reason <reason>', 'recorded in the history').option('--key <key>', 'the key of a consistent_hash pool')
     .action(async (pool: string, options: { reason?: string, key?: string }) => {
-      const id = await poolId(ask, pool)
+      const id = await poolId(ask, pool, true)
       const rotated = await ask(async (api) => await api.POST('/api/pools/{pool_id}/rotate', { params: { path: { pool_id: id } }, body: { reason: options.reason, key: options.key } }))
       print(globals(), rotated, () => rotated.message)
     })
@@ -194,7 +227,7 @@ export function program (): Command {
   cli.command('failover').argument('<pool>', 'a pool, by name or id').argument('<provider>', 'the provider that failed, by name or id')
     .description('fail over from a provider that failed').option('--reason <reason>', 'recorded in the history')
     .action(async (pool: string, provider: string, options: { reason?: string }) => {
-      const id = await poolId(ask, pool)
+      const id = await poolId(ask, pool, true)
       const failed = await providerId(ask, provider)
       const result = await ask(async (api) => await api.POST('/api/pools/{pool_id}/failover', { params: { path: { pool_id: id } }, body: { failed_provider_id: failed, reason: options.reason } }))
       print(globals(), result, () => result.message)
@@ -203,7 +236,7 @@ export function program (): Command {
   cli.command('history').argument('<pool>', 'a pool, by name or id').description('who served the pool when, newest first')
     .option('--limit <n>', 'how many records', (value) => Number(value), 20)
     .action(async (pool: string, options: { limit: number }) => {
-      const id = await poolId(ask, pool)
+      const id = await poolId(ask, pool, true)
       const history = await ask(async (api) => await api.GET('/api/pools/{pool_id}/history', { params: { path: { pool_id: id }, query: { limit: options.limit } } }))
       print(globals(), history, () => table(['TIME', 'FROM', 'TO', 'REASON', 'NOTES'], history.history.map((h) => [
         h.timestamp, h.from_provider ?? '-', h.to_provider ?? '-', h.success ? h.reason : paint('red', h.reason), h.notes ?? ''

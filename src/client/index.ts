@@ -5,7 +5,7 @@
  * compiler. The CLI talks to the service through it.
  *
  *   const api = createSourcepoolClient({ baseUrl: 'http://127.0.0.1:8000', token })
- *   const { data, error } = await api.POST('/api/pools/{pool_id}/rotate', { params: { path: { pool_id: 1 } }, body: {} })
+ *   const { data, error } = await api.POST('/api/pools/{pool_id}/rotate', { params: { path: { pool_id: 1 } } })
  */
 import createClient, { type Client } from 'openapi-fetch'
 import type { paths } from './schema.js'

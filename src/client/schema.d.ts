@@ -45,7 +45,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List providers */
+        /** List providers (a bare array, as the original service answered; X-Total-Count is how many there are in all) */
         get: operations["getProviders"];
         put?: never;
         /** Create a provider */
@@ -762,12 +762,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -800,63 +805,67 @@ export interface operations {
     };
     getProviders: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description at most this many providers (by id, after offset); every provider when left out */
+                limit?: number;
+                /** @description providers skipped first, by id */
+                offset?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description providers by id; X-Total-Count tells how many there are in all */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        providers: {
-                            provider_id: number;
-                            name: string;
-                            category: string | null;
-                            /** @description as stored for admin callers; for others every query value and any password read *** */
-                            base_url: string | null;
-                            description: string | null;
-                            /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
-                            rate_limit: {
-                                requests: number;
-                                /** @enum {string} */
-                                per: "second" | "minute" | "hour" | "day";
-                            } | null;
-                            timeout_ms: number | null;
-                            /** @description the names of the credential headers; values are never returned */
-                            auth_headers: {
-                                [key: string]: "***";
-                            } | null;
-                            health_check: {
-                                path: string;
-                                interval_s: number;
-                                timeout_ms: number;
-                                expect_status: (number | string)[];
-                                healthy_threshold: number;
-                                unhealthy_threshold: number;
-                            } | null;
-                            last_check: {
-                                /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
-                                at: string;
-                                ok: boolean;
-                                /** @description the answer's status, null when none came */
-                                status_code: number | null;
-                                /** @description why no answer came (timeout, connection refused…), null when one did */
-                                error: string | null;
-                                latency_ms: number | null;
-                            } | null;
+                        /** @description the provider's id, as the original service named it (same as provider_id) */
+                        id: number;
+                        provider_id: number;
+                        name: string;
+                        category: string | null;
+                        /** @description as stored for admin callers; for others every query value and any password read *** */
+                        base_url: string | null;
+                        description: string | null;
+                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        rate_limit: {
+                            requests: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | null;
+                        timeout_ms: number | null;
+                        /** @description the names of the credential headers; values are never returned */
+                        auth_headers: {
+                            [key: string]: "***";
+                        } | null;
+                        health_check: {
+                            path: string;
+                            interval_s: number;
+                            timeout_ms: number;
+                            expect_status: (number | string)[];
+                            healthy_threshold: number;
+                            unhealthy_threshold: number;
+                        } | null;
+                        last_check: {
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
-                            created_at: string;
-                            /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
-                            updated_at: string;
-                        }[];
-                        total: number;
-                    };
+                            at: string;
+                            ok: boolean;
+                            /** @description the answer's status, null when none came */
+                            status_code: number | null;
+                            /** @description why no answer came (timeout, connection refused…), null when one did */
+                            error: string | null;
+                            latency_ms: number | null;
+                        } | null;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        created_at: string;
+                        /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
+                        updated_at: string;
+                    }[];
                 };
             };
             /** @description No bearer token, or one that is not configured */
@@ -882,6 +891,29 @@ export interface operations {
                         detail: string;
                     } & {
                         [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
+                            loc: (string | number)[];
+                            msg: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
+                        }[];
                     };
                 };
             };
@@ -964,6 +996,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description the provider's id, as the original service named it (same as provider_id) */
+                        id: number;
                         provider_id: number;
                         name: string;
                         category: string | null;
@@ -1087,12 +1121,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -1141,6 +1180,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description the provider's id, as the original service named it (same as provider_id) */
+                        id: number;
                         provider_id: number;
                         name: string;
                         category: string | null;
@@ -1239,12 +1280,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -1284,7 +1330,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string | null;
@@ -1330,6 +1376,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description the provider's id, as the original service named it (same as provider_id) */
+                        id: number;
                         provider_id: number;
                         name: string;
                         category: string | null;
@@ -1453,12 +1501,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -1568,12 +1621,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -1622,6 +1680,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description the provider's id, as the original service named it (same as provider_id) */
+                        id: number;
                         provider_id: number;
                         name: string;
                         category: string | null;
@@ -1721,12 +1781,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -1794,8 +1859,15 @@ export interface operations {
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                             updated_at: string;
                             current_provider: {
+                                /** @description the provider's id (as the original service named it) */
+                                id: number;
                                 provider_id: number;
                                 name: string;
+                                /**
+                                 * @description always active: the provider rotated to last (its health is in members)
+                                 * @enum {string}
+                                 */
+                                status: "active";
                             } | null;
                             total_rotations: number;
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1829,13 +1901,24 @@ export interface operations {
                                 consecutive_failures: number;
                                 /** @description moving average of reported latencies (α = 0.3) */
                                 latency_ms: number | null;
-                                /** @description successes / (successes + failures); null before any outcome */
-                                success_rate: number | null;
+                                /** @description a percentage: successes / (successes + failures) × 100, two decimals; 0 before any outcome (as the original service) */
+                                success_rate: number;
                                 quota: {
                                     used: number;
                                     limit: number;
                                     /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                                     resets_at: string;
+                                } | null;
+                                /** @description the quota window in the original service's shape (`quota` has when it resets) */
+                                rate_limit: {
+                                    /** @description uses in the current window */
+                                    usage: number;
+                                    /** @description uses allowed per window */
+                                    limit: number;
+                                    /** @description usage / limit × 100, one decimal */
+                                    percentage: number;
+                                    /** @description warning from 80 %, blocked from 100 % */
+                                    status: "ok" | "warning" | "blocked";
                                 } | null;
                                 last_check: {
                                     /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1876,8 +1959,15 @@ export interface operations {
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                             updated_at: string;
                             current_provider: {
+                                /** @description the provider's id (as the original service named it) */
+                                id: number;
                                 provider_id: number;
                                 name: string;
+                                /**
+                                 * @description always active: the provider rotated to last (its health is in members)
+                                 * @enum {string}
+                                 */
+                                status: "active";
                             } | null;
                             total_rotations: number;
                             /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1932,12 +2022,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -2092,12 +2187,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -2159,8 +2259,15 @@ export interface operations {
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         updated_at: string;
                         current_provider: {
+                            /** @description the provider's id (as the original service named it) */
+                            id: number;
                             provider_id: number;
                             name: string;
+                            /**
+                             * @description always active: the provider rotated to last (its health is in members)
+                             * @enum {string}
+                             */
+                            status: "active";
                         } | null;
                         total_rotations: number;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -2194,13 +2301,24 @@ export interface operations {
                             consecutive_failures: number;
                             /** @description moving average of reported latencies (α = 0.3) */
                             latency_ms: number | null;
-                            /** @description successes / (successes + failures); null before any outcome */
-                            success_rate: number | null;
+                            /** @description a percentage: successes / (successes + failures) × 100, two decimals; 0 before any outcome (as the original service) */
+                            success_rate: number;
                             quota: {
                                 used: number;
                                 limit: number;
                                 /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                                 resets_at: string;
+                            } | null;
+                            /** @description the quota window in the original service's shape (`quota` has when it resets) */
+                            rate_limit: {
+                                /** @description uses in the current window */
+                                usage: number;
+                                /** @description uses allowed per window */
+                                limit: number;
+                                /** @description usage / limit × 100, one decimal */
+                                percentage: number;
+                                /** @description warning from 80 %, blocked from 100 % */
+                                status: "ok" | "warning" | "blocked";
                             } | null;
                             last_check: {
                                 /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -2282,12 +2400,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -2327,7 +2450,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @enum {string|null} */
@@ -2443,12 +2566,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -2558,12 +2686,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -2699,12 +2832,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -2745,7 +2883,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     priority?: number | null;
@@ -2840,12 +2978,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -2957,12 +3100,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -3090,12 +3238,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -3194,12 +3347,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -3239,7 +3397,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     reason?: string | null;
@@ -3336,12 +3494,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -3478,12 +3641,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -3596,12 +3764,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -3671,8 +3844,8 @@ export interface operations {
                         consecutive_failures: number;
                         /** @description moving average of reported latencies (α = 0.3) */
                         latency_ms: number | null;
-                        /** @description successes / (successes + failures); null before any outcome */
-                        success_rate: number | null;
+                        /** @description a percentage: successes / (successes + failures) × 100, two decimals; 0 before any outcome (as the original service) */
+                        success_rate: number;
                         success_count: number;
                         failure_count: number;
                         last_error: string | null;
@@ -3748,12 +3921,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -3908,12 +4086,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -4030,12 +4213,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -4187,12 +4375,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -4344,12 +4537,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -4501,12 +4699,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -4658,12 +4861,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -4815,12 +5023,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -4972,12 +5185,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -5129,12 +5347,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -5289,12 +5512,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -5407,12 +5635,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -5543,12 +5776,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -5710,12 +5948,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -5880,12 +6123,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -6029,12 +6277,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -6149,12 +6402,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -6270,12 +6528,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -6424,12 +6687,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -6539,12 +6807,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -6674,6 +6947,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             request_id: string;
+                            /** @description where the change came from: the client address (with TRUST_PROXY, the one the front door reported); null for changes made outside a request */
+                            client_address: string | null;
                         }[];
                         /** @description records matching the filters, on every page */
                         total: number;
@@ -6738,12 +7013,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -6833,12 +7113,17 @@ export interface operations {
                 content: {
                     "text/event-stream": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -7067,12 +7352,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -7302,12 +7592,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -7463,12 +7758,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };
@@ -7877,12 +8177,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
                             loc: (string | number)[];
                             msg: string;
-                            type: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
                             ctx?: {
                                 [key: string]: unknown;
                             };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
                         }[];
                     };
                 };

@@ -4,8 +4,8 @@
  * and path (stable, unique, URL-safe: `getPoolsPoolIdHistory`), and the error
  * answers it can give, each with its body's schema — 401/403/429 wherever a token
  * may be required, 413/415 where a body is read, 404/422 where the path or query
- * is validated, 502/503 through the proxy, 500 everywhere. The typed client
- * (src/client) is generated from this document.
+ * is validated, 502/503 through the proxy, 500 everywhere; and whether its body
+ * may be left out. The typed client (src/client) is generated from this document.
  */
 import type { RouteOptions } from 'fastify'
 import { Type, type TSchema } from 'typebox'
@@ -28,6 +28,24 @@ const ERRORS: Record<number, TSchema> = {
   503: errorBody('No provider is available now; see Retry-After')
 }
 
+/**
+ * Set by documentRoute on a route whose body may be left out, turned into
+ * `requestBody.required: false` by validOpenApi (@fastify/swagger marks every body
+ * required, and copies a schema's `x-` keys onto its operation).
+ */
+const OPTIONAL_BODY = 'x-sourcepool-optional-body'
+
+/**
+ * Whether a request may leave the body out: when its schema requires no field (the
+ * validator takes a missing body as `{}` then, as FastAPI does: validation.ts), unless
+ * a preValidation hook reads the body first (the declared state's strict shape
+ * check), which sees no body and refuses it.
+ */
+function bodyOptional (route: RouteOptions, body: unknown): boolean {
+  const required = (body as { required?: unknown[] }).required ?? []
+  return required.length === 0 && route.preValidation === undefined
+}
+
 /** `GET /api/pools/:pool_id/history` → `getPoolsPoolIdHistory`. */
 export function operationIdOf (method: string, url: string): string {
   const words = url.split('/').filter((part) => part !== '' && part !== 'api' && part !== '*')
@@ -41,6 +59,7 @@ export function documentRoute (route: RouteOptions): void {
   if (schema === undefined || schema.hide === true) return
   const method = (Array.isArray(route.method) ? route.method[0] : route.method) as string
   schema.operationId ??= operationIdOf(method, route.url)
+  if (schema.body !== undefined && bodyOptional(route, schema.body)) schema[OPTIONAL_BODY] = true
   const codes = [500]
   if (route.url !== '/healthz') codes.push(401, 403, 429)
   if (schema.body !== undefined) codes.push(413, 415, 422)
@@ -67,13 +86,20 @@ function withoutPropertyNames (value: unknown): void {
   }
 }
 
-type Operation = { operationId?: string, parameters?: Array<{ name: string, in: string, description?: string }>, responses?: Record<string, unknown> }
+type Operation = {
+  operationId?: string,
+  parameters?: Array<{ name: string, in: string, description?: string }>,
+  requestBody?: { required?: boolean },
+  responses?: Record<string, unknown>,
+  [OPTIONAL_BODY]?: boolean
+}
 
 /**
  * The document as @fastify/swagger builds it, made valid OpenAPI 3.0 (swagger's
  * `transformObject`): a server, no `propertyNames`, no methods OpenAPI lacks, the
- * proxy's wildcard as a named `{path}` parameter, and one operationId per method
- * where one route serves several (the proxy).
+ * proxy's wildcard as a named `{path}` parameter, one operationId per method
+ * where one route serves several (the proxy), and a body the service lets a
+ * request leave out marked so (`requestBody.required: false`).
  */
 export function validOpenApi ({ openapiObject }: { openapiObject: Record<string, unknown> }): Record<string, unknown> {
   const doc = openapiObject as { servers?: unknown[], paths?: Record<string, Record<string, Operation>> }
@@ -87,6 +113,8 @@ export function validOpenApi ({ openapiObject }: { openapiObject: Record<string,
     for (const method of methods) {
       const operation = structuredClone(operations[method] as Operation)
       if (methods.length > 1 && operation.operationId !== undefined) operation.operationId = operation.operationId.replace(/^[a-z]+/, method)
+      if (operation[OPTIONAL_BODY] === true && operation.requestBody !== undefined) operation.requestBody.required = false
+      delete operation[OPTIONAL_BODY]
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'path' && parameter.name === '*') {
           parameter.name = 'path'

@@ -1,6 +1,6 @@
 /**
- * `/ui`: the dashboard, served by the service itself from memory. The page and
- * its files are open (they hold no data); everything they show comes from the
+ * `/ui`: the dashboard, served by the service itself from memory (`/` redirects
+ * to it). The page and its files are open (they hold no data); everything they show comes from the
  * API with the token the page asks for. A strict Content-Security-Policy allows
  * only this origin's scripts, styles and connections.
  */
@@ -40,6 +40,10 @@ export const uiRoutes: FastifyPluginAsync = async (app) => {
   const page = assets.get('index.html')
   if (page === undefined) throw new Error('the dashboard page is missing')
   const schema = { hide: true }
+  // The address a person types: the dashboard. 302, not 301: a browser keeps a permanent
+  // redirect for good, and / may answer something else one day (303 and 307 differ from 302
+  // only for methods other than GET and HEAD, which this route does not take).
+  app.get('/', { schema }, async (_request, reply) => reply.redirect('/ui', 302))
   app.get('/ui', { schema }, async (request, reply) => send(request, reply, page))
   app.get('/ui/', { schema }, async (_request, reply) => reply.redirect('/ui', 301))
   app.get('/ui/assets/*', { schema }, async (request, reply) => {

@@ -33,6 +33,14 @@ describe('the dashboard\'s files', () => {
     assert.equal(slash.headers.location, '/ui')
   })
 
+  it('redirects / to the dashboard (302, GET and HEAD), without a token', async () => {
+    for (const method of ['GET', 'HEAD'] as const) {
+      const root = await t.app.inject({ method, url: '/' })
+      assert.deepEqual([root.statusCode, root.headers.location], [302, '/ui'], method)
+    }
+    assert.equal((await t.app.inject({ method: 'POST', url: '/' })).statusCode, 404)
+  })
+
   it('answers an unchanged file with 304, and gzips when asked', async () => {
     const first = await t.app.inject({ url: '/ui/assets/vendor/uplot.js' })
     assert.equal(first.statusCode, 200)
