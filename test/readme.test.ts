@@ -8,14 +8,15 @@
  * the repository or to a file that does not exist.
  */
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { execFile, execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { after, describe, it } from 'node:test'
-import { startServer } from './server-process.js'
+import { after, before, describe, it } from 'node:test'
+import { http, startServer, type ServerProcess } from './server-process.js'
+import { json, upstream, type Upstream } from './upstreams.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
@@ -132,8 +133,85 @@ describe('README', () => {
     }
   })
 
+  describe('calling a pool from your application', () => {
+    const section = README.slice(README.indexOf('## Calling a pool from your application'), README.indexOf('## The dashboard'))
+    const code = (language: string) => {
+      const found = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(section)?.[1]
+      assert.ok(found !== undefined, `a ${language} example`)
+      return found
+    }
+    /** The lines an example says it prints (`# → …` or `// → …`). */
+    const shown = (example: string) => [...example.matchAll(/^(?:#|\/\/) → (.*)$/gm)].map((m) => (m[1] as string).trim())
+    const CLIENT = 'client-secret-0123456789'
+    let server: ServerProcess
+    let portal: Upstream
+    let env: NodeJS.ProcessEnv
+    /** Runs `program` with `example`, written to a file, where the service of the example is the test's. */
+    const runExample = async (program: string, file: string, example: string) => {
+      const path = join(dir, file)
+      writeFileSync(path, example.replaceAll('127.0.0.1:8000', new URL(server.url).host))
+      const { stdout } = await run(program, [path], { env })
+      return stdout.split('\n').map((line) => line.trim())
+    }
+
+    before(async () => {
+      portal = await upstream((req, res) => {
+        if (req.url === '/contratos?codigoOrgao=26000') json(200, { contratos: ['c-1', 'c-2'] })(req, res)
+        else json(404, { erro: 'not here' })(req, res)
+      })
+      server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'calling.db')}`, AUTH_TOKENS: `app:client:${CLIENT},ops:admin:admin-secret-0123456789` })
+      const admin = async (path: string, body: unknown) => {
+        const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer admin-secret-0123456789' }, body: JSON.stringify(body) })
+        assert.equal(res.status, 200, await res.clone().text())
+        return await res.json()
+      }
+      const provider = await admin('/api/providers', { name: 'portal-a', base_url: portal.url })
+      const pool = await admin('/api/pools', { name: 'spending', category: 'public-spending' })
+      assert.equal(pool.pool_id, 1)
+      await admin(`/api/pools/${pool.pool_id as number}/members`, { provider_id: provider.provider_id })
+      env = { ...process.env, SOURCEPOOL_TOKEN: CLIENT }
+      assert.equal((await http('GET', `${server.url}/api/pools/1/proxy/contratos?codigoOrgao=26000`)).status, 401, 'the examples need their token')
+    })
+    after(async () => {
+      await server?.stop()
+      await portal?.close()
+    })
+
+    it('with curl', async () => {
+      const example = code('sh')
+      const command = example.split('\n').filter((line) => !line.startsWith('#')).join('\n').replaceAll('127.0.0.1:8000', new URL(server.url).host)
+      const { stdout } = await run('bash', ['-c', command], { env })
+      const lines = stdout.split('\n').map((line) => line.trim())
+      for (const line of shown(example)) assert.ok(lines.includes(line), `'${line}' not in\n${stdout}`)
+      assert.equal(shown(example).length, 3)
+    })
+
+    it('with JavaScript fetch', async () => {
+      const example = code('js')
+      const lines = await runExample(process.execPath, 'call.mjs', example)
+      assert.deepEqual(shown(example), ['200 portal-a { contratos: [ \'c-1\', \'c-2\' ] }'])
+      for (const line of shown(example)) assert.ok(lines.includes(line), `'${line}' not in ${JSON.stringify(lines)}`)
+    })
+
+    const python = process.env.PYTHON ?? 'python3'
+    const noRequests = (() => {
+      try {
+        execFileSync(python, ['-c', 'import requests'], { stdio: 'ignore' })
+        return false
+      } catch {
+        return `${python} with the requests package is needed to run the Python example (pip install requests)`
+      }
+    })()
+    it('with Python requests', { skip: noRequests }, async () => {
+      const example = code('python')
+      const lines = await runExample(python, 'call.py', example)
+      assert.deepEqual(shown(example), ["200 portal-a {'contratos': ['c-1', 'c-2']}"])
+      for (const line of shown(example)) assert.ok(lines.includes(line), `'${line}' not in ${JSON.stringify(lines)}`)
+    })
+  })
+
   it('links only to files of this repository that exist', () => {
-    for (const file of ['README.md', ...['api', 'decisions', 'operations', 'performance', 'architecture'].map((name) => `docs/${name}.md`)]) {
+    for (const file of ['README.md', ...['api', 'decisions', 'operations', 'performance', 'architecture', 'deployment'].map((name) => `docs/${name}.md`)]) {
       const text = readFileSync(join(ROOT, file), 'utf8')
       assert.ok(!text.includes('../shared'), `${file} points outside the repository`)
       for (const [, target] of text.matchAll(/\]\(([^)#]+)(#[^)]*)?\)/g)) {
