@@ -175,9 +175,10 @@ function readOptionalInteger (env: NodeJS.ProcessEnv, name: string, fallback: nu
 
 /**
  * CORS_ORIGINS: `*`, or origins separated by commas, each as a browser sends it in
- * `Origin` (`https://dash.example.com`, `http://localhost:5173`, or `null` for a page
- * opened from a file); a path, a query or a trailing slash is refused, since no
- * browser would ever send it and the origin would silently never match.
+ * `Origin` (`https://dash.example.com`, `http://localhost:5173`); a path, a query or a
+ * trailing slash is refused, since no browser would ever send it and the origin would
+ * silently never match. `null` is refused too: any site can make a browser send
+ * `Origin: null` (a sandboxed frame), so allowing it would allow every site, quietly.
  */
 function readCorsOrigins (env: NodeJS.ProcessEnv): '*' | string[] | null {
   const text = env.CORS_ORIGINS?.trim() ?? ''
@@ -185,11 +186,13 @@ function readCorsOrigins (env: NodeJS.ProcessEnv): '*' | string[] | null {
   if (text === '*') return '*'
   const origins = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
   for (const origin of origins) {
-    if (origin === 'null') continue
+    if (origin === 'null') {
+      throw new ConfigError("CORS_ORIGINS: 'null' is the origin any site's sandboxed frame sends, so it would let every site in; serve the page from an http(s) origin, or set * if every site is what you mean")
+    }
     let parsed: URL | undefined
     try { parsed = new URL(origin) } catch {}
     if (parsed === undefined || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
-      throw new ConfigError(`CORS_ORIGINS: '${origin}' is not an origin such as https://dash.example.com (scheme, host and port only), null, or *`)
+      throw new ConfigError(`CORS_ORIGINS: '${origin}' is not an origin such as https://dash.example.com (scheme, host and port only), or *`)
     }
   }
   if (origins.length === 0) throw new ConfigError('CORS_ORIGINS: no origin given (an origin list, or *)')

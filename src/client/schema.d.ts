@@ -806,7 +806,7 @@ export interface operations {
     getProviders: {
         parameters: {
             query?: {
-                /** @description at most this many providers (by id, after offset); every provider when left out */
+                /** @description at most this many providers (by id, after offset); every one when left out */
                 limit?: number;
                 /** @description providers skipped first, by id */
                 offset?: number;
@@ -1825,7 +1825,7 @@ export interface operations {
     getPools: {
         parameters: {
             query?: {
-                /** @description at most this many pools (by pool_id, after offset); every pool when left out */
+                /** @description at most this many pools (by pool_id, after offset); every one when left out */
                 limit?: number;
                 /** @description pools skipped first, by pool_id */
                 offset?: number;

@@ -37,6 +37,15 @@ describe('CORS', () => {
     assert.equal(pre.headers['access-control-allow-origin'], undefined)
   })
 
+  it('adds no CORS headers to a request without Origin, but says its answer varies by Origin', async () => {
+    t = await buildTestApp(sqlite, {}, { CORS_ORIGINS: DASH })
+    const res = await t.request({ method: 'GET', url: '/api/providers' })
+    assert.equal(res.status, 200)
+    assert.equal(res.headers['access-control-allow-origin'], undefined)
+    assert.equal(res.headers['access-control-expose-headers'], undefined)
+    assert.match(String(res.headers.vary), /origin/i)
+  })
+
   it('lets a listed origin read answers and their sourcepool headers, and no other origin', async () => {
     t = await buildTestApp(sqlite, {}, { CORS_ORIGINS: `${DASH}, http://localhost:5173` })
     const res = await t.request({ method: 'GET', url: '/api/providers', headers: { origin: DASH } })
@@ -93,7 +102,7 @@ describe('CORS', () => {
   })
 
   it('forwards an OPTIONS that is no preflight through the proxy, with the service\'s CORS headers instead of the provider\'s', async () => {
-    up = await upstream((_req, res) => { res.writeHead(200, { allow: 'GET, OPTIONS', 'access-control-allow-origin': 'https://provider.example' }); res.end() })
+    up = await upstream((_req, res) => { res.writeHead(200, { allow: 'GET, OPTIONS', 'access-control-allow-origin': 'https://provider.example', vary: 'Accept-Encoding' }); res.end() })
     t = await buildTestApp(sqlite, {}, { CORS_ORIGINS: DASH })
     const pool = await createPool(t, 'proxied')
     await addMember(t, pool, await createProvider(t, 'p', { base_url: up.url }))
@@ -104,16 +113,18 @@ describe('CORS', () => {
     assert.equal(up.seen[0]?.method, 'OPTIONS')
     const fromPage = await t.request({ method: 'GET', url: `/api/pools/${pool}/proxy/things`, headers: { origin: DASH } })
     assert.equal(fromPage.headers['access-control-allow-origin'], DASH, 'the provider\'s own Access-Control-Allow-Origin is dropped')
+    assert.equal(fromPage.headers.vary, 'Accept-Encoding, Origin', 'the provider\'s Vary keeps Origin, so no cache serves one origin\'s answer to another')
     const pre = await t.request({ ...preflight(DASH, 'GET'), url: `/api/pools/${pool}/proxy/things` })
     assert.equal(pre.status, 204)
     assert.equal(up.seen.length, 2, 'a preflight is answered here, never forwarded')
   })
 
-  it('refuses an origin that a browser never sends: a path, a trailing slash, another scheme', () => {
+  it('refuses an origin that a browser never sends (a path, a trailing slash, another scheme), and null, which any site can send', () => {
     for (const value of ['https://dash.example.com/', 'https://dash.example.com/app', 'dash.example.com', 'ftp://dash.example.com', '*, https://a.example', ' , ']) {
       assert.throws(() => loadConfig({ CORS_ORIGINS: value }), (error: unknown) => error instanceof ConfigError && /^CORS_ORIGINS: /.test(error.message), value)
     }
-    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://a.example, http://127.0.0.1:3000,null' }).corsOrigins, ['https://a.example', 'http://127.0.0.1:3000', 'null'])
+    assert.throws(() => loadConfig({ CORS_ORIGINS: 'https://a.example,null' }), /CORS_ORIGINS: 'null' is the origin any site's sandboxed frame sends/)
+    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://a.example, http://127.0.0.1:3000' }).corsOrigins, ['https://a.example', 'http://127.0.0.1:3000'])
     assert.equal(loadConfig({ CORS_ORIGINS: ' * ' }).corsOrigins, '*')
     assert.equal(loadConfig({}).corsOrigins, null)
   })

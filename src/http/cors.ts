@@ -45,8 +45,13 @@ export async function registerCors (app: FastifyInstance, origins: '*' | readonl
   }
   const preflight = { ...base, preflight: true }
   const other = { ...base, preflight: false }
+  // A request without Origin (a server-side client, most proxy traffic) gets no CORS
+  // headers to carry; its answer still says `Vary: Origin`, for caches.
+  const noOrigin = { ...base, origin: false, preflight: false }
   await app.register(cors, {
     hideOptionsRoute: true,
-    delegator: (request, callback) => { callback(null, isPreflight(request) ? preflight : other) }
+    delegator: (request, callback) => {
+      callback(null, request.headers.origin === undefined ? noOrigin : isPreflight(request) ? preflight : other)
+    }
   })
 }

@@ -36,6 +36,17 @@ export function Nullable<T extends TSchema> (schema: T) {
   })
 }
 
+/**
+ * `limit` and `offset` of a list that answers everything unless asked for a page
+ * (`GET /api/pools`, `GET /api/providers`): `things` by `key`, as the descriptions say.
+ */
+export function wholeListPage (things: string, key: string) {
+  return {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: `at most this many ${things} (by ${key}, after offset); every one when left out` })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, default: 0, description: `${things} skipped first, by ${key}` }))
+  }
+}
+
 /** An ISO 8601 UTC timestamp string. */
 export const Timestamp = Type.String({ description: 'ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z' })
 

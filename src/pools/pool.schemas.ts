@@ -2,7 +2,7 @@
  * Schemas of the pool and member operations (1–8), and of the pool status record.
  */
 import { Type, type Static } from 'typebox'
-import { Id, Nullable, Timestamp } from '../http/schemas.js'
+import { Id, Nullable, Timestamp, wholeListPage } from '../http/schemas.js'
 import { LastCheck } from '../providers/provider.schemas.js'
 import { STRATEGIES } from '../rules/strategies.js'
 
@@ -192,8 +192,7 @@ export const PoolSummaryList = Type.Object({
 
 /** Query of `GET /api/pools`: every pool, by pool_id, unless limit and offset choose a page. */
 export const PoolListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'at most this many pools (by pool_id, after offset); every pool when left out' })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, default: 0, description: 'pools skipped first, by pool_id' })),
+  ...wholeListPage('pools', 'pool_id'),
   fields: Type.Optional(Type.Unsafe<'full' | 'summary'>({ type: 'string', enum: ['full', 'summary'], default: 'full', description: 'summary: pool fields and members counted by health, without members, policy and history' }))
 })
 export type PoolListQueryValue = Static<typeof PoolListQuery>

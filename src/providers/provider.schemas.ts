@@ -2,7 +2,7 @@
  * Request and response schemas of `/api/providers`.
  */
 import { Type, type Static } from 'typebox'
-import { Id, Nullable, Timestamp } from '../http/schemas.js'
+import { Id, Nullable, Timestamp, wholeListPage } from '../http/schemas.js'
 import { QUOTA_PERIODS, type QuotaPeriod } from '../rules/quota.js'
 
 const Name = Type.String({ minLength: 1, maxLength: 200 })
@@ -115,9 +115,6 @@ export const ProviderWithMessage = Type.Object({ ...Provider.properties, message
 /** The list is a bare array, as the original service answered; the number of providers in all is in `X-Total-Count`. */
 export const ProviderList = Type.Array(Provider, { description: 'providers by id; X-Total-Count tells how many there are in all' })
 
-export const ProviderListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'at most this many providers (by id, after offset); every provider when left out' })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, default: 0, description: 'providers skipped first, by id' }))
-})
+export const ProviderListQuery = Type.Object(wholeListPage('providers', 'id'))
 
 export const ProviderDeleted = Type.Object({ message: Type.String(), provider_id: Type.Integer() })

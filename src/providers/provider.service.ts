@@ -84,8 +84,11 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
 
     /** A page of providers by id (every one without a limit), and how many there are in all. */
     async listProviders (callerScope: Scope | null, page: { offset: number, limit?: number } = { offset: 0 }): Promise<{ providers: ProviderRecord[], total: number }> {
+      // The whole list counts itself; only a page needs the count read.
+      const whole = page.offset === 0 && page.limit === undefined
       const { rows, total } = await database.read(function * (db) {
-        return { rows: yield * repo.listProviders(db, page), total: yield * repo.countProviders(db) }
+        const rows = yield * repo.listProviders(db, page)
+        return { rows, total: whole ? rows.length : yield * repo.countProviders(db) }
       })
       return { providers: rows.map((row) => toRecord(row, callerScope)), total }
     },

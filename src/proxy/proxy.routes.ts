@@ -21,6 +21,12 @@ export const PROXY_BODY_LIMIT = 10 * 1024 * 1024
 /** A header value Node will send: printable ASCII as it is, anything else percent-encoded. */
 const headerSafe = (text: string) => /^[\x20-\x7e]*$/.test(text) ? text : encodeURIComponent(text)
 
+/** A provider's `Vary` with `Origin` added (an answer with CORS headers differs by the caller's origin). */
+function varyWithOrigin (vary: string | string[]): string {
+  const text = Array.isArray(vary) ? vary.join(', ') : vary
+  return /(^|,)\s*(\*|origin)\s*(,|$)/i.test(text) ? text : `${text}, Origin`
+}
+
 /**
  * The proxy's routes. With `ownCors` (CORS_ORIGINS set), a provider's own
  * `Access-Control-*` headers are dropped from its answers: the browser must see
@@ -66,7 +72,11 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService, ownCo
     }
     // The answer's headers are this request's own copy: ours go onto it.
     const headers = answer.headers
-    if (ownCors) for (const name of Object.keys(headers)) if (name.startsWith('access-control-')) delete headers[name]
+    if (ownCors) {
+      for (const name of Object.keys(headers)) if (name.startsWith('access-control-')) delete headers[name]
+      // The provider's Vary replaces the one the CORS hook set: it must keep saying Origin.
+      if (headers.vary !== undefined) headers.vary = varyWithOrigin(headers.vary)
+    }
     headers['x-sourcepool-provider'] = headerSafe(answer.provider ?? '')
     headers['x-sourcepool-attempts'] = String(answer.attempts)
     reply.code(answer.status).headers(headers)

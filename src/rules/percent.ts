@@ -8,7 +8,10 @@
 
 /** Python's `round(value, digits)` for a finite number and 0-20 digits. */
 export function roundLikePython (value: number, digits: number): number {
-  // toFixed rounds the exact value of the double (ties away from zero); at 100
+  // Far from a tie, toFixed (which rounds the double's exact value) is already Python's answer.
+  const scaled = Math.abs(value) * 10 ** digits
+  if (Math.abs(scaled - Math.floor(scaled) - 0.5) > 1e-6) return Number(value.toFixed(digits))
+  // Near one, toFixed rounds the exact value of the double (ties away from zero); at 100
   // digits it writes every digit a double in the ranges used here has, so a tie
   // is seen exactly: the digit after the last kept one is 5 and nothing follows.
   const exact = Math.abs(value).toFixed(100)
