@@ -33,7 +33,7 @@ export interface ValidationIssue {
   msg: string
   /**
    * The value at `loc` as sent (for `missing`, the object that lacks the field; null
-   * when there is none); masked and bounded when answered (http/validation.ts).
+   * when there is none); masked and bounded when answered (http/answered-issues.ts).
    */
   input: unknown
   ctx?: Record<string, unknown>

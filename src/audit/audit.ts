@@ -4,7 +4,7 @@
  * one inside the transaction of the change, so both land or neither does.
  */
 import { prepared } from '../db/prepared.js'
-import { MASK, maskRequestTarget, maskUrl, SECRET_NAME } from '../http/redact.js'
+import { MASK, maskText, SECRET_NAME } from '../http/redact.js'
 import type { Db } from '../db/types.js'
 import { execute, type Work } from '../db/work.js'
 
@@ -27,15 +27,16 @@ function isSetting (value: unknown): boolean {
   return entries.length > 0 && entries.every(([key, item]) => (key === 'from' || key === 'to') && (item === null || typeof item === 'boolean' || typeof item === 'number'))
 }
 
-/** A copy of `changes` with secrets masked: secret-looking keys, and credentials inside URLs. */
+/**
+ * A copy of `changes` with secrets masked: secret-looking keys, and in every text
+ * credentials inside URLs and secret-looking query values (maskText, the rule a
+ * 422's `input` follows too). Unlike a 422's `input`, a number under a secret
+ * key is kept: changes are recorded after validation, where a secret is text by
+ * schema, so a number there is a setting (`token_ttl`).
+ */
 export function maskSecrets (changes: unknown): unknown {
   if (Array.isArray(changes)) return changes.map(maskSecrets)
-  if (changes === null || typeof changes !== 'object') {
-    if (typeof changes !== 'string') return changes
-    if (/^https?:\/\//.test(changes)) return maskUrl(changes)
-    // A path with a query (a health check's): its secret-looking values.
-    return changes.startsWith('/') ? maskRequestTarget(changes) : changes
-  }
+  if (changes === null || typeof changes !== 'object') return typeof changes === 'string' ? maskText(changes) : changes
   return Object.fromEntries(Object.entries(changes).map(([key, value]) =>
     [key, SECRET_NAME.test(key) && !isSetting(value) ? MASK : maskSecrets(value)]))
 }

@@ -6,7 +6,8 @@
  * body as it is parsed: http/json-parser.ts.)
  */
 import { pydanticIssue, RequestValidationError, valueError, type ValidationIssue } from '../errors.js'
-import { toValidationIssues } from '../http/validation.js'
+import { enoughIssues } from '../http/answered-issues.js'
+import { toValidationIssues } from '../http/pydantic-errors.js'
 import { MAX_DIM } from './chunk.schemas.js'
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2})(?::?(\d{2}))?)?)?$/
@@ -59,14 +60,17 @@ export function checkChunk (value: unknown, loc: Array<string | number>): Valida
 
 /**
  * Throws one 422 listing the schema's findings (routes validate with
- * `attachValidation`) and the rules above for every record, or returns when
- * there are none.
+ * `attachValidation`) and the rules above for every record (until there are more
+ * than an answer lists: enoughIssues), or returns when there are none.
  */
 export function assertValidChunks (validationError: { validation?: unknown, validationContext?: string } | undefined, records: Array<{ value: unknown, loc: Array<string | number> }>, body: unknown): void {
   const issues: ValidationIssue[] = []
   if (validationError !== undefined) {
     issues.push(...toValidationIssues(validationError.validation as never, validationError.validationContext, validationError.validationContext === 'body' ? body : undefined))
   }
-  for (const { value, loc } of records) issues.push(...checkChunk(value, loc))
+  for (const { value, loc } of records) {
+    if (enoughIssues(issues)) break
+    issues.push(...checkChunk(value, loc))
+  }
   if (issues.length > 0) throw new RequestValidationError(issues)
 }

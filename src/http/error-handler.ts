@@ -7,7 +7,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { isNotAnswering, isReadOnly } from '../db/errors.js'
 import { DomainError, RequestValidationError } from '../errors.js'
-import { answeredIssues, toValidationIssues } from './validation.js'
+import { answeredIssues } from './answered-issues.js'
+import { toValidationIssues } from './pydantic-errors.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

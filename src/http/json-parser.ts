@@ -15,13 +15,11 @@ import { isUtf8 } from 'node:buffer'
 import type { FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import { RequestValidationError, valueError, type ValidationIssue } from '../errors.js'
+import { enoughIssues } from './answered-issues.js'
 import { isStorableText, UNSTORABLE_TEXT } from './validation.js'
 
 /** Deepest nesting of arrays and objects a body may have (the body itself is level 1). */
 export const MAX_DEPTH = 64
-
-/** Most unstorable-text findings listed in one 422 (a body may hold millions of strings). */
-const MAX_ISSUES = 100
 
 /**
  * A body without these can hold no `__proto__` or `constructor` key (an escaped
@@ -146,7 +144,8 @@ function parseJson (body: Buffer): { value: unknown, text: string } {
  * Throws the 422 for a parsed body nested deeper than MAX_DEPTH (at once: a
  * `json_invalid` entry at the bracket that goes too deep in `source`, the body's
  * text, when there is one) or holding unstorable text (a `value_error` at each place,
- * up to MAX_ISSUES, its input the text refused: a key's own text for a key). One pass,
+ * until there are more than an answer lists (enoughIssues: a body may hold millions
+ * of strings), its input the text refused: a key's own text for a key). One pass,
  * recursive but never deeper than MAX_DEPTH; numbers, booleans and nulls cost a
  * `typeof` each, so a batch of embeddings is cheap to walk.
  */
@@ -154,7 +153,7 @@ export function checkBody (value: unknown, source?: string): void {
   const issues: ValidationIssue[] = []
   const path: Array<string | number> = ['body']
   const text = (s: string) => {
-    if (!isStorableText(s) && issues.length < MAX_ISSUES) issues.push(valueError(path, s, UNSTORABLE_TEXT))
+    if (!enoughIssues(issues) && !isStorableText(s)) issues.push(valueError(path, s, UNSTORABLE_TEXT))
   }
   const visit = (container: object, depth: number): void => {
     if (depth > MAX_DEPTH) {

@@ -10,7 +10,7 @@
 import type { Insertable, Updateable } from 'kysely'
 import type { ProviderTable } from '../db/types.js'
 import { RequestValidationError, valueError, type ValidationIssue } from '../errors.js'
-import { urlIssue } from '../http/validation.js'
+import { urlIssue } from '../http/url-words.js'
 import { CHECK_DEFAULTS, statusRange, type HealthCheck } from '../rules/health-check.js'
 import { assertSafePath, UnsafePathError } from '../rules/upstream-url.js'
 import { RESERVED_HEADERS, type CreateProviderInput, type HealthCheckInputValue } from './provider.schemas.js'
@@ -48,7 +48,7 @@ export function checkBaseUrl (baseUrl: string, loc: ReadonlyArray<string | numbe
     throw new RequestValidationError([urlIssue(loc, baseUrl)])
   }
   if (url.username !== '' || url.password !== '') {
-    // The input echoed is masked when answered (http/validation.ts): the password never comes back.
+    // The input echoed is masked when answered (http/answered-issues.ts): the password never comes back.
     throw new RequestValidationError([valueError(loc, baseUrl,
       'base_url may not carry credentials (user:password@); put them in auth_headers, e.g. {"authorization": "Basic <base64 of user:password>"}')])
   }
