@@ -19,9 +19,10 @@ import { fileURLToPath } from 'node:url'
 import { validate } from 'dockerfile-utils'
 import { parse } from 'yaml'
 import { recordAudit, SYSTEM_ACTOR } from '../src/audit/audit.js'
-import { buildTestApp, createPostgresSchema, describeOn, dialects, postgres, type TestApp, type TestDatabase } from './helpers.js'
+import { buildTestApp, createPostgresSchema, describeOn, dialects, postgres, sleep, type TestApp, type TestDatabase } from './helpers.js'
 import { nginxSkip, startNginx, type Nginx } from './nginx.js'
 import { freePort, startServer, type ServerProcess } from './server-process.js'
+import { openStream } from './event-stream.js'
 import { json, upstream, type Upstream } from './upstreams.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -172,47 +173,6 @@ async function call (from: string, method: string, url: string, headers: Record<
   })
 }
 
-/** The server-sent events of an open stream, as text blocks, until closed. */
-interface EventStream {
-  readonly response: IncomingMessage
-  /** Resolves with the first event block matching `test`, or rejects after `timeoutMs` (a bound, not a speed check). */
-  next(test: (block: string) => boolean, timeoutMs?: number): Promise<string>
-  close(): void
-}
-
-async function openEvents (from: string, url: string, headers: Record<string, string>): Promise<EventStream> {
-  return await new Promise((resolve, reject) => {
-    const req = httpRequest(url, { localAddress: from, headers }, (response) => {
-      const blocks: string[] = []
-      let buffer = ''
-      response.setEncoding('utf8')
-      response.on('data', (chunk: string) => {
-        buffer += chunk
-        let end: number
-        while ((end = buffer.indexOf('\n\n')) !== -1) {
-          blocks.push(buffer.slice(0, end))
-          buffer = buffer.slice(end + 2)
-        }
-      })
-      resolve({
-        response,
-        async next (test, timeoutMs = 15_000) {
-          const deadline = Date.now() + timeoutMs
-          while (Date.now() < deadline) {
-            const found = blocks.find(test)
-            if (found !== undefined) return found
-            await new Promise((resolve) => setTimeout(resolve, 20))
-          }
-          throw new Error(`no such event within ${timeoutMs} ms; received: ${JSON.stringify(blocks)}`)
-        },
-        close: () => { req.destroy() }
-      })
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
-
 /**
  * deploy/nginx-sourcepool.conf as it is, but for where it listens and the two
  * instances it balances; each line replaced must be there exactly once, so a
@@ -247,6 +207,16 @@ function frontDoorSuite (): void {
   /** The upstream (host:port) NGINX chose for each request whose access log line matches `request`, in order. */
   const upstreamsOf = (request: RegExp): string[] => readFileSync(join(dir, 'nginx', 'logs', 'access.log'), 'utf8')
     .split('\n').filter((line) => request.test(line)).map((line) => line.split(' ')[0] ?? '')
+  /** The instances of the first `count` requests matching `request`: NGINX logs a request after it has answered it, so wait (at most 5 s) for its line. */
+  const loggedUpstreams = async (request: RegExp, count: number): Promise<string[]> => {
+    const deadline = Date.now() + 5000
+    let found = upstreamsOf(request)
+    while (found.length < count && Date.now() < deadline) {
+      await sleep(20)
+      found = upstreamsOf(request)
+    }
+    return found
+  }
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sourcepool-deploy-'))
@@ -278,7 +248,7 @@ ${frontDoorConfig(port, instances)}`, port)
       assert.equal(created.status, 200, JSON.stringify(created.body))
       pools.push(created.body.pool_id)
     }
-    const chosen = upstreamsOf(/ "POST \/api\/pools HTTP/)
+    const chosen = await loggedUpstreams(/ "POST \/api\/pools HTTP/, 6)
     assert.equal(chosen.length, 6)
     assert.deepEqual(new Set(chosen), new Set(instances), 'both instances served creates')
     // Each pool read from the instance that did not create it.
@@ -310,24 +280,24 @@ ${frontDoorConfig(port, instances)}`, port)
       tries++
     }
     assert.equal(status, 429, `no 429 after ${tries} failed authentications`)
-    const served = upstreamsOf(/ 127\.0\.0\.4 "GET \/api\/session/).length
+    const served = (await loggedUpstreams(/ 127\.0\.0\.4 "GET \/api\/session/, 0)).length
     for (let i = 0; i < 4; i++) assert.equal((await call('127.0.0.4', 'GET', `${front}/api/session`, bearer(READER))).status, 200)
-    assert.deepEqual(new Set(upstreamsOf(/ 127\.0\.0\.4 "GET \/api\/session/).slice(served)), new Set(instances), 'both instances let the other client in')
+    assert.deepEqual(new Set((await loggedUpstreams(/ 127\.0\.0\.4 "GET \/api\/session/, served + 4)).slice(served)), new Set(instances), 'both instances let the other client in')
   })
 
   it('passes the event stream through: an admin change made through the other instance arrives', async () => {
-    const stream = await openEvents(CLIENT, `${front}/api/events?type=admin`, bearer(READER))
+    const stream = await openStream(`${front}/api/events?type=admin`, bearer(READER), CLIENT)
     try {
       assert.equal(stream.response.statusCode, 200)
       assert.match(String(stream.response.headers['content-type']), /^text\/event-stream/)
-      await stream.next((block) => block.startsWith('retry:'))
+      await stream.nextBlock((block) => block.startsWith('retry:'))
       // Two creates: NGINX alternates, so at least one goes through the instance not holding the stream.
       const ids: number[] = []
       for (const name of ['streamed-1', 'streamed-2']) {
         ids.push((await call(CLIENT, 'POST', `${front}/api/pools`, bearer(ADMIN), { name, category: 'rpc' })).body.pool_id)
       }
       for (const id of ids) {
-        const block = await stream.next((text) => text.includes('event: admin') && text.includes(`"target":"pool:${id}"`))
+        const block = await stream.nextBlock((text) => text.includes('event: admin') && text.includes(`"target":"pool:${id}"`))
         assert.match(block, /"action":"pool.create"/)
       }
     } finally {

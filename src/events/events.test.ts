@@ -5,7 +5,6 @@
  * PostgreSQL, an event made by another instance arriving.
  */
 import assert from 'node:assert/strict'
-import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { once } from 'node:events'
 import { connect, type AddressInfo, type Socket } from 'node:net'
 import { after, afterEach, it } from 'node:test'
@@ -13,60 +12,9 @@ import { addMember, createPool, createProvider, poolWithMembers } from '../../te
 import { buildTestApp, describeOn, dialects, postgres, sharedDatabase, sleep, sqlite, type TestApp } from '../../test/helpers.js'
 import { http, startServer } from '../../test/server-process.js'
 import { upstream, type Upstream } from '../../test/upstreams.js'
+import { openStream, type Stream } from '../../test/event-stream.js'
 import { createEventHub, historyEvent } from './event-hub.js'
 import { checkFailedNotes } from '../rules/history-kind.js'
-
-interface Received { id: string | undefined, event: string, data: any }
-
-/** An open stream: the events and comments received so far. */
-interface Stream {
-  readonly events: Received[]
-  readonly comments: string[]
-  readonly response: IncomingMessage
-  waitFor(count: number, timeoutMs?: number): Promise<Received[]>
-  close(): void
-}
-
-async function openStream (url: string, headers: Record<string, string> = {}): Promise<Stream> {
-  return await new Promise((resolve, reject) => {
-    const req = httpRequest(url, { headers }, (response) => {
-      const events: Received[] = []
-      const comments: string[] = []
-      let buffer = ''
-      response.setEncoding('utf8')
-      response.on('data', (chunk: string) => {
-        buffer += chunk
-        let end: number
-        while ((end = buffer.indexOf('\n\n')) !== -1) {
-          const block = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          const fields = new Map<string, string>()
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) comments.push(line.slice(1).trim())
-            else {
-              const colon = line.indexOf(':')
-              fields.set(line.slice(0, colon), line.slice(colon + 1).trim())
-            }
-          }
-          if (fields.has('event')) events.push({ id: fields.get('id'), event: fields.get('event') as string, data: JSON.parse(fields.get('data') ?? 'null') })
-        }
-      })
-      resolve({
-        events,
-        comments,
-        response,
-        async waitFor (count, timeoutMs = 5000) {
-          const deadline = Date.now() + timeoutMs
-          while (events.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
-          return events
-        },
-        close: () => { req.destroy() }
-      })
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
 
 for (const dialect of dialects) {
   describeOn(dialect, 'the event stream', () => {
