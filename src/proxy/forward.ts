@@ -1,12 +1,27 @@
 /**
  * The pure parts of forwarding a request through a pool: which methods are
- * refused, which upstream URL a request maps to (never outside the provider's
- * origin), which headers go up and come back, which methods may be retried, which
- * answers carry no body, and how an attempt's result counts (a provider's failure,
- * or an error of ours that says nothing about the provider). The URL rules
- * themselves live in rules/upstream-url.ts (the health checks use them too).
+ * refused, the client's consistent_hash key, which upstream URL a request maps
+ * to (never outside the provider's origin), which headers go up and come back,
+ * which methods may be retried, which answers carry no body, and how an attempt's
+ * result counts (a provider's failure, or an error of ours that says nothing
+ * about the provider; what it means for the request is in attempt.ts). The URL
+ * rules themselves live in rules/upstream-url.ts (the health checks use them too).
  */
+import { DomainError } from '../errors.js'
+import { MAX_HASH_KEY_LENGTH } from '../rules/strategies.js'
 import { UnsafePathError } from '../rules/upstream-url.js'
+
+/** The request as the proxy needs it. */
+export interface ProxyRequest {
+  method: string
+  /** The raw URL, path and query as sent. */
+  url: string
+  headers: Record<string, string | string[] | undefined>
+  body: Buffer | undefined
+  /** The address of the peer that connected (the client, or a front door), added to X-Forwarded-For. */
+  peer: string
+  protocol: string
+}
 
 /** Request headers that describe one connection, never forwarded (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'])
@@ -20,6 +35,14 @@ const NEVER_FORWARDED = new Set(['host', 'content-length', 'expect'])
 
 /** The header a client names its consistent_hash key in (never sent upstream). */
 export const HASH_KEY_HEADER = 'x-sourcepool-key'
+
+/** The consistent_hash key the client sent, if any; 400 for one longer than MAX_HASH_KEY_LENGTH. */
+export function hashKeyOf (headers: Record<string, string | string[] | undefined>): string | undefined {
+  const sent = headers[HASH_KEY_HEADER]
+  const key = typeof sent === 'string' && sent !== '' ? sent : undefined
+  if (key !== undefined && key.length > MAX_HASH_KEY_LENGTH) throw new DomainError(400, `${HASH_KEY_HEADER} is longer than ${MAX_HASH_KEY_LENGTH} characters`)
+  return key
+}
 
 /** The header a client puts the provider's credentials in, sent upstream as `Authorization`. */
 export const PROVIDER_AUTHORIZATION = 'x-provider-authorization'

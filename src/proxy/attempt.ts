@@ -1,0 +1,103 @@
+/**
+ * What one proxy attempt's outcome means, as pure rules the attempt loop
+ * (proxy.service.ts) reads in order: how the upstream call went (classifyAttempt:
+ * a success, a provider's failure or refusal, or an error of ours), what the
+ * request does next (nextStep: answer, move on to another provider, stop, or
+ * throw), what the runtime is told (reportedOutcome, failoverReason) and how the
+ * 502 lists a failed attempt. Kept apart from the loop so each rule is tested
+ * on its own (attempt.test.ts), without an upstream or a database.
+ */
+import type { Outcome } from '../rules/health.js'
+import { classifyError, classifyStatus, mayRetry, type AttemptResult } from './forward.js'
+
+/** The start of an upstream answer, as far as the rules read it. */
+export interface AnswerStart {
+  readonly statusCode: number
+  readonly headers: Record<string, string | string[] | undefined>
+}
+
+/**
+ * What one attempt's upstream call gave, and the time it took: the start of an
+ * answer, or the error the call failed with (`timedOut` when the attempt's
+ * deadline had passed).
+ */
+export type SentAttempt<A extends AnswerStart = AnswerStart> =
+  | { readonly response: A, readonly latencyMs: number }
+  | { readonly error: unknown, readonly timedOut: boolean, readonly latencyMs: number }
+
+/** Classifies what an attempt's call gave: an answer by its status (classifyStatus), an error by its kind (classifyError). */
+export function classifyAttempt (sent: SentAttempt): AttemptResult {
+  return 'response' in sent
+    ? classifyStatus(sent.response.statusCode, sent.response.headers['retry-after'])
+    : classifyError(sent.error, sent.timedOut)
+}
+
+/**
+ * What the request does after an attempt: `answer` (its answer goes back to the
+ * client), `move_on` (to another provider, while attempts are left), `stop` (no
+ * other provider is tried: 502) or `throw` (an error of ours: 500).
+ */
+export type AttemptStep = 'answer' | 'move_on' | 'stop' | 'throw'
+
+/**
+ * The step after an attempt that went as `result`. A refusal means the provider
+ * did nothing, so moving on is always safe; a failure may have had an effect, so
+ * only a request that may be repeated (mayRetry) moves on.
+ */
+export function nextStep (result: AttemptResult, method: string, headers: Record<string, unknown>, retryNonIdempotent: boolean): AttemptStep {
+  switch (result.kind) {
+    case 'success': return 'answer'
+    case 'forbidden': return 'move_on'
+    case 'failure': return mayRetry(method, headers, retryNonIdempotent) ? 'move_on' : 'stop'
+    case 'ours': return 'throw'
+  }
+}
+
+/** What the runtime's health and counters are told of an attempt; nothing for a refusal or an error of ours. */
+export function reportedOutcome (result: AttemptResult, sent: SentAttempt): (Outcome & { readonly error: string | null }) | undefined {
+  if (result.kind === 'forbidden' || result.kind === 'ours') return undefined
+  const failure = result.kind === 'failure'
+  return {
+    success: !failure,
+    status_code: 'response' in sent ? sent.response.statusCode : null,
+    latency_ms: sent.latencyMs,
+    retry_after_s: failure ? result.retryAfterS ?? null : null,
+    error: failure ? `proxy: ${result.reason}` : null
+  }
+}
+
+/** Why the next choice is a failover, as the history shows it (`proxy:<why>`). */
+export function failoverReason (result: AttemptResult): string {
+  return result.kind === 'forbidden' ? 'proxy:forbidden' : `proxy:${result.kind === 'failure' ? result.reason : 'error'}`
+}
+
+/**
+ * One failed attempt, as the 502 body lists it. (Not the runtime's FailedAttempt,
+ * which tells the next choice that it is a failover.)
+ */
+export interface FailedAttemptSummary {
+  provider_id: number
+  provider_name: string | null
+  status_code?: number
+  error?: string
+  latency_ms: number
+}
+
+/** The 502's entry for an attempt that did not end the request: the answer's status, or the call's error. */
+export function failedAttemptSummary (
+  member: { readonly provider_id: number, readonly provider_name: string | null }, result: AttemptResult, sent: SentAttempt
+): FailedAttemptSummary {
+  return 'response' in sent
+    ? { provider_id: member.provider_id, provider_name: member.provider_name, status_code: sent.response.statusCode, latency_ms: sent.latencyMs }
+    : { provider_id: member.provider_id, provider_name: member.provider_name, error: result.kind === 'failure' ? result.reason : 'failed', latency_ms: sent.latencyMs }
+}
+
+/**
+ * How a request ends when no member is left to choose: with nothing tried yet, 503
+ * (`unavailable`, with Retry-After when a member comes back); but when the members
+ * left out refuse the resource and no one comes back, or attempts have failed, 502
+ * (`failed`, naming them).
+ */
+export function whenNoneLeft (attempted: number, refusals: number, retryAfterS: number | null): 'unavailable' | 'failed' {
+  return attempted === 0 && (refusals === 0 || retryAfterS !== null) ? 'unavailable' : 'failed'
+}

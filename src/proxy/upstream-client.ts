@@ -1,0 +1,128 @@
+/**
+ * The proxy's upstream client: sends one attempt of a request to the chosen
+ * member's provider over one undici agent (a pool of keep-alive connections per
+ * origin), within the member's timeout for the answer to start. Only the call is
+ * guarded: it answers what the call gave (an answer's start, or its error) and
+ * how long it took, and never decides what that means (attempt.ts does). The
+ * answer's body is left to stream at its own pace.
+ */
+import { Agent, type Dispatcher } from 'undici'
+import { parseBase, providerCredentials, upstreamTarget, type UpstreamBase } from '../rules/upstream-url.js'
+import type { SentAttempt } from './attempt.js'
+import { upstreamHeaders, type ProxyRequest } from './forward.js'
+
+/** Default time an attempt may wait for the answer to start. */
+export const DEFAULT_TIMEOUT_MS = 10_000
+
+/**
+ * An attempt's deadline as undici takes a signal: the EventEmitter form (`once`,
+ * `removeListener`, `aborted`, `reason`) with its one listener, which costs a
+ * fraction of an AbortController and its EventTarget listener per attempt.
+ */
+class AttemptDeadline {
+  aborted = false
+  reason: Error | undefined
+  /** undici adds one; any others are kept too. */
+  private listeners: Array<() => void> = []
+
+  on (_event: 'abort', listener: () => void): this { this.listeners.push(listener); return this }
+  once (_event: 'abort', listener: () => void): this { this.listeners.push(listener); return this }
+  removeListener (_event: 'abort', listener: () => void): this {
+    const at = this.listeners.indexOf(listener)
+    if (at !== -1) this.listeners.splice(at, 1)
+    return this
+  }
+
+  /** The time is up: undici aborts the request with `reason`. */
+  expire (): void {
+    this.aborted = true
+    this.reason = new Error('The provider did not start its answer in time')
+    const listeners = this.listeners
+    this.listeners = []
+    for (const listener of listeners) listener()
+  }
+}
+
+/** A provider as the proxy sends to it: its base URL parsed and its credentials, read once. */
+interface Upstream {
+  readonly base: UpstreamBase
+  readonly credentials: Record<string, string> | undefined
+}
+
+/** Providers kept parsed (a bound: past it the cache starts over). */
+const MAX_UPSTREAMS = 10_000
+
+/** What `send` reads of the pool. */
+export interface SendingPool { readonly forward_client_auth: number }
+
+/** What `send` reads of the chosen member. */
+export interface SendingMember {
+  readonly base_url: string | null
+  readonly auth_headers: string | null
+  readonly timeout_ms: number | null
+}
+
+/** What an attempt's call gave, with undici's answer (its body still to be read or thrown away). */
+export type SentUpstream = SentAttempt<Dispatcher.ResponseData>
+
+/** Builds the client; `close` ends its upstream connections. */
+export function createUpstreamClient () {
+  // One agent: undici keeps a pool of keep-alive connections per upstream origin.
+  const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 })
+  // Parsed per base URL and credentials as stored, so a changed provider is parsed afresh.
+  const upstreams = new Map<string, Upstream>()
+
+  function upstreamOf (baseUrl: string, authHeaders: string | null): Upstream {
+    const key = authHeaders === null ? baseUrl : `${baseUrl}\n${authHeaders}`
+    let upstream = upstreams.get(key)
+    if (upstream === undefined) {
+      if (upstreams.size >= MAX_UPSTREAMS) upstreams.clear()
+      upstream = { base: parseBase(baseUrl), credentials: providerCredentials(baseUrl, authHeaders) }
+      upstreams.set(key, upstream)
+    }
+    return upstream
+  }
+
+  return {
+    close: async () => { await agent.close() },
+
+    /**
+     * Sends `incoming` (its proxied `path`) to `member`'s provider. A base URL that
+     * cannot be parsed throws; any error of the call itself is answered, never thrown.
+     */
+    async send (incoming: ProxyRequest, path: string, pool: SendingPool, member: SendingMember): Promise<SentUpstream> {
+      const upstream = upstreamOf(member.base_url as string, member.auth_headers)
+      const target = upstreamTarget(upstream.base, path)
+      const timeoutMs = member.timeout_ms ?? DEFAULT_TIMEOUT_MS
+      const deadline = new AttemptDeadline()
+      const timer = setTimeout(() => { deadline.expire() }, timeoutMs)
+      const started = performance.now()
+      let response: Dispatcher.ResponseData
+      try {
+        response = await agent.request({
+          origin: target.origin,
+          path: target.path,
+          method: incoming.method as 'GET',
+          headers: upstreamHeaders(incoming.headers, {
+            peer: incoming.peer,
+            protocol: incoming.protocol,
+            forwardClientAuth: pool.forward_client_auth === 1,
+            providerHeaders: upstream.credentials
+          }),
+          body: incoming.body ?? null,
+          signal: deadline,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs
+        })
+      } catch (error) {
+        clearTimeout(timer)
+        return { error, timedOut: deadline.aborted, latencyMs: Math.round(performance.now() - started) }
+      }
+      // The answer has started: from here the body streams at its own pace.
+      clearTimeout(timer)
+      return { response, latencyMs: Math.round(performance.now() - started) }
+    }
+  }
+}
+
+export type UpstreamClient = ReturnType<typeof createUpstreamClient>
