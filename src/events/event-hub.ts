@@ -44,14 +44,18 @@ export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedByte
 
   async function poll (): Promise<void> {
     await feed.start()
-    // Joiners first: what they missed, up to where everyone else stands. (A replay cut
-    // that leaves nobody listening stops the hub and resets the feed meanwhile: the
-    // poll then fails on the missing position, and tick() logs it.)
-    for (const { listener, from } of joining.splice(0)) {
-      fanOut.add(listener)
-      if (from !== undefined) fanOut.replay(listener, await readMissed(database, from, feed.position() as Cursor))
+    // Joiners first, one at a time: what each missed, up to where everyone else stands.
+    // One still waiting keeps the hub running while another's replay is cut (its
+    // stream ends); taken all at once, they would be out of `joining` and the hub
+    // would stop under them.
+    for (let joiner = joining.shift(); joiner !== undefined; joiner = joining.shift()) {
+      fanOut.add(joiner.listener)
+      if (joiner.from !== undefined) fanOut.replay(joiner.listener, await readMissed(database, joiner.from, feed.position() as Cursor))
     }
-    fanOut.broadcast(await feed.next(feed.position() as Cursor))
+    // The last joiner's replay was cut and nobody is left: the hub stopped and forgot its place.
+    const position = feed.position()
+    if (position === undefined) return
+    fanOut.broadcast(await feed.next(position))
   }
 
   function tick (): void {

@@ -268,6 +268,29 @@ it('sends a replay larger than half the drop bound in pieces, each ending with r
   }
 })
 
+it('serves a joiner whose replay starts in the same poll as another\'s that is cut into pieces (the hub keeps running)', async () => {
+  const t = await buildTestApp(dialects[0] as (typeof dialects)[number], { healthCheckTimer: false })
+  try {
+    const { poolId } = await poolWithMembers(t, 'p', ['a', 'b'])
+    for (let i = 0; i < 30; i++) await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: {} })
+    const failures: unknown[] = []
+    const hub = createEventHub({ database: t.database, pollMs: 20, heartbeatMs: 60_000, maxBufferedBytes: 2000, warn: (error) => { failures.push(error) } })
+    let held = 0
+    let cut = false
+    const received: string[] = []
+    // In one turn, so that one poll takes both: the first never drains (its replay is cut), the second does.
+    hub.subscribe({ write: (text) => { held += text.length; return held }, end: () => {}, finish: () => { cut = true } }, { history: 0, audit: 0 })
+    hub.subscribe({ write: (text) => { if (text.startsWith('id:')) received.push(text); return 0 }, end: () => {} }, { history: 0, audit: 0 })
+    await eventually(() => cut && received.length >= 30)
+    assert.equal(cut, true, 'the first replay was cut')
+    assert.ok(received.length >= 30, `the second got its whole replay (${received.length})`)
+    assert.deepEqual(failures, [], 'no poll failed')
+    await hub.close()
+  } finally {
+    await t.close()
+  }
+})
+
 it('turns each kind of history record into its event: a failed health check is a health event', () => {
   const row = { id: 7, pool_id: 2, from_provider_id: 3, to_provider_id: null, from_name: 'a', to_name: null, success: 0, timestamp: '2026-01-01T00:00:00.000Z', until: null }
   const cursor = { history: 7, audit: 4 }
