@@ -52,8 +52,10 @@ import { createMetrics } from './metrics/metrics.js'
 import { metricsRoutes } from './metrics/metrics.routes.js'
 import { listCooldowns } from './pools/member.repository.js'
 import { healthAt } from './rules/health.js'
-import { healthRoutes } from './rotation/health.routes.js'
-import { createHealthService } from './rotation/health.service.js'
+import { outcomeRoutes } from './rotation/outcome.routes.js'
+import { createOutcomeService } from './rotation/outcome.service.js'
+import { explainRoutes } from './rotation/explain.routes.js'
+import { createExplainService } from './rotation/explain.service.js'
 
 export interface AppDeps {
   /** An open database; by default `config.databaseUrl` is opened (and closed with the app). */
@@ -229,9 +231,10 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   housekeeping.push(activity.purgeExpired)
   await app.register(activityRoutes, { activity })
   const rotation = createRotationService({ ...services, random: deps.random, events: metrics.events })
-  const health = createHealthService({ ...services, events: metrics.events })
+  const outcomes = createOutcomeService({ ...services, events: metrics.events })
   await app.register(rotationRoutes, { rotation })
-  await app.register(healthRoutes, { health })
+  await app.register(outcomeRoutes, { outcomes })
+  await app.register(explainRoutes, { explain: createExplainService(services) })
   const runtime = createPoolRuntime({
     ...services,
     random: deps.random,

@@ -1,15 +1,17 @@
 /**
  * What this process has just committed, told to whoever keeps state in memory
- * (the proxy's pool runtime, the read model): a service calls `pool(id)` or
- * `provider(id)` after a write commits, and every listener drops what it kept of
+ * (the proxy's pool runtime, the read model): a write declares what it changed in
+ * its unit of work (db/unit-of-work.ts `touched`), and once it has committed the
+ * runner calls `pool(id)` or `provider(id)`; every listener drops what it kept of
  * that pool (or of every pool the provider serves) at once. Other processes learn
- * the same change through `pools.change_seq` (migration 008).
+ * the same change through `pools.change_seq` (migration 008), bumped by the same
+ * declaration.
  */
 
 /** A listener: `poolId` or `providerId` is set, never both. */
 export type ChangeListener = (change: { readonly poolId?: number, readonly providerId?: number }) => void
 
-/** The feed services tell and listeners follow. */
+/** The feed the unit-of-work runner tells and listeners follow. */
 export interface ChangeFeed {
   /** The pool's row, its members, its history or its cursor changed. */
   pool(poolId: number): void

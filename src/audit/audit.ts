@@ -16,6 +16,17 @@ export interface Actor {
   readonly address?: string
 }
 
+/**
+ * A change as its audit record tells it: who makes it, what they sent (masked when
+ * recorded) and when. The write rules services share (a service's method, an apply
+ * of declared state) take it, whichever door the change came in by.
+ */
+export interface Change {
+  readonly actor: Actor
+  readonly changes: unknown
+  readonly at: Date
+}
+
 /** For changes made outside a request (tests, scripts). */
 export const SYSTEM_ACTOR: Actor = { name: 'system', requestId: 'none' }
 

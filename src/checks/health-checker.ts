@@ -6,17 +6,18 @@
  * transaction: the provider's streaks and last check, and its members' health in
  * every pool it serves (rules/health-check.ts), with a history row for each
  * cooldown started and each member recovered. Results are control-plane writes:
- * committed before anyone is told (change feed, metrics). A provider is checked
- * once per interval, not once per pool.
+ * committed before anyone is told (the providers declared touched, db/unit-of-work.ts:
+ * the change feed, then metrics). A provider is checked once per interval, not once
+ * per pool.
  */
 import { Agent } from 'undici'
 import type { ChangeFeed } from '../changes.js'
 import type { Db } from '../db/types.js'
+import { touched, unitOfWork } from '../db/unit-of-work.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import { NO_CHECK_EVENTS, NO_EVENTS, type CheckEvents, type RotationEvents } from '../metrics/metrics.js'
 import { insertHistory } from '../pools/history.repository.js'
 import { addMemberMinutes } from '../pools/member-minutes.repository.js'
-import { touchPoolsOfProviders } from '../providers/provider.repository.js'
 import { foldSample, type MinuteSample } from '../rules/activity.js'
 import { applyCheck, countCheck, outcomeOf, type CheckResult, type HealthCheck } from '../rules/health-check.js'
 import { CHECK_FAILED, checkFailedNotes, cooldownNotes, PROVIDER_NOTES, RECOVERED } from '../rules/history-kind.js'
@@ -61,10 +62,10 @@ function failureOf (result: CheckResult): string {
  * records show its `last_check` and latency. A passing check's latency, which feeds
  * each member's moving average, also counts in the member's minute (activity charts).
  */
-function * writeResults (db: Db, batch: readonly Done[], at: Date): Work<{ providers: number[], cooldowns: number }> {
+function * writeResults (db: Db, batch: readonly Done[], at: Date): Work<{ cooldowns: number }> {
   const ordered = [...batch].sort((a, b) => a.claim.providerId - b.claim.providerId || a.result.at.localeCompare(b.result.at))
   const providers = [...new Set(ordered.map((d) => d.claim.providerId))]
-  const locked = yield * touchPoolsOfProviders(db, providers)
+  const locked = yield * touched(db, { providers })
   let cooldowns = 0
   const latencies = new Map<string, MinuteSample>()
   for (const { claim, check, result } of ordered) {
@@ -116,13 +117,14 @@ function * writeResults (db: Db, batch: readonly Done[], at: Date): Work<{ provi
     }
   }
   yield * addMemberMinutes(db, [...latencies.values()])
-  return { providers, cooldowns }
+  return { cooldowns }
 }
 
 /** Builds the checker; nothing runs until `start` (or `checkNow`). */
 export function createHealthChecker ({
-  database, now, changes, events = NO_EVENTS, checkEvents = NO_CHECK_EVENTS, concurrency, warn = () => {}
+  database: handle, now, changes, events = NO_EVENTS, checkEvents = NO_CHECK_EVENTS, concurrency, warn = () => {}
 }: Deps) {
+  const database = unitOfWork(handle, changes)
   // Its own connections: a check never waits behind proxied traffic, nor holds its sockets.
   // No cap per origin (many providers may share one host): `concurrency` bounds them all.
   const agent = new Agent({ keepAliveTimeout: 4_000 })
@@ -149,7 +151,6 @@ export function createHealthChecker ({
     if (batch.length === 0) return
     try {
       const written = await database.transact((db) => writeResults(db, batch, now()))
-      for (const id of written.providers) changes.provider(id)
       for (let i = 0; i < written.cooldowns; i++) events.cooldownStarted('health_check')
     } catch (error) {
       // The lease has moved on: the next check of these providers comes one interval later.

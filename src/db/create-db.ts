@@ -14,7 +14,7 @@ import { DatabaseNotWritableError, DatabaseStartupError, describePostgresError, 
 import { MigrationError, migrateToLatest } from './migrate.js'
 import { BUSY_BUDGET_MS, createSqliteRunner, probeWrite } from './sqlite-dialect.js'
 import type { Database, Db, Dialect } from './types.js'
-import type { Work, WorkRunner } from './work.js'
+import { Declaration, Effects, keep, type Work, type WorkRunner } from './work.js'
 
 /** An open database: query building, the work runner, and what callers may need of its dialect. */
 export interface DbHandle extends WorkRunner {
@@ -103,10 +103,14 @@ function openSqlite (url: string): Opened {
   }
 }
 
-/** Runs `work` statement by statement on one connection or transaction. */
-async function driveAsync<T> (db: Db, work: Work<T>): Promise<T> {
+/** Runs `work` statement by statement on one connection or transaction, keeping what it declares in `effects`. */
+async function driveAsync<T> (db: Db, work: Work<T>, effects?: Effects): Promise<T> {
   let step = work.next()
   while (step.done !== true) {
+    if (step.value instanceof Declaration) {
+      step = work.next(keep(effects, step.value))
+      continue
+    }
     const { rows } = await db.executeQuery(step.value)
     step = work.next(rows as unknown[])
   }
@@ -134,15 +138,22 @@ const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(re
  * deadlock (40P01) or serialization failure (40001) was rolled back whole, and
  * running it again usually succeeds: `work` is called afresh (a new generator) up
  * to CONFLICT_RETRIES more times; the last attempt's error propagates as it is.
+ * Each attempt declares into Effects of its own: only the one that commits hands
+ * them to `committed`, once.
  */
-async function transactPostgres<T> (db: Db, work: (db: Db) => Work<T>): Promise<T> {
+async function transactPostgres<T> (db: Db, work: (db: Db) => Work<T>, committed?: (effects: Effects) => void): Promise<T> {
   for (let retry = 0; ; retry++) {
+    const effects = committed === undefined ? undefined : new Effects()
+    let value: T
     try {
-      return await db.transaction().execute(async (trx) => await driveAsync(trx, work(db)))
+      value = await db.transaction().execute(async (trx) => await driveAsync(trx, work(db), effects))
     } catch (error) {
       if (retry >= CONFLICT_RETRIES || !isRetryableConflict(error)) throw error
+      await sleep(conflictDelay(retry))
+      continue
     }
-    await sleep(conflictDelay(retry))
+    if (effects !== undefined && !effects.empty) committed?.(effects)
+    return value
   }
 }
 
@@ -173,7 +184,7 @@ function openPostgres (url: string): Opened {
   const describe = (error: unknown) => describePostgresError(error, where)
   return {
     db,
-    transact: async (work) => await transactPostgres(db, work),
+    transact: async (work, committed) => await transactPostgres(db, work, committed),
     read: async (work) => await db.connection().execute(async (connection) => await driveAsync(connection, work(db))),
     changeToken: () => null,
     ping: async () => {

@@ -15,7 +15,7 @@ import type { Database as SqliteDatabase, Statement } from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
 import { DatabaseNotWritableError, isBusy, isReadOnly } from './errors.js'
 import type { Database, Db } from './types.js'
-import type { Work, WorkRunner } from './work.js'
+import { Declaration, Effects, keep, type Work, type WorkRunner } from './work.js'
 
 const STATEMENT_CACHE_SIZE = 500
 
@@ -93,10 +93,14 @@ function readRows ({ statement, columns }: Reader, parameters: unknown[]): Array
   return objects
 }
 
-/** Drives `work` to its end, executing each yielded query synchronously. */
-function drive<T> (work: Work<T>, prepare: (sqlText: string) => Statement, readers: WeakMap<Statement, Reader>): T {
+/** Drives `work` to its end, executing each yielded query synchronously and keeping what it declares in `effects`. */
+function drive<T> (work: Work<T>, prepare: (sqlText: string) => Statement, readers: WeakMap<Statement, Reader>, effects: Effects | undefined): T {
   let step = work.next()
   while (step.done !== true) {
+    if (step.value instanceof Declaration) {
+      step = work.next(keep(effects, step.value))
+      continue
+    }
     const { sql, parameters } = step.value.compile()
     const statement = prepare(sql)
     let rows: unknown[] = []
@@ -143,7 +147,7 @@ export function createSqliteRunner (database: SqliteDatabase): SqliteRunner {
   })
   const prepare = statementCache(database)
   const readers = new WeakMap<Statement, Reader>()
-  const inTransaction = database.transaction((work: Work<unknown>) => drive(work, prepare, readers))
+  const inTransaction = database.transaction((work: Work<unknown>, effects?: Effects) => drive(work, prepare, readers, effects))
   // Two statements: the pragma read through pragma_data_version() in one SELECT costs twice as much.
   const dataVersion = database.prepare('PRAGMA data_version').pluck()
   const totalChanges = database.prepare('SELECT total_changes()').pluck()
@@ -158,8 +162,11 @@ export function createSqliteRunner (database: SqliteDatabase): SqliteRunner {
   // in order, to be tried again after a short delay; writes arriving meanwhile queue
   // behind it and run in the same group. Only writes whose budget is spent fail. (Work
   // that has started is never run again: a unit may have effects outside the database.)
+  // What a write declared is handed to its `committed` after the group's commit, before
+  // it is answered; a write rolled back (alone, or with its group) hands nothing.
   interface Pending {
     work: (db: Db) => Work<unknown>
+    committed: ((effects: Effects) => void) | undefined
     resolve: (value: unknown) => void
     reject: (error: unknown) => void
     /** When this write stops waiting for another process's lock (Date.now() time). */
@@ -172,9 +179,10 @@ export function createSqliteRunner (database: SqliteDatabase): SqliteRunner {
   const group = database.transaction((items: Pending[]) => {
     began = true
     return items.map((item) => {
+      const effects = item.committed === undefined ? undefined : new Effects()
       try {
         // Nested in the group's transaction, this runs in a savepoint.
-        return { ok: true as const, value: inTransaction(item.work(db)) }
+        return { ok: true as const, value: inTransaction(item.work(db), effects), effects }
       } catch (error) {
         return { ok: false as const, error }
       }
@@ -210,16 +218,27 @@ export function createSqliteRunner (database: SqliteDatabase): SqliteRunner {
     }
     retries = 0
     items.forEach((item, i) => {
-      const outcome = outcomes[i] as { ok: true, value: unknown } | { ok: false, error: unknown }
-      if (outcome.ok) item.resolve(outcome.value)
-      else item.reject(outcome.error)
+      const outcome = outcomes[i] as { ok: true, value: unknown, effects: Effects | undefined } | { ok: false, error: unknown }
+      if (!outcome.ok) {
+        item.reject(outcome.error)
+        return
+      }
+      if (outcome.effects !== undefined && !outcome.effects.empty) {
+        try {
+          item.committed?.(outcome.effects)
+        } catch (error) {
+          item.reject(error)
+          return
+        }
+      }
+      item.resolve(outcome.value)
     })
   }
 
   return {
     db,
-    transact: async <T>(work: (db: Db) => Work<T>) => await new Promise<T>((resolve, reject) => {
-      queue.push({ work, resolve: resolve as (value: unknown) => void, reject, deadline: Date.now() + BUSY_BUDGET_MS })
+    transact: async <T>(work: (db: Db) => Work<T>, committed?: (effects: Effects) => void) => await new Promise<T>((resolve, reject) => {
+      queue.push({ work, committed, resolve: resolve as (value: unknown) => void, reject, deadline: Date.now() + BUSY_BUDGET_MS })
       if (!flushScheduled) {
         flushScheduled = true
         setImmediate(flush)

@@ -1,8 +1,10 @@
 /**
  * Pools as code: the plan that turns what is stored into a declared state, its
  * application in ONE transaction (every pool locked first, the plan made again
- * from what is stored then, each change audited under the caller — `config` at
- * start-up — and the status records marked changed), and the stored state
+ * from what is stored then, each step made by the write rule the API's own call
+ * uses — pools/ and providers/ services' units of work, which audit it under the
+ * caller, `config` at start-up, and declare what it touched — so a rule holds
+ * whichever door a change comes in by), and the stored state
  * exported as a declared state that applies back to no change once its `${…}`
  * placeholders are filled in (credential headers and secret-looking query values:
  * their values are never shown).
@@ -11,16 +13,14 @@ import { createHash } from 'node:crypto'
 import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import { isUniqueViolation } from '../db/errors.js'
 import type { Db } from '../db/types.js'
+import { unitOfWork } from '../db/unit-of-work.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import { ConflictError } from '../errors.js'
 import { SECRET_NAME } from '../http/redact.js'
-import { audited, type Actor } from '../audit/audit.js'
-import { deleteMember, insertMember, updateMember } from '../pools/member.repository.js'
-import { deletePool, insertPool, touchPool, updatePool } from '../pools/pool.repository.js'
-import { newPoolRow } from '../pools/pool.rules.js'
-import { touchPoolsShowingProvider } from '../providers/provider-mentions.repository.js'
-import { deleteProvider, insertProvider, updateProvider } from '../providers/provider.repository.js'
-import { healthCheckChange, newProviderRow } from '../providers/provider.rules.js'
+import type { Actor, Change } from '../audit/audit.js'
+import { addMemberWork, removeMemberWork, updateMemberWork } from '../pools/member.service.js'
+import { createPoolWork, deletePoolWork, updatePoolWork } from '../pools/pool.service.js'
+import { createProviderWork, deleteProviderWork, updateProviderWork } from '../providers/provider.service.js'
 import { lockAllPools, readCurrent } from './declared.repository.js'
 import { describeStep, desiredState, planSteps, type Current, type Desired, type Step } from './declared.rules.js'
 import type { DeclaredStateValue, PlanValue } from './declared.schemas.js'
@@ -82,92 +82,55 @@ function exportedCheck (stored: string, part: string): NonNullable<DeclaredState
   return { ...check, path: withQueryPlaceholders(check.path, part) } as never
 }
 
-/** What one apply wrote: its steps, and the pools and providers whose readers must hear of it. */
-interface Applied {
-  readonly steps: Step[]
-  readonly pools: Set<number>
-  readonly providers: Set<number>
-}
-
-/** Applies `desired` in the unit of work it is given (one transaction). */
-function * applyWork (db: Db, desired: Desired, actor: Actor, at: Date, expect: string | undefined): Work<Applied> {
+/** Applies `desired` in the unit of work it is given (one transaction); answers its steps. */
+function * applyWork (db: Db, desired: Desired, actor: Actor, at: Date, expect: string | undefined): Work<Step[]> {
   yield * lockAllPools(db)
   const current: Current = yield * readCurrent(db)
   const steps = planSteps(current, desired)
   checkExpected(steps, expect)
   const providerIds = new Map(current.providers.map((p) => [p.name, p.id]))
   const poolIds = new Map(current.pools.map((p) => [p.name, p.id]))
-  const pools = new Set<number>()
-  const providers = new Set<number>()
   const iso = at.toISOString()
   for (const step of steps) {
-    const entry = (action: string, target: (row: { id: number }) => string) => ({ action, target, changes: describeStep(step).fields, at })
-    const providerTarget = (row: { id: number }) => `provider:${row.id}`
-    const poolTarget = (row: { id: number }) => `pool:${row.id}`
+    // Each step through the write rule the API's own call runs, audited with the fields it changes.
+    const change: Change = { actor, changes: describeStep(step).fields, at }
     if (step.kind === 'provider') {
       if (step.action === 'create') {
-        const row = yield * audited(db, actor, entry('provider.create', providerTarget), insertProvider(db, newProviderRow(step.desired, at)))
-        if (row !== undefined) providerIds.set(row.name, row.id)
-        continue
+        const row = yield * createProviderWork(db, step.desired, change)
+        providerIds.set(row.name, row.id)
+      } else if (step.action === 'delete') {
+        yield * deleteProviderWork(db, step.id, change)
+      } else {
+        const { name: _name, health_check: healthCheck, ...fields } = step.desired
+        yield * updateProviderWork(db, step.id, { ...fields, updated_at: iso }, healthCheck ?? null, change)
       }
-      yield * touchPoolsShowingProvider(db, step.id)
-      providers.add(step.id)
-      if (step.action === 'delete') {
-        yield * audited(db, actor, entry('provider.delete', providerTarget), deleteProvider(db, step.id))
-        continue
-      }
-      const { name: _name, ...fields } = step.desired
-      // A quota lifted forgets its counter, as DELETE …/rate_limit does.
-      const quota = fields.rate_limit_requests === null && step.current.rate_limit_requests !== null ? { quota_window_start: null, quota_used: 0 } : {}
-      yield * audited(db, actor, entry('provider.update', providerTarget), updateProvider(db, step.id, {
-        ...fields, ...quota, ...healthCheckChange(step.current.health_check, fields.health_check ?? null, at), updated_at: iso
-      }))
     } else if (step.kind === 'pool') {
       if (step.action === 'create') {
         const { members: _members, ...fields } = step.desired
-        const row = yield * audited(db, actor, entry('pool.create', poolTarget), insertPool(db, newPoolRow(fields, at)))
-        if (row !== undefined) {
-          poolIds.set(row.name, row.id)
-          pools.add(row.id)
-        }
-        continue
+        const row = yield * createPoolWork(db, fields, change)
+        poolIds.set(row.name, row.id)
+      } else if (step.action === 'delete') {
+        yield * deletePoolWork(db, step.id, change)
+      } else {
+        const { members: _members, name: _name, ...fields } = step.desired
+        yield * updatePoolWork(db, step.id, { ...fields, updated_at: iso }, change)
       }
-      pools.add(step.id)
-      if (step.action === 'delete') {
-        yield * audited(db, actor, entry('pool.delete', poolTarget), deletePool(db, step.id))
-        continue
-      }
-      const { members: _members, name: _name, ...fields } = step.desired
-      // A cursor belongs to the strategy that wrote it.
-      const cursor = fields.rotation_strategy !== step.current.rotation_strategy ? { rotation_state: '{}' } : {}
-      yield * audited(db, actor, entry('pool.update', poolTarget), updatePool(db, step.id, { ...fields, ...cursor, updated_at: iso }))
-      yield * touchPool(db, step.id)
+    } else if (step.action === 'delete') {
+      yield * removeMemberWork(db, step.poolId, step.providerId, change)
     } else {
-      const memberTarget = (row: { pool_id: number, provider_id: number }) => `pool:${row.pool_id}/provider:${row.provider_id}`
-      const entryOf = (action: string) => ({ action, target: memberTarget, changes: describeStep(step).fields, at })
-      if (step.action === 'delete') {
-        yield * audited(db, actor, entryOf('member.remove'), deleteMember(db, step.poolId, step.providerId))
-        yield * touchPool(db, step.poolId)
-        pools.add(step.poolId)
-        continue
-      }
       const poolId = poolIds.get(step.pool) as number
       const providerId = providerIds.get(step.desired.provider) as number
       const { provider: _provider, ...fields } = step.desired
-      if (step.action === 'create') {
-        yield * audited(db, actor, entryOf('member.add'), insertMember(db, { pool_id: poolId, provider_id: providerId, ...fields, last_used: null, created_at: iso }))
-      } else {
-        yield * audited(db, actor, entryOf('member.update'), updateMember(db, poolId, providerId, fields))
-      }
-      yield * touchPool(db, poolId)
-      pools.add(poolId)
+      if (step.action === 'create') yield * addMemberWork(db, poolId, providerId, fields, change)
+      else yield * updateMemberWork(db, poolId, providerId, fields, change)
     }
   }
-  return { steps, pools, providers }
+  return steps
 }
 
 /** Builds the declared-state service over the database, a clock and the change feed. */
-export function createDeclaredService ({ database, now, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, changes?: ChangeFeed }) {
+export function createDeclaredService ({ database: handle, now, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, changes?: ChangeFeed }) {
+  const database = unitOfWork(handle, changes)
   /**
    * Applies a checked state; answers what it changed (nothing: no write at all). With
    * `expect`, only if the changes are those of the plan with that fingerprint.
@@ -179,16 +142,14 @@ export function createDeclaredService ({ database, now, changes = NO_CHANGES }: 
       checkExpected(planned, expect)
       return toPlan(planned, true)
     }
-    let applied: Applied
+    let applied: Step[]
     try {
       applied = await database.transact((db) => applyWork(db, desired, actor, now(), expect))
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictError('A provider or pool of the same name was created meanwhile; plan again')
       throw error
     }
-    for (const id of applied.providers) changes.provider(id)
-    for (const id of applied.pools) changes.pool(id)
-    return toPlan(applied.steps, true)
+    return toPlan(applied, true)
   }
 
   return {

@@ -13,10 +13,10 @@
  */
 import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import type { Db } from '../db/types.js'
+import { touched, unitOfWork } from '../db/unit-of-work.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import * as repo from './history.repository.js'
 import { RECENT_ROTATIONS } from './pool-status.js'
-import { touchPool } from './pool.repository.js'
 
 /** Records deleted per statement (and transaction). */
 export const PRUNE_BATCH = 1000
@@ -58,8 +58,9 @@ const yieldToEventLoop = async () => await new Promise((resolve) => setImmediate
 
 /** Builds the retention job; with both limits null, `prune` deletes nothing. */
 export function createHistoryRetention ({
-  database, now, maxPerPool, maxAgeDays, changes = NO_CHANGES, batchSize = PRUNE_BATCH, maxBatchesPerRun = MAX_BATCHES_PER_RUN
+  database: handle, now, maxPerPool, maxAgeDays, changes = NO_CHANGES, batchSize = PRUNE_BATCH, maxBatchesPerRun = MAX_BATCHES_PER_RUN
 }: HistoryRetentionDeps) {
+  const database = unitOfWork(handle, changes)
   // Per pool, its newest record's id when it was last found within maxPerPool records:
   // while that is still the newest, nothing was added and the pool is skipped.
   const withinLimit = new Map<number, number>()
@@ -72,11 +73,10 @@ export function createHistoryRetention ({
       const count = await database.transact(function * (db) {
         const count = yield * remove(db)
         // The status record shows the newest records: it must be rebuilt without this one.
-        if (visible && count > 0) yield * touchPool(db, poolId)
+        if (visible && count > 0) yield * touched(db, { pools: [poolId] })
         return count
       })
       budget.deleted += count
-      if (visible && count > 0) changes.pool(poolId)
       await yieldToEventLoop()
       if (count < batchSize) return true
     }

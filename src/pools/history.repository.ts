@@ -45,7 +45,7 @@ export interface QuotaExhaustion {
  * Records each quota window used up in every pool of `lockedPools` its provider
  * serves, once per window however many transactions and processes find it (the
  * provider's row is claimed: claimQuotaExhaustion). The caller has locked the pools
- * of these providers first (touchPoolsOfProviders), so the providers' rows are
+ * of these providers first (touched, db/unit-of-work.ts), so the providers' rows are
  * locked after their pools, as everywhere. Answers the pools written to.
  */
 export function * recordQuotaExhaustions (db: Db, found: readonly QuotaExhaustion[], lockedPools: readonly number[], at: string): Work<number[]> {

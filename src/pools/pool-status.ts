@@ -10,7 +10,7 @@
  */
 import type { Db } from '../db/types.js'
 import type { Work } from '../db/work.js'
-import { RECENT_ROTATIONS_SHOWN } from '../providers/provider-mentions.repository.js'
+import { RECENT_ROTATIONS_SHOWN } from '../db/unit-of-work.js'
 import { listHistory } from './history.repository.js'
 import { toHistoryRecords } from './history.mapper.js'
 import type { HistoryRecordValue } from './pool.schemas.js'

@@ -6,6 +6,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely'
 import { lockRows } from '../db/create-db.js'
 import { prepared } from '../db/prepared.js'
 import type { Db, PoolTable } from '../db/types.js'
+import { alreadyTouched, bumpChangeSeqs } from '../db/unit-of-work.js'
 import { all, execute, first, type Work } from '../db/work.js'
 
 export type PoolRow = Selectable<PoolTable>
@@ -64,11 +65,15 @@ export function * updatePool (db: Db, id: number, changes: Updateable<PoolTable>
   return yield * first(db.updateTable('pools').set(changes).where('id', '=', id).returningAll())
 }
 
-/** Records a rotation on the pool: the new current provider, counters and cursor. */
+/**
+ * Records a rotation on the pool: the new current provider, counters and cursor. The
+ * same UPDATE moves its change_seq, and the pool is declared touched (db/unit-of-work.ts).
+ */
 export function * recordPoolRotation (
   db: Db, id: number, change: { providerId: number, at: string, state: string }
 ): Work<void> {
   yield * execute(updatePoolRotation(db, { id, ...change }))
+  yield * alreadyTouched([id])
 }
 
 const updatePoolRotation = prepared((db, p: { id: number, providerId: number, at: string, state: string }) =>
@@ -87,16 +92,13 @@ export function * deletePool (db: Db, id: number): Work<PoolRow | undefined> {
   return yield * first(db.deleteFrom('pools').where('id', '=', id).returningAll())
 }
 
-const bumpPool = prepared((db, p: { id: number }) =>
-  db.updateTable('pools').set((eb) => ({ change_seq: eb('change_seq', '+', 1) })).where('id', '=', p.id))
-
 /**
- * Marks the pool changed for the read model and the runtimes of every process
- * (migration 008): called in the transaction of every write that changes what the
- * pool's status record shows, unless that write already bumps `change_seq`.
+ * Bumps the pool's change_seq (migration 008) and tells no one. Services declare
+ * their changes instead (db/unit-of-work.ts `touched`: the bump and the change feed);
+ * this is the bump alone, for work that has nothing to tell this process.
  */
 export function * touchPool (db: Db, id: number): Work<void> {
-  yield * execute(bumpPool(db, { id }))
+  yield * bumpChangeSeqs(db, [id])
 }
 
 const selectChangeSeq = prepared((db, p: { id: number }) => db.selectFrom('pools').select('change_seq').where('id', '=', p.id))

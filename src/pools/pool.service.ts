@@ -2,18 +2,19 @@
  * Pool rules: creation with a default strategy, partial updates that always
  * refresh `updated_at` (and restart the strategy's cursor when it changes),
  * deletion, and status records (served by the read model, read-model.ts). Every
- * write bumps the pool's change_seq in its transaction and tells the change feed
- * once it has committed.
+ * write declares the pool touched in its unit of work (db/unit-of-work.ts): its
+ * change_seq is bumped in the transaction, the change feed told once it commits.
  */
 import type { Updateable } from 'kysely'
 import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import { isUniqueViolation } from '../db/errors.js'
-import type { PoolTable } from '../db/types.js'
-import type { WorkRunner } from '../db/work.js'
+import type { Db, PoolTable } from '../db/types.js'
+import { touched, unitOfWork } from '../db/unit-of-work.js'
+import type { Work, WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError } from '../errors.js'
-import { audited, type Actor } from '../audit/audit.js'
+import { audited, type Actor, type Change } from '../audit/audit.js'
 import * as repo from './pool.repository.js'
-import { checkPolicy, newPoolRow, storedPool } from './pool.rules.js'
+import { checkPolicy, newPoolRow, storedPool, type StoredPool } from './pool.rules.js'
 import type {
   CreatePoolInput, PoolCreatedValue, PoolDeletedValue, PoolListQueryValue, PoolUpdatedValue, UpdatePoolInput
 } from './pool.schemas.js'
@@ -22,6 +23,44 @@ import { createPoolReadModel } from './read-model.js'
 /** The error operations 3, 4 and 5 give for an unknown pool. */
 export const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
 const target = (row: repo.PoolRow) => `pool:${row.id}`
+const entry = (action: string, { changes, at }: Change) => ({ action, target, changes, at })
+
+// The write rules, as units of work that compose in one transaction: the service's
+// methods run each in its own, an apply of declared state (declared/) runs many in one.
+
+/** Inserts a pool (its fields checked already: storedPool), audited; read models learn of its id at once. */
+export function * createPoolWork (db: Db, fields: StoredPool, change: Change): Work<repo.PoolRow> {
+  const row = (yield * audited(db, change.actor, entry('pool.create', change), repo.insertPool(db, newPoolRow(fields, change.at)))) as repo.PoolRow
+  yield * touched(db, { createdPools: [row.id] })
+  return row
+}
+
+/**
+ * Changes the pool's `fields` (updated_at among them): 404 when there is no such pool,
+ * 422 (at `policyLoc`) when its cooldown would exceed its maximum, and a new strategy
+ * restarts the cursor (a cursor belongs to the strategy that wrote it).
+ */
+export function * updatePoolWork (
+  db: Db, id: number, fields: Updateable<PoolTable>, change: Change, policyLoc: ReadonlyArray<string | number> = ['body', 'max_cooldown_seconds']
+): Work<repo.PoolRow> {
+  const before = yield * repo.findPool(db, id)
+  if (before === undefined) throw poolNotFound(id)
+  checkPolicy(fields.cooldown_seconds ?? before.cooldown_seconds, fields.max_cooldown_seconds ?? before.max_cooldown_seconds, policyLoc)
+  const strategyChanged = fields.rotation_strategy !== undefined && fields.rotation_strategy !== before.rotation_strategy
+  // Decided afresh on each run of the transaction (PostgreSQL runs it again after a deadlock).
+  const written = strategyChanged ? { ...fields, rotation_state: '{}' } : fields
+  const row = (yield * audited(db, change.actor, entry('pool.update', change), repo.updatePool(db, id, written))) as repo.PoolRow
+  yield * touched(db, { pools: [id] })
+  return row
+}
+
+/** Deletes a pool with its members and history; undefined (nothing written) when there is none. */
+export function * deletePoolWork (db: Db, id: number, change: Change): Work<repo.PoolRow | undefined> {
+  const row = yield * audited(db, change.actor, entry('pool.delete', change), repo.deletePool(db, id))
+  // No change_seq to bump: the row goes, and readers find its id gone.
+  if (row !== undefined) yield * touched(db, { deletedPools: [id] })
+  return row
+}
 
 export interface PoolServiceDeps {
   /** The database; `changeToken` (DbHandle) lets SQLite reads skip the change check. */
@@ -34,7 +73,8 @@ export interface PoolServiceDeps {
 }
 
 /** Builds the pool service over the database's work runner, a clock and the change feed. */
-export function createPoolService ({ database, now, changes = NO_CHANGES, settle = async () => {} }: PoolServiceDeps) {
+export function createPoolService ({ database: handle, now, changes = NO_CHANGES, settle = async () => {} }: PoolServiceDeps) {
+  const database = unitOfWork(handle, changes)
   const statuses = createPoolReadModel({ database, now, changes, settle })
   return {
     async createPool (input: CreatePoolInput, actor: Actor): Promise<PoolCreatedValue> {
@@ -42,14 +82,11 @@ export function createPoolService ({ database, now, changes = NO_CHANGES, settle
       const fields = storedPool(input)
       let pool: repo.PoolRow
       try {
-        pool = await database.transact((db) => audited(db, actor, { action: 'pool.create', target, changes: input, at: created },
-          repo.insertPool(db, newPoolRow(fields, created)))) as repo.PoolRow
+        pool = await database.transact((db) => createPoolWork(db, fields, { actor, changes: input, at: created }))
       } catch (error) {
         if (isUniqueViolation(error)) throw new ConflictError(`pool name '${input.name}' already exists`)
         throw error
       }
-      // Read models learn of the new pool id at once.
-      changes.pool(pool.id)
       return {
         pool_id: pool.id,
         name: pool.name,
@@ -87,19 +124,7 @@ export function createPoolService ({ database, now, changes = NO_CHANGES, settle
       if (input.retry_non_idempotent != null) fields.retry_non_idempotent = input.retry_non_idempotent ? 1 : 0
       if (input.forward_client_auth != null) fields.forward_client_auth = input.forward_client_auth ? 1 : 0
       if (input.forbidden_ttl_seconds != null) fields.forbidden_ttl_seconds = input.forbidden_ttl_seconds
-      const pool = await database.transact(function * (db) {
-        const before = yield * repo.findPool(db, id)
-        if (before === undefined) throw poolNotFound(id)
-        checkPolicy(fields.cooldown_seconds ?? before.cooldown_seconds, fields.max_cooldown_seconds ?? before.max_cooldown_seconds, ['body', 'max_cooldown_seconds'])
-        // A cursor belongs to the strategy that wrote it.
-        const strategyChanged = fields.rotation_strategy !== undefined && fields.rotation_strategy !== before.rotation_strategy
-        // Decided afresh on each run of the transaction (PostgreSQL runs it again after a deadlock).
-        const written = strategyChanged ? { ...fields, rotation_state: '{}' } : fields
-        const row = (yield * audited(db, actor, { action: 'pool.update', target, changes: input, at }, repo.updatePool(db, id, written))) as repo.PoolRow
-        yield * repo.touchPool(db, id)
-        return row
-      })
-      changes.pool(id)
+      const pool = await database.transact((db) => updatePoolWork(db, id, fields, { actor, changes: input, at }))
       return {
         pool_id: pool.id,
         name: pool.name,
@@ -111,10 +136,8 @@ export function createPoolService ({ database, now, changes = NO_CHANGES, settle
     },
 
     async deletePool (id: number, actor: Actor): Promise<PoolDeletedValue> {
-      // No change_seq to bump: the row goes, and readers find its id gone.
-      const pool = await database.transact((db) => audited(db, actor, { action: 'pool.delete', target, changes: {}, at: now() }, repo.deletePool(db, id)))
+      const pool = await database.transact((db) => deletePoolWork(db, id, { actor, changes: {}, at: now() }))
       if (pool === undefined) throw poolNotFound(id)
-      changes.pool(id)
       return { message: `Pool '${pool.name}' deleted successfully`, pool_id: pool.id }
     }
   }

@@ -3,10 +3,10 @@
  * run by the database's work runner (db/work.ts).
  */
 import type { Insertable, Selectable, Updateable } from 'kysely'
-import { lockRows } from '../db/create-db.js'
 import { prepared } from '../db/prepared.js'
 import type { Db, ProviderTable } from '../db/types.js'
-import { all, execute, first, type Work } from '../db/work.js'
+import { bumpChangeSeqs, lockPoolsOf } from '../db/unit-of-work.js'
+import { all, first, type Work } from '../db/work.js'
 
 export type ProviderRow = Selectable<ProviderTable>
 
@@ -88,30 +88,18 @@ export function * claimQuotaExhaustion (db: Db, id: number, windowStart: string)
 }
 
 /**
- * Marks every pool the provider serves changed (pools.change_seq, migration 008):
- * called in the transaction of every write to what those pools' status records or
- * runtimes show of the provider (name, rate limit, quota used, credentials, refusals).
+ * Locks every pool the providers serve, in one id order, and bumps their change_seq
+ * (migration 008), telling no one; answers their ids. Services declare such changes
+ * instead (db/unit-of-work.ts `touched(db, { providers })`: the bump and the change
+ * feed); this remains for the runtime's flusher until it does too.
  */
-export function * touchPoolsOfProvider (db: Db, providerId: number): Work<number[]> {
-  return yield * touchPoolsOfProviders(db, [providerId])
-}
-
-/** touchPoolsOfProvider for several providers at once, every pool locked in one id order; answers their ids. */
 export function * touchPoolsOfProviders (db: Db, providerIds: readonly number[]): Work<number[]> {
-  if (providerIds.length === 0) return []
-  const ids = (yield * all(lockRows(db, db.selectFrom('pools').select('id')
-    .where('id', 'in', db.selectFrom('pool_members').select('pool_id').where('provider_id', 'in', providerIds))
-    .orderBy('id')))).map((row) => row.id)
+  const ids = yield * lockPoolsOf(db, providerIds)
   yield * touchPools(db, ids)
   return ids
 }
 
-/**
- * Bumps the change_seq of pools already locked in id order (see touchPoolsOfProvider):
- * one UPDATE over several pools would lock them in the order of its plan, and two
- * such updates (two processes touching the pools of one provider) deadlock on PostgreSQL.
- */
+/** Bumps the change_seq of pools already locked in id order (db/unit-of-work.ts bumpChangeSeqs), telling no one. */
 export function * touchPools (db: Db, poolIds: readonly number[]): Work<void> {
-  if (poolIds.length === 0) return
-  yield * execute(db.updateTable('pools').set((eb) => ({ change_seq: eb('change_seq', '+', 1) })).where('id', 'in', poolIds))
+  yield * bumpChangeSeqs(db, poolIds)
 }

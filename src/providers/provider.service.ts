@@ -3,23 +3,25 @@
  * provider's memberships with it while history rows keep their (now nameless) ids,
  * and who sees what: credentials go in `auth_headers` (never in `base_url`'s
  * userinfo), and callers below `admin` see `base_url` with its query values and
- * any password masked. A change to a provider bumps, in its transaction, the
- * change_seq of every pool whose status record shows it, and tells the change
- * feed once it has committed.
+ * any password masked. A change to a provider declares it touched in its unit of
+ * work (db/unit-of-work.ts): the change_seq of every pool whose status record shows
+ * it (or, for its quota, that it serves) is bumped in the transaction, and the
+ * change feed told once it commits.
  */
 import type { Updateable } from 'kysely'
 import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import { isUniqueViolation } from '../db/errors.js'
 import type { ProviderTable } from '../db/types.js'
-import type { WorkRunner } from '../db/work.js'
+import { touched, unitOfWork } from '../db/unit-of-work.js'
+import type { Db } from '../db/types.js'
+import type { Work, WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError } from '../errors.js'
 import type { QuotaPeriod } from '../rules/quota.js'
-import { audited, type Actor } from '../audit/audit.js'
+import { audited, type Actor, type Change } from '../audit/audit.js'
 import type { Scope } from '../auth/tokens.js'
 import { maskRequestTarget, maskUrl } from '../http/redact.js'
-import { touchPoolsShowingProvider } from './provider-mentions.repository.js'
 import * as repo from './provider.repository.js'
-import { checkBaseUrl, healthCheckChange, needsBaseUrl, newProviderRow, storedAuthHeaders, storedHealthCheck, storedProvider } from './provider.rules.js'
+import { checkBaseUrl, healthCheckChange, needsBaseUrl, newProviderRow, storedAuthHeaders, storedHealthCheck, storedProvider, type StoredProvider } from './provider.rules.js'
 import type { CreateProviderInput, ProviderRecord, UpdateProviderInput } from './provider.schemas.js'
 
 /** The check a caller may see: for callers below admin, its query values masked (they may be credentials). */
@@ -60,6 +62,7 @@ function toRecord (row: repo.ProviderRow, callerScope: Scope | null): ProviderRe
 
 const notFound = (id: number) => new NotFoundError(`Provider ${id} not found`)
 const target = (row: repo.ProviderRow) => `provider:${row.id}`
+const entry = (action: string, { changes, at }: Change) => ({ action, target, changes, at })
 
 /** Runs `write`, turning a unique-name violation into the 409 the API promises. */
 async function guardUniqueName<T> (name: string | null | undefined, write: () => Promise<T>): Promise<T> {
@@ -71,15 +74,58 @@ async function guardUniqueName<T> (name: string | null | undefined, write: () =>
   }
 }
 
+// The write rules, as units of work that compose in one transaction: the service's
+// methods run each in its own, an apply of declared state (declared/) runs many in one.
+
+/** Inserts a provider (its fields checked already: storedProvider), audited. */
+export function * createProviderWork (db: Db, fields: StoredProvider, change: Change): Work<repo.ProviderRow> {
+  return (yield * audited(db, change.actor, entry('provider.create', change), repo.insertProvider(db, newProviderRow(fields, change.at)))) as repo.ProviderRow
+}
+
+/**
+ * Changes the provider's `fields` and, unless `healthCheck` is undefined, its check (a
+ * changed check starts afresh: due at once, streaks at zero; the same check changes
+ * nothing of it); a quota lifted (rate_limit_requests set to null) forgets its counter.
+ * Every pool whose status record shows the provider is touched first (its name shows
+ * wherever it is a member, the current provider or in recent history; pools before the
+ * provider, as rotations lock them). 404 (nothing written) when there is no such provider.
+ */
+export function * updateProviderWork (
+  db: Db, id: number, fields: Updateable<ProviderTable>, healthCheck: string | null | undefined, change: Change
+): Work<repo.ProviderRow> {
+  yield * touched(db, { providers: [id], reach: 'shows' })
+  const written = { ...fields }
+  if (healthCheck !== undefined || fields.rate_limit_requests === null) {
+    const stored = yield * repo.findProvider(db, id)
+    if (stored === undefined) throw notFound(id)
+    if (fields.rate_limit_requests === null && stored.rate_limit_requests !== null) Object.assign(written, { quota_window_start: null, quota_used: 0 })
+    if (healthCheck !== undefined) Object.assign(written, healthCheckChange(stored.health_check, healthCheck, change.at))
+  }
+  const updated = yield * audited(db, change.actor, entry('provider.update', change), repo.updateProvider(db, id, written))
+  if (updated === undefined) throw notFound(id)
+  return updated
+}
+
+/**
+ * Deletes the provider, which takes its memberships and clears it as current provider:
+ * every pool whose status record shows it is touched first. 404 when there is none.
+ */
+export function * deleteProviderWork (db: Db, id: number, change: Change): Work<repo.ProviderRow> {
+  yield * touched(db, { providers: [id], reach: 'shows' })
+  const deleted = yield * audited(db, change.actor, entry('provider.delete', change), repo.deleteProvider(db, id))
+  if (deleted === undefined) throw notFound(id)
+  return deleted
+}
+
 /** Builds the provider service over the database's work runner, a clock and the change feed. */
-export function createProviderService ({ database, now, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, changes?: ChangeFeed }) {
+export function createProviderService ({ database: handle, now, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, changes?: ChangeFeed }) {
+  const database = unitOfWork(handle, changes)
   return {
     async createProvider (input: CreateProviderInput, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
       const fields = storedProvider(input)
       const at = now()
-      const row = await guardUniqueName(input.name, () => database.transact((db) => audited(db, actor, { action: 'provider.create', target, changes: input, at },
-        repo.insertProvider(db, newProviderRow(fields, at)))))
-      return toRecord(row as repo.ProviderRow, callerScope)
+      const row = await guardUniqueName(input.name, () => database.transact((db) => createProviderWork(db, fields, { actor, changes: input, at })))
+      return toRecord(row, callerScope)
     },
 
     /** A page of providers by id (every one without a limit), and how many there are in all. */
@@ -121,19 +167,11 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
         fields.rate_limit_per = input.rate_limit.per
       }
       const row = await guardUniqueName(input.name, () => database.transact(function * (db) {
-        // Its name shows wherever it is a member, the current provider or in recent history.
-        // Pools first: rotations lock their pool before the provider (the same order, no deadlock).
-        yield * touchPoolsShowingProvider(db, id)
-        if (healthCheck !== undefined) {
-          const stored = (yield * repo.findProvider(db, id))?.health_check ?? null
-          Object.assign(fields, healthCheckChange(stored, healthCheck, at))
-        }
-        const updated = yield * audited(db, actor, { action: 'provider.update', target, changes: input, at }, repo.updateProvider(db, id, fields))
-        if (updated?.health_check != null && updated.base_url === null) throw needsBaseUrl(input.health_check)
+        const updated = yield * updateProviderWork(db, id, fields, healthCheck, { actor, changes: input, at })
+        // Rolled back: a check needs somewhere to send it.
+        if (updated.health_check !== null && updated.base_url === null) throw needsBaseUrl(input.health_check)
         return updated
       }))
-      if (row === undefined) throw notFound(id)
-      changes.provider(id)
       return toRecord(row, callerScope)
     },
 
@@ -142,7 +180,7 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
       const at = now()
       const row = await database.transact(function * (db) {
         // The quota shows in its members' records only; pools first, as rotations lock them.
-        yield * repo.touchPoolsOfProvider(db, id)
+        yield * touched(db, { providers: [id] })
         const updated = yield * audited(db, actor, { action: 'provider.rate_limit.remove', target, changes: {}, at },
           repo.updateProvider(db, id, {
             rate_limit_requests: null,
@@ -151,21 +189,15 @@ export function createProviderService ({ database, now, changes = NO_CHANGES }: 
             quota_used: 0,
             updated_at: at.toISOString()
           }))
+        // No such provider: nothing changed, nothing to tell (rolled back).
+        if (updated === undefined) throw notFound(id)
         return updated
       })
-      if (row === undefined) throw notFound(id)
-      changes.provider(id)
       return toRecord(row, callerScope)
     },
 
     async deleteProvider (id: number, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
-      const row = await database.transact(function * (db) {
-        // Before the row goes: deleting it takes its memberships and clears it as current provider.
-        yield * touchPoolsShowingProvider(db, id)
-        return yield * audited(db, actor, { action: 'provider.delete', target, changes: {}, at: now() }, repo.deleteProvider(db, id))
-      })
-      if (row === undefined) throw notFound(id)
-      changes.provider(id)
+      const row = await database.transact((db) => deleteProviderWork(db, id, { actor, changes: {}, at: now() }))
       return toRecord(row, callerScope)
     }
   }

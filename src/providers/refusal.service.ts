@@ -1,13 +1,15 @@
 /**
  * Reading and clearing the resources a provider refuses (see refusal.repository.ts),
- * and the background purge of expired refusals. Clearing one bumps the change_seq
- * of the provider's pools (their runtimes choose by refusals) and tells the change feed.
+ * and the background purge of expired refusals. Clearing one declares the provider
+ * touched (db/unit-of-work.ts): the change_seq of the pools it serves is bumped
+ * (their runtimes choose by refusals) and the change feed told once it commits.
  */
 import { recordAudit, type Actor } from '../audit/audit.js'
 import { NO_CHANGES, type ChangeFeed } from '../changes.js'
+import { touched, unitOfWork } from '../db/unit-of-work.js'
 import type { WorkRunner } from '../db/work.js'
 import { NotFoundError } from '../errors.js'
-import { findProvider, touchPoolsOfProvider } from './provider.repository.js'
+import { findProvider } from './provider.repository.js'
 import { deleteRefusal, listRefusals, purgeExpiredRefusals, type RefusalRow } from './refusal.repository.js'
 
 /** The longest resource remembered (as `/next?resource` accepts); a longer one is never recorded. */
@@ -22,7 +24,8 @@ export function normaliseResource (resource: string): string {
 }
 
 /** Builds the refusal service over the database's work runner, a clock and the change feed. */
-export function createRefusalService ({ database, now, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, changes?: ChangeFeed }) {
+export function createRefusalService ({ database: handle, now, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, changes?: ChangeFeed }) {
+  const database = unitOfWork(handle, changes)
   return {
     /** The provider's refusals in force, by resource; 404 for an unknown provider. */
     async list (providerId: number): Promise<RefusalRow[]> {
@@ -44,13 +47,12 @@ export function createRefusalService ({ database, now, changes = NO_CHANGES }: {
       await database.transact(function * (db) {
         if ((yield * findProvider(db, providerId)) === undefined) throw new NotFoundError(`Provider ${providerId} not found`)
         // Pools first, as rotations and the runtime's flush lock them before providers.
-        yield * touchPoolsOfProvider(db, providerId)
+        yield * touched(db, { providers: [providerId] })
         if (!(yield * deleteRefusal(db, providerId, resource, at.toISOString()))) {
           throw new NotFoundError(`Provider ${providerId} has no refusal of '${resource}'`)
         }
         yield * recordAudit(db, actor, { action: 'provider.refusal.clear', target: `provider:${providerId}`, changes: { resource }, at })
       })
-      changes.provider(providerId)
     }
   }
 }

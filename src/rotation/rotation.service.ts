@@ -4,19 +4,22 @@
  * rotations, reports and failovers, in one process or several sharing a database,
  * are serialised per pool and the cursor, counters, health and history agree.
  * Only enabled members that are not cooling down and have quota left are chosen
- * (see eligibility.ts); quotas are counted with one conditional UPDATE.
+ * (see eligibility.ts); quotas are counted with one conditional UPDATE. What each
+ * one changed is declared in its unit of work (db/unit-of-work.ts): the pool (and a
+ * metered provider's pools) bumped in the transaction, the change feed told after.
  */
 import type { Db } from '../db/types.js'
+import { touched, unitOfWork } from '../db/unit-of-work.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import { NotFoundError } from '../errors.js'
 import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { listMembers, markMemberUsed, updateMemberHealth, type MemberWithName } from '../pools/member.repository.js'
-import { findPoolForRotation, recordPoolRotation, touchPool, type RotationPoolRow } from '../pools/pool.repository.js'
-import { consumeQuota, touchPoolsOfProviders } from '../providers/provider.repository.js'
+import { findPoolForRotation, recordPoolRotation, type RotationPoolRow } from '../pools/pool.repository.js'
+import { consumeQuota } from '../providers/provider.repository.js'
 import { applyOutcome, healthAt, healthChangeRecord } from '../rules/health.js'
-import { failoverNotes, noAlternativeNotes, quotaRecord } from '../rules/history-kind.js'
-import { insertHistory, listHistory, recordQuotaExhaustions, type QuotaExhaustion } from '../pools/history.repository.js'
+import { insertHistory, listHistory } from '../pools/history.repository.js'
+import { recordFailover, recordQuotaUsedUp, type QuotaUsedUp } from '../pools/history-records.repository.js'
 import { toHistoryRecords } from '../pools/history.mapper.js'
 import type { HistoryRecordValue } from '../pools/pool.schemas.js'
 import { planRotation } from '../rules/plan-rotation.js'
@@ -47,8 +50,9 @@ const noneAvailable = (poolId: number) => new NotFoundError(`No available provid
 
 /** Builds the rotation service. */
 export function createRotationService ({
-  database, now, random = Math.random, events = NO_EVENTS, changes = NO_CHANGES
+  database: handle, now, random = Math.random, events = NO_EVENTS, changes = NO_CHANGES
 }: Deps) {
+  const database = unitOfWork(handle, changes)
   /**
    * Plans by the pool's strategy (rules/plan-rotation.ts) among the eligible members
    * but those of `exclude` and those refusing the resource (`refusals`), takes one from
@@ -63,15 +67,14 @@ export function createRotationService ({
    * A quota window the rotation found used up goes into the history of those pools
    * in the same transaction (once per window, whoever finds it).
    */
-  async function touchMetered (member: MemberWithName | undefined, exhausted: readonly QuotaExhaustion[]): Promise<void> {
+  async function touchMetered (member: MemberWithName | undefined, exhausted: readonly QuotaUsedUp[]): Promise<void> {
     const providers = new Set(exhausted.map((e) => e.providerId))
     if (member !== undefined && member.rate_limit_requests !== null) providers.add(member.provider_id)
     if (providers.size === 0) return
     await database.transact(function * (db) {
-      const pools = yield * touchPoolsOfProviders(db, [...providers])
-      yield * recordQuotaExhaustions(db, exhausted, pools, now().toISOString())
+      const pools = yield * touched(db, { providers: [...providers] })
+      yield * recordQuotaUsedUp(db, exhausted, pools, now().toISOString())
     })
-    for (const id of providers) changes.provider(id)
   }
 
   /**
@@ -79,7 +82,7 @@ export function createRotationService ({
    * use taken, or one another process used up first) are added to `exhausted`.
    */
   function * rotateWithin (
-    db: Db, pool: RotationPoolRow, members: MemberWithName[], at: Date, exhausted: QuotaExhaustion[],
+    db: Db, pool: RotationPoolRow, members: MemberWithName[], at: Date, exhausted: QuotaUsedUp[],
     exclude: ReadonlySet<number> = new Set(), refusals: ReadonlyMap<number, string> = new Map(), key?: string
   ): Work<{ chosen: { member: MemberWithName, degraded: boolean } | undefined, retryAfterMs: number | null }> {
     const left = new Set(exclude)
@@ -93,7 +96,7 @@ export function createRotationService ({
         const used = yield * consumeQuota(db, chosen.member.provider_id, quota.window_start, quota.limit)
         if (used === undefined || used >= quota.limit) {
           const { provider_id: providerId, rate_limit_per: per } = chosen.member
-          exhausted.push({ providerId, windowStart: quota.window_start, record: quotaRecord(providerId, quota.limit, per ?? '?', quota.resets_at) })
+          exhausted.push({ providerId, windowStart: quota.window_start, limit: quota.limit, per, resetsAt: quota.resets_at })
         }
         if (used === undefined) {
           left.add(chosen.member.provider_id)
@@ -111,7 +114,7 @@ export function createRotationService ({
     /** Moves the pool to its next available provider by its strategy. */
     async rotate (poolId: number, reason: string, key?: string): Promise<Rotation> {
       let served: MemberWithName | undefined
-      const exhausted: QuotaExhaustion[] = []
+      const exhausted: QuotaUsedUp[] = []
       const rotation = await database.transact(function * (db): Work<Rotation> {
         served = undefined
         exhausted.length = 0
@@ -138,7 +141,6 @@ export function createRotationService ({
         }
         return { providerId: member.provider_id, providerName: member.provider_name, timestamp: at.toISOString(), degraded }
       })
-      changes.pool(poolId)
       await touchMetered(served, exhausted)
       events.rotated(poolId, rotation.providerName)
       return rotation
@@ -153,7 +155,7 @@ export function createRotationService ({
     async failover (poolId: number, failedProviderId: number, reason: string): Promise<Failover> {
       const cooldowns: string[] = []
       let served: MemberWithName | undefined
-      const exhausted: QuotaExhaustion[] = []
+      const exhausted: QuotaUsedUp[] = []
       const outcome = await database.transact(function * (db): Work<Failover | { failedProviderName: string | null } | undefined> {
         // A transaction run again (PostgreSQL, after a deadlock) starts from nothing.
         cooldowns.length = 0
@@ -167,21 +169,18 @@ export function createRotationService ({
         if (failed === undefined) throw new NotFoundError(`Member not found in pool ${poolId}`)
         const { state, cooldownStarted } = applyOutcome(failed, { success: false }, pool, at)
         yield * updateMemberHealth(db, failed.id, { ...state, last_error: `failover: ${reason}`, successes: 0, failures: 1 })
-        yield * touchPool(db, poolId)
+        yield * touched(db, { pools: [poolId] })
         if (cooldownStarted !== null) cooldowns.push(cooldownStarted)
         const record = healthChangeRecord(failedProviderId, healthAt(failed, at), state, cooldownStarted, `failover: ${reason}`)
         if (record !== null) yield * insertHistory(db, { pool_id: poolId, ...record, timestamp: at.toISOString() })
         const chosen = pool.enabled === 1 ? (yield * rotateWithin(db, pool, members, at, exhausted, new Set([failedProviderId]))).chosen : undefined
         served = chosen?.member
-        yield * insertHistory(db, {
-          pool_id: poolId,
-          from_provider_id: failedProviderId,
-          to_provider_id: chosen?.member.provider_id ?? null,
+        yield * recordFailover(db, {
+          poolId,
+          failedProviderId,
+          chosen: chosen === undefined ? null : { providerId: chosen.member.provider_id, degraded: chosen.degraded },
           reason,
-          success: chosen === undefined ? 0 : 1,
-          notes: chosen === undefined ? noAlternativeNotes(failedProviderId) : failoverNotes(failedProviderId, chosen.degraded),
-          timestamp: at.toISOString(),
-          until: null
+          at: at.toISOString()
         })
         const failedProviderName = failed.provider_name
         if (chosen === undefined) return { failedProviderName }
@@ -193,7 +192,6 @@ export function createRotationService ({
           failedProviderName
         }
       })
-      if (outcome !== undefined) changes.pool(poolId)
       await touchMetered(served, exhausted)
       for (const cooldown of cooldowns) events.cooldownStarted(cooldown)
       if (outcome !== undefined) events.failedOver(poolId, outcome.failedProviderName)

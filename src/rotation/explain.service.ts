@@ -1,71 +1,23 @@
 /**
- * Outcome reports (they move a member's health, see health.ts) and the explain
- * view of the next rotation, which reads the same eligibility rules as rotate
- * without changing any state.
+ * The explain view (`GET …/next`): what the next rotation (or, with a resource, the
+ * next proxy request for it) would choose and why, for every member. It reads the
+ * same eligibility rules as rotate (rules/plan-rotation.ts) and changes nothing.
  */
 import type { Work, WorkRunner } from '../db/work.js'
-import { NO_CHANGES, type ChangeFeed } from '../changes.js'
 import { NotFoundError } from '../errors.js'
-import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
-import { findMemberWithName, listMembers, updateMemberHealth } from '../pools/member.repository.js'
-import { insertHistory } from '../pools/history.repository.js'
-import { addMemberMinutes } from '../pools/member-minutes.repository.js'
-import { findPool, findPoolForRotation, touchPool } from '../pools/pool.repository.js'
+import { listMembers } from '../pools/member.repository.js'
+import { findPool } from '../pools/pool.repository.js'
 import { normaliseResource } from '../providers/refusal.service.js'
 import { activeRefusalsOf } from '../providers/refusal.repository.js'
-import { minuteOf } from '../rules/activity.js'
-import { applyOutcome, healthAt, healthChangeRecord, successRate } from '../rules/health.js'
-import type { ExplanationValue, MemberHealthValue, ReportInput } from './health.schemas.js'
+import type { ExplanationValue } from './explain.schemas.js'
 import { planRotation } from '../rules/plan-rotation.js'
 import { LATENCY_EXPLORE, latencyChoiceIsDrawn, parseRotationState, type Strategy } from '../rules/strategies.js'
 
 const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
 
-/** Builds the health service. */
-export function createHealthService ({ database, now, events = NO_EVENTS, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, events?: RotationEvents, changes?: ChangeFeed }) {
+/** Builds the explain service: reads only. */
+export function createExplainService ({ database, now }: { database: WorkRunner, now: () => Date }) {
   return {
-    /** Applies one outcome report to a member and answers its new health record. */
-    async report (poolId: number, input: ReportInput): Promise<MemberHealthValue> {
-      let cooldown: string | null = null
-      const record = await database.transact(function * (db): Work<MemberHealthValue> {
-        // The pool's row lock serialises reports with rotations and failovers of the pool.
-        const pool = yield * findPoolForRotation(db, poolId)
-        if (pool === undefined) throw poolNotFound(poolId)
-        const member = yield * findMemberWithName(db, poolId, input.provider_id)
-        if (member === undefined) throw new NotFoundError(`Member not found in pool ${poolId}`)
-        const at = now()
-        const { state, cooldownStarted } = applyOutcome(member, input, pool, at)
-        const successes = input.success ? 1 : 0
-        const lastError = input.success ? null : input.error ?? (input.status_code != null ? `HTTP ${input.status_code}` : member.last_error)
-        yield * updateMemberHealth(db, member.id, { ...state, last_error: lastError, successes, failures: 1 - successes })
-        // The latency folded into the moving average also counts in its minute (activity charts).
-        if (input.latency_ms != null) yield * addMemberMinutes(db, [{ memberId: member.id, minute: minuteOf(at), samples: 1, latencySum: input.latency_ms }])
-        // A cooldown started or a member recovered goes into the history, as the proxy's do.
-        const record = healthChangeRecord(member.provider_id, healthAt(member, at), state, cooldownStarted, lastError)
-        if (record !== null) yield * insertHistory(db, { pool_id: poolId, ...record, timestamp: at.toISOString() })
-        yield * touchPool(db, poolId)
-        cooldown = cooldownStarted
-        const counts = { success_count: member.success_count + successes, failure_count: member.failure_count + 1 - successes }
-        return {
-          pool_id: poolId,
-          provider_id: member.provider_id,
-          provider_name: member.provider_name,
-          health: healthAt(state, at),
-          cooldown_until: state.cooldown_until,
-          cooldown_reason: state.cooldown_reason,
-          consecutive_failures: state.consecutive_failures,
-          latency_ms: state.latency_ms,
-          success_rate: successRate(counts),
-          ...counts,
-          last_error: lastError
-        }
-      })
-      changes.pool(poolId)
-      events.reported(input.success)
-      if (cooldown !== null) events.cooldownStarted(cooldown)
-      return record
-    },
-
     /**
      * What the next rotation (or, with `resource`, the next proxy request for it) would
      * choose and why, for every member; changes nothing.
@@ -131,4 +83,4 @@ export function createHealthService ({ database, now, events = NO_EVENTS, change
   }
 }
 
-export type HealthService = ReturnType<typeof createHealthService>
+export type ExplainService = ReturnType<typeof createExplainService>

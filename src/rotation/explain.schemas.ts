@@ -1,33 +1,12 @@
 /**
- * Schemas of outcome reports (`POST /api/pools/{id}/report`) and of the explain
- * endpoint (`GET /api/pools/{id}/next`).
+ * Schemas of the explain endpoint (`GET /api/pools/{id}/next`): what the next
+ * rotation would choose, and why every member is or is not eligible.
  */
 import { HashKey } from './rotation.schemas.js'
 import { LastCheck } from '../providers/provider.schemas.js'
 import { Type, type Static } from 'typebox'
-import { Id, Nullable, Timestamp } from '../http/schemas.js'
+import { Nullable, Timestamp } from '../http/schemas.js'
 import { HealthFields, Quota } from '../pools/pool.schemas.js'
-
-export const ReportBody = Type.Object({
-  provider_id: Id,
-  success: Type.Boolean(),
-  status_code: Type.Optional(Nullable(Type.Integer({ minimum: 100, maximum: 599 }))),
-  latency_ms: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 86_400_000 }))),
-  retry_after_s: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 604_800 }))),
-  error: Type.Optional(Nullable(Type.String({ maxLength: 500 })))
-})
-export type ReportInput = Static<typeof ReportBody>
-
-export const MemberHealth = Type.Object({
-  pool_id: Type.Integer(),
-  provider_id: Type.Integer(),
-  provider_name: Nullable(Type.String()),
-  ...HealthFields,
-  success_count: Type.Integer(),
-  failure_count: Type.Integer(),
-  last_error: Nullable(Type.String())
-})
-export type MemberHealthValue = Static<typeof MemberHealth>
 
 export const ExplainQuery = Type.Object({
   resource: Type.Optional(Type.String({ maxLength: 1000, description: 'a resource (first path segment, e.g. /despesas): members that refuse it are not eligible' })),

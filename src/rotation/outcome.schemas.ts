@@ -1,0 +1,28 @@
+/**
+ * Schemas of outcome reports (`POST /api/pools/{id}/report`): what a caller tells
+ * of one call to a member, and the member's health record it is answered with.
+ */
+import { Type, type Static } from 'typebox'
+import { Id, Nullable } from '../http/schemas.js'
+import { HealthFields } from '../pools/pool.schemas.js'
+
+export const ReportBody = Type.Object({
+  provider_id: Id,
+  success: Type.Boolean(),
+  status_code: Type.Optional(Nullable(Type.Integer({ minimum: 100, maximum: 599 }))),
+  latency_ms: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 86_400_000 }))),
+  retry_after_s: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 604_800 }))),
+  error: Type.Optional(Nullable(Type.String({ maxLength: 500 })))
+})
+export type ReportInput = Static<typeof ReportBody>
+
+export const MemberHealth = Type.Object({
+  pool_id: Type.Integer(),
+  provider_id: Type.Integer(),
+  provider_name: Nullable(Type.String()),
+  ...HealthFields,
+  success_count: Type.Integer(),
+  failure_count: Type.Integer(),
+  last_error: Nullable(Type.String())
+})
+export type MemberHealthValue = Static<typeof MemberHealth>

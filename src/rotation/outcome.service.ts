@@ -1,0 +1,71 @@
+/**
+ * Outcome reports (`POST …/report`): a caller tells how one call to a
+ * member went, and the member's health moves (rules/health.ts) in one transaction
+ * that locks the pool's row first, serialised with rotations and failovers of the
+ * pool. A cooldown started or a member recovered goes into the history; the pool
+ * is declared touched (db/unit-of-work.ts), so its change_seq moves and the change
+ * feed is told once the report commits.
+ */
+import { touched, unitOfWork } from '../db/unit-of-work.js'
+import type { Work, WorkRunner } from '../db/work.js'
+import { NO_CHANGES, type ChangeFeed } from '../changes.js'
+import { NotFoundError } from '../errors.js'
+import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
+import { findMemberWithName, updateMemberHealth } from '../pools/member.repository.js'
+import { insertHistory } from '../pools/history.repository.js'
+import { addMemberMinutes } from '../pools/member-minutes.repository.js'
+import { findPoolForRotation } from '../pools/pool.repository.js'
+import { minuteOf } from '../rules/activity.js'
+import { applyOutcome, healthAt, healthChangeRecord, successRate } from '../rules/health.js'
+import type { MemberHealthValue, ReportInput } from './outcome.schemas.js'
+
+const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
+
+/** Builds the outcome service. */
+export function createOutcomeService ({ database: handle, now, events = NO_EVENTS, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, events?: RotationEvents, changes?: ChangeFeed }) {
+  const database = unitOfWork(handle, changes)
+  return {
+    /** Applies one outcome report to a member and answers its new health record. */
+    async report (poolId: number, input: ReportInput): Promise<MemberHealthValue> {
+      let cooldown: string | null = null
+      const record = await database.transact(function * (db): Work<MemberHealthValue> {
+        // The pool's row lock serialises reports with rotations and failovers of the pool.
+        const pool = yield * findPoolForRotation(db, poolId)
+        if (pool === undefined) throw poolNotFound(poolId)
+        const member = yield * findMemberWithName(db, poolId, input.provider_id)
+        if (member === undefined) throw new NotFoundError(`Member not found in pool ${poolId}`)
+        const at = now()
+        const { state, cooldownStarted } = applyOutcome(member, input, pool, at)
+        const successes = input.success ? 1 : 0
+        const lastError = input.success ? null : input.error ?? (input.status_code != null ? `HTTP ${input.status_code}` : member.last_error)
+        yield * updateMemberHealth(db, member.id, { ...state, last_error: lastError, successes, failures: 1 - successes })
+        // The latency folded into the moving average also counts in its minute (activity charts).
+        if (input.latency_ms != null) yield * addMemberMinutes(db, [{ memberId: member.id, minute: minuteOf(at), samples: 1, latencySum: input.latency_ms }])
+        // A cooldown started or a member recovered goes into the history, as the proxy's do.
+        const record = healthChangeRecord(member.provider_id, healthAt(member, at), state, cooldownStarted, lastError)
+        if (record !== null) yield * insertHistory(db, { pool_id: poolId, ...record, timestamp: at.toISOString() })
+        yield * touched(db, { pools: [poolId] })
+        cooldown = cooldownStarted
+        const counts = { success_count: member.success_count + successes, failure_count: member.failure_count + 1 - successes }
+        return {
+          pool_id: poolId,
+          provider_id: member.provider_id,
+          provider_name: member.provider_name,
+          health: healthAt(state, at),
+          cooldown_until: state.cooldown_until,
+          cooldown_reason: state.cooldown_reason,
+          consecutive_failures: state.consecutive_failures,
+          latency_ms: state.latency_ms,
+          success_rate: successRate(counts),
+          ...counts,
+          last_error: lastError
+        }
+      })
+      events.reported(input.success)
+      if (cooldown !== null) events.cooldownStarted(cooldown)
+      return record
+    }
+  }
+}
+
+export type OutcomeService = ReturnType<typeof createOutcomeService>
