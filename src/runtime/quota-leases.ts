@@ -86,10 +86,11 @@ export function createQuotaLeases () {
     },
 
     /**
-     * What every lease did not use, to give back now; the leases start empty, and a
-     * window found used up is asked again (another process may have given some back).
+     * Drains what every lease did not use, to give back now (at a flush); the leases
+     * start empty, and a window found used up is asked again (another process may
+     * have given some back).
      */
-    settle (at: Date): QuotaReturn[] {
+    drain (at: Date): QuotaReturn[] {
       const returns: QuotaReturn[] = []
       for (const [providerId, lease] of leases) {
         const unused = lease.granted - lease.used

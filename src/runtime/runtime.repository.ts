@@ -21,8 +21,8 @@ export function * findRuntimePool (db: Db, id: number): Work<RuntimePoolRow | un
     .where('id', '=', id))
 }
 
-/** The change counters of `ids` that still exist. */
-export function * listChangeSeqs (db: Db, ids: readonly number[]): Work<Map<number, number>> {
+/** The change counters of the pools `ids` that still exist, by pool id. */
+export function * listChangeSeqsOfPools (db: Db, ids: readonly number[]): Work<Map<number, number>> {
   if (ids.length === 0) return new Map()
   const rows = yield * all(db.selectFrom('pools').select(['id', 'change_seq']).where('id', 'in', ids))
   return new Map(rows.map((r) => [r.id, r.change_seq]))

@@ -1,0 +1,116 @@
+/**
+ * What proxied attempts did, counted in the runtime's memory (runtime-state.ts) and
+ * added to what the next flush writes (batch.ts): a use of the chosen member (a
+ * failover into the history when an attempt failed before it), each outcome folded
+ * into the member's health and counters (a cooldown started or a member recovered
+ * into the history), refusals learned, and the attempts in flight per member
+ * (least_outstanding).
+ */
+import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
+import { MAX_RESOURCE_LENGTH } from '../providers/refusal.service.js'
+import { foldSample } from '../rules/activity.js'
+import { applyOutcome, healthAt, healthChangeRecord, type Outcome } from '../rules/health.js'
+import { memberPendingOf, poolPendingOf } from './batch.js'
+import type { Member, RuntimeState } from './runtime-state.js'
+
+/** The attempt that failed before this choice: the choice is then a failover, recorded in the history. */
+export interface FailedAttempt {
+  readonly providerId: number
+  /** `proxy:<why>`, as the history shows it. */
+  readonly reason: string
+}
+
+interface Deps {
+  now: () => Date
+  events?: RotationEvents
+  memory: Pick<RuntimeState, 'pools' | 'inFlight' | 'pending'>
+}
+
+/** Builds the accounting of one runtime. */
+export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
+  const { pools, inFlight } = memory
+
+  return {
+    /** Counts a use of `member`, chosen at `at` (ISO) for an attempt, after `failed` when one failed before it. */
+    chosen (poolId: number, member: Member, at: string, degraded: boolean, failed: FailedAttempt | undefined): void {
+      const pending = memory.pending()
+      member.use_count++
+      member.last_used = at
+      inFlight.set(member.id, (inFlight.get(member.id) ?? 0) + 1)
+      const memberDelta = memberPendingOf(pending, poolId, member.id)
+      memberDelta.uses++
+      memberDelta.lastUsed = at
+      const poolDelta = poolPendingOf(pending, poolId)
+      poolDelta.rotations++
+      poolDelta.currentProviderId = member.provider_id
+      poolDelta.lastRotation = at
+      if (failed !== undefined) {
+        pending.history.push({ kind: 'failover', poolId, failedProviderId: failed.providerId, chosen: { providerId: member.provider_id, degraded }, reason: failed.reason, at })
+      }
+      events.rotated(poolId, member.provider_name)
+    },
+
+    /**
+     * Folds one attempt's outcome into the member's health and counters, in memory;
+     * a cooldown started or a member recovered goes into the history. A member
+     * removed meanwhile has nothing to report to.
+     */
+    report (poolId: number, providerId: number, outcome: Outcome & { readonly error?: string | null }): void {
+      const state = pools.get(poolId)
+      const member = state?.members.find((m) => m.provider_id === providerId)
+      if (state === undefined || member === undefined) return
+      const pending = memory.pending()
+      const at = now()
+      const iso = at.toISOString()
+      const before = healthAt(member, at)
+      const { state: health, cooldownStarted } = applyOutcome(member, outcome, state.pool, at)
+      const lastError = outcome.success ? null : outcome.error ?? (outcome.status_code != null ? `HTTP ${outcome.status_code}` : member.last_error)
+      Object.assign(member, health, { last_error: lastError })
+      const delta = memberPendingOf(pending, poolId, member.id)
+      delta.health = { ...health, last_error: lastError }
+      // The latency folded into the moving average also counts in its minute (activity charts).
+      if (outcome.latency_ms != null) foldSample(pending.latencies, member.id, iso, outcome.latency_ms)
+      if (outcome.success) {
+        member.success_count++
+        delta.successes++
+      } else {
+        member.failure_count++
+        delta.failures++
+      }
+      poolPendingOf(pending, poolId)
+      const record = healthChangeRecord(providerId, before, health, cooldownStarted, lastError)
+      if (record !== null) pending.history.push({ kind: 'health', poolId, record, at: iso })
+      if (cooldownStarted !== null) events.cooldownStarted(cooldownStarted)
+      events.reported(outcome.success)
+    },
+
+    /**
+     * Remembers that the provider refuses `resource` for `ttlSeconds`, in every pool
+     * it serves here at once and in the database at the next flush (its history record
+     * in `poolId`, whose request met the 403).
+     */
+    learnRefusal (poolId: number, providerId: number, resource: string, ttlSeconds: number): void {
+      if (resource.length > MAX_RESOURCE_LENGTH) return
+      const at = now()
+      const expiresAt = new Date(at.getTime() + ttlSeconds * 1000).toISOString()
+      for (const state of pools.values()) {
+        if (!state.members.some((m) => m.provider_id === providerId)) continue
+        // The newest refusal sets the end, as the database's upsert does.
+        let byResource = state.refusals.get(providerId)
+        if (byResource === undefined) state.refusals.set(providerId, byResource = new Map())
+        byResource.set(resource, expiresAt)
+      }
+      memory.pending().refusals.push({ poolId, providerId, resource, at: at.toISOString(), expiresAt })
+    },
+
+    /** Ends an attempt `choose` handed out (its answer is complete, or it failed). */
+    release (memberId: number): void {
+      const count = inFlight.get(memberId)
+      if (count === undefined) return
+      if (count <= 1) inFlight.delete(memberId)
+      else inFlight.set(memberId, count - 1)
+    }
+  }
+}
+
+export type Accounting = ReturnType<typeof createAccounting>

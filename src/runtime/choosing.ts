@@ -1,0 +1,106 @@
+/**
+ * Choosing the provider for one proxied attempt, in memory: the pool's strategy
+ * (rules/plan-rotation.ts, as rotate and failover use it) among the eligible members
+ * that have a base URL, do not refuse the resource and are not excluded, a metered
+ * provider's use taken from the block of its quota leased here (leasing.ts leases the
+ * next one on the way, the only database round trip). The use is counted by accounting.ts.
+ */
+import type { MemberWithName } from '../pools/member.repository.js'
+import { planRotation } from '../rules/plan-rotation.js'
+import type { Accounting, FailedAttempt } from './accounting.js'
+import type { QuotaBlock } from './leasing.js'
+import type { Member, PoolState, RuntimeState } from './runtime-state.js'
+import type { RuntimePoolRow } from './runtime.repository.js'
+
+/** A provider's refusal of a resource that kept it out of a proxy choice. */
+export interface ProxyRefusal {
+  readonly provider_id: number
+  readonly provider_name: string | null
+  readonly resource: string
+  readonly expires_at: string
+}
+
+/** What the proxy gets for one attempt: a provider to call, or why there is none. */
+export type ProxyChoice =
+  | { readonly kind: 'chosen', readonly pool: RuntimePoolRow, readonly member: MemberWithName, readonly degraded: boolean }
+  | { readonly kind: 'none', readonly pool: RuntimePoolRow, readonly retryAfterS: number | null, readonly refusals: ProxyRefusal[] }
+  | { readonly kind: 'unknown_pool' }
+
+interface Deps {
+  now: () => Date
+  random: () => number
+  memory: Pick<RuntimeState, 'inFlight' | 'leases'>
+  /** The pool as kept here (pool-loader.ts). */
+  stateOf: (poolId: number) => Promise<PoolState | undefined>
+  lease: (providerId: number, block: QuotaBlock) => Promise<void>
+  accounting: Pick<Accounting, 'chosen'>
+}
+
+const NO_REFUSALS: ReadonlyMap<number, string> = new Map()
+
+/** How often one choice may lease a quota block before giving up on that provider. */
+const MAX_LEASE_ROUNDS = 4
+
+/**
+ * Builds `choose`: by the pool's strategy among the eligible members that have a base
+ * URL, do not refuse `resource` and are not in `exclude`, with a use of the provider's
+ * quota. With `failed`, the choice is a failover and goes into the history. With none
+ * eligible, `retryAfterS` tells when the soonest member comes back, and `refusals`
+ * which were left out for refusing.
+ */
+export function createChoosing ({ now, random, memory, stateOf, lease, accounting }: Deps) {
+  const { inFlight, leases } = memory
+
+  return async function choose (poolId: number, resource: string, exclude: ReadonlySet<number>, failed?: FailedAttempt, key?: string): Promise<ProxyChoice> {
+    for (let round = 0; ; round++) {
+      const state = await stateOf(poolId)
+      if (state === undefined) return { kind: 'unknown_pool' }
+      const { pool } = state
+      if (pool.enabled !== 1) return { kind: 'none', pool, retryAfterS: null, refusals: [] }
+      const at = now()
+      const iso = at.toISOString()
+      // Allocated only when needed: most pools have no quota, no refusal and no member without a URL.
+      const metered = state.members.some((m) => m.rate_limit_requests !== null)
+      let members = metered ? state.members.map((m) => m.rate_limit_requests === null ? m : { ...m, ...leases.view(m.provider_id, m, at) }) : state.members
+      if (pool.rotation_strategy === 'least_outstanding') members = members.map((m) => ({ ...m, outstanding: inFlight.get(m.id) ?? 0 }))
+      const refused = refusalsFor(state, resource, iso)
+      const unroutable = state.members.some((m) => m.base_url === null)
+      const left = metered || unroutable ? new Set(exclude) : exclude as Set<number>
+      if (unroutable) for (const m of members) if (m.base_url === null) left.add(m.provider_id)
+      let block: (QuotaBlock & { providerId: number }) | undefined
+      while (block === undefined) {
+        const plan = planRotation(pool, members, refused, at, left, state.cursor, random, key)
+        const chosen = plan.chosen?.member
+        if (chosen === undefined) {
+          const refusals = [...refused].filter(([id]) => !exclude.has(id)).map(([id, until]) => ({
+            provider_id: id, provider_name: members.find((m) => m.provider_id === id)?.provider_name ?? null, resource, expires_at: until
+          }))
+          return { kind: 'none', pool, retryAfterS: plan.retryAfterMs === null ? null : Math.max(1, Math.ceil(plan.retryAfterMs / 1000)), refusals }
+        }
+        if (chosen.rate_limit_requests !== null && !leases.take(chosen.provider_id, chosen, at)) {
+          const want = round < MAX_LEASE_ROUNDS ? leases.want(chosen.provider_id, chosen, at) : undefined
+          if (want === undefined) left.add(chosen.provider_id)
+          else block = { providerId: chosen.provider_id, per: chosen.rate_limit_per, ...want }
+          continue
+        }
+        state.cursor = plan.state
+        const member = state.members.find((m) => m.id === chosen.id) as Member
+        accounting.chosen(poolId, member, iso, plan.degraded, failed)
+        return { kind: 'chosen', pool, member, degraded: plan.degraded }
+      }
+      // Lease outside the loop: after the wait, choose again from what is then true.
+      await lease(block.providerId, block)
+    }
+  }
+}
+
+/** provider id → when its refusal of `resource` ends, for the members of the pool refusing it at `at`. */
+function refusalsFor (state: PoolState, resource: string, at: string): ReadonlyMap<number, string> {
+  if (state.refusals.size === 0) return NO_REFUSALS
+  const found = new Map<number, string>()
+  for (const m of state.members) {
+    const until = state.refusals.get(m.provider_id)?.get(resource)
+    if (until !== undefined && until > at) found.set(m.provider_id, until)
+  }
+  return found
+}
