@@ -111,6 +111,6 @@ export function * findChangeSeq (db: Db, id: number): Work<number | undefined> {
 const selectChangeSeqs = prepared((db) => db.selectFrom('pools').select(['id', 'change_seq']).orderBy('id'))
 
 /** Every pool's id and change_seq, by id: which pools exist and which changed. */
-export function * listChangeSeqs (db: Db): Work<Array<{ id: number, change_seq: number }>> {
+export function * listEveryPoolChangeSeq (db: Db): Work<Array<{ id: number, change_seq: number }>> {
   return yield * all(selectChangeSeqs(db, {}))
 }

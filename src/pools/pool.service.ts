@@ -68,14 +68,12 @@ export interface PoolServiceDeps {
   now: () => Date
   /** This process's committed changes: told of every write here, followed by the read model. */
   changes?: ChangeFeed
-  /** Awaited before every status read: writes down this process's pending state (the proxy's counters). */
-  settle?: () => Promise<void>
 }
 
 /** Builds the pool service over the database's work runner, a clock and the change feed. */
-export function createPoolService ({ database: handle, now, changes = NO_CHANGES, settle = async () => {} }: PoolServiceDeps) {
+export function createPoolService ({ database: handle, now, changes = NO_CHANGES }: PoolServiceDeps) {
   const database = unitOfWork(handle, changes)
-  const statuses = createPoolReadModel({ database, now, changes, settle })
+  const statuses = createPoolReadModel({ database, now, changes })
   return {
     async createPool (input: CreatePoolInput, actor: Actor): Promise<PoolCreatedValue> {
       const created = now()

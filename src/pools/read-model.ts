@@ -24,7 +24,7 @@ import type { ChangeFeed } from '../changes.js'
 import type { Db } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import { buildPoolStatus, toPoolSummary } from './pool-status.js'
-import { findChangeSeq, findPool, listChangeSeqs } from './pool.repository.js'
+import { findChangeSeq, findPool, listEveryPoolChangeSeq } from './pool.repository.js'
 
 /** Which records a list carries. */
 export type ListFields = 'full' | 'summary'
@@ -45,8 +45,6 @@ export interface ReadModelDeps {
   database: WorkRunner & { changeToken?: () => string | null }
   now: () => Date
   changes: ChangeFeed
-  /** Writes down this process's pending state first (the proxy's counters), so a read shows it. */
-  settle: () => Promise<void>
 }
 
 const LIST_OPEN = Buffer.from('{"pools":[')
@@ -85,7 +83,7 @@ interface ListHead {
 const fresh = (entry: Entry, at: Date) => at.getTime() >= entry.builtAt && at.getTime() < entry.validUntil
 
 /** Builds the read model and starts following `changes`. */
-export function createPoolReadModel ({ database, now, changes, settle }: ReadModelDeps) {
+export function createPoolReadModel ({ database, now, changes }: ReadModelDeps) {
   const changeToken = database.changeToken ?? (() => null)
   const entries = new Map<number, Entry>()
   /** Every pool id, by id, as found at `idsCheckedAt`; null when unknown. */
@@ -110,7 +108,7 @@ export function createPoolReadModel ({ database, now, changes, settle }: ReadMod
 
   /** The page's entries and the number of pools, found current at `token`. */
   function * checkPage (db: Db, token: string | null, at: Date, offset: number, limit: number): Work<{ items: Entry[], total: number }> {
-    const rows = yield * listChangeSeqs(db)
+    const rows = yield * listEveryPoolChangeSeq(db)
     const seen = new Set<number>()
     for (const row of rows) {
       seen.add(row.id)
@@ -181,7 +179,6 @@ export function createPoolReadModel ({ database, now, changes, settle }: ReadMod
   return {
     /** The pool's status record as JSON, or undefined when there is no such pool. */
     async one (id: number): Promise<Buffer | undefined> {
-      await settle()
       const token = changeToken()
       const at = now()
       const cached = entries.get(id)
@@ -210,7 +207,6 @@ export function createPoolReadModel ({ database, now, changes, settle }: ReadMod
      * the timestamp.
      */
     async list ({ offset, limit, fields }: { offset: number, limit: number, fields: ListFields }): Promise<readonly [Buffer, Buffer]> {
-      await settle()
       const token = changeToken()
       const at = now()
       const tail = Buffer.from(`"${at.toISOString()}"}`)
