@@ -34,10 +34,9 @@
  * yield * alreadyTouched([poolId])
  * ```
  *
- * For the runtime's flusher: `touched(db, { providers })` replaces touchPoolsOfProviders
- * followed by `changes.provider(…)`; a sink of its own (any `{ pool, provider }`) lets it
- * tell the feed its way (its `notifying` guard); its UPDATE that moves change_seq and
- * answers the new value declares `alreadyTouched([poolId])` so nothing bumps it again.
+ * The runtime (runtime/change-news.ts) writes through a runner of its own whose sink
+ * tells the feed without the runtime hearing its own news back; its flush's UPDATE,
+ * which moves change_seq itself, declares `alreadyTouched(pools)` so nothing bumps them again.
  */
 import { lockRows } from './create-db.js'
 import { prepared } from './prepared.js'
@@ -116,9 +115,7 @@ const bumpPool = prepared((db, p: { id: number }) =>
   db.updateTable('pools').set((eb) => ({ change_seq: eb('change_seq', '+', 1) })).where('id', '=', p.id))
 
 /**
- * Bumps the pools' change_seq and tells no one: what `touched` runs (the repositories'
- * touchPool and touchPools are this too, for writers that have not declared their
- * changes yet). Several pools must be locked in id order first (lockPoolsOf): one
+ * Bumps the pools' change_seq and tells no one: what `touched` runs. Several pools must be locked in id order first (lockPoolsOf): one
  * UPDATE over several pools would lock them in the order of its plan, and two such
  * updates (two processes touching the pools of one provider) deadlock on PostgreSQL.
  */

@@ -47,8 +47,8 @@ export interface QuotaUsedUp {
 /**
  * Records each quota window used up (kind `quota`) in every pool of `lockedPools` its
  * provider serves, once per window however many transactions and processes find it
- * (recordQuotaExhaustions: the caller has locked those pools first with
- * touchPoolsOfProviders). Answers the pools written to.
+ * (recordQuotaExhaustions: the caller has locked those pools first, declaring them
+ * touched: db/unit-of-work.ts `touched(db, { providers })`). Answers the pools written to.
  */
 export function * recordQuotaUsedUp (db: Db, found: readonly QuotaUsedUp[], lockedPools: readonly number[], at: string): Work<number[]> {
   return yield * recordQuotaExhaustions(db, found.map((f) => ({

@@ -6,7 +6,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely'
 import { lockRows } from '../db/create-db.js'
 import { prepared } from '../db/prepared.js'
 import type { Db, PoolTable } from '../db/types.js'
-import { alreadyTouched, bumpChangeSeqs } from '../db/unit-of-work.js'
+import { alreadyTouched } from '../db/unit-of-work.js'
 import { all, execute, first, type Work } from '../db/work.js'
 
 export type PoolRow = Selectable<PoolTable>
@@ -90,15 +90,6 @@ const updatePoolRotation = prepared((db, p: { id: number, providerId: number, at
 /** Deletes a pool with its members and history; returns the deleted row. */
 export function * deletePool (db: Db, id: number): Work<PoolRow | undefined> {
   return yield * first(db.deleteFrom('pools').where('id', '=', id).returningAll())
-}
-
-/**
- * Bumps the pool's change_seq (migration 008) and tells no one. Services declare
- * their changes instead (db/unit-of-work.ts `touched`: the bump and the change feed);
- * this is the bump alone, for work that has nothing to tell this process.
- */
-export function * touchPool (db: Db, id: number): Work<void> {
-  yield * bumpChangeSeqs(db, [id])
 }
 
 const selectChangeSeq = prepared((db, p: { id: number }) => db.selectFrom('pools').select('change_seq').where('id', '=', p.id))

@@ -18,7 +18,8 @@ import { addMember, createPool, createProvider, poolWithMembers, rotateTimes } f
 import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
 import { createMemberService } from './member.service.js'
 import { buildPoolStatuses } from './pool-status.js'
-import { listPools, touchPool } from './pool.repository.js'
+import { listPools } from './pool.repository.js'
+import { bumpChangeSeqs } from '../db/unit-of-work.js'
 import { PoolList, PoolStatus } from './pool.schemas.js'
 import { createPoolService } from './pool.service.js'
 import { createProviderService } from '../providers/provider.service.js'
@@ -124,7 +125,7 @@ for (const dialect of dialects) {
       assert.equal((await t.request({ method: 'GET', url: '/api/pools' })).body.pools[0].description, null)
       await t.database.transact(function * (db) {
         yield * execute(db.updateTable('pools').set({ description: 'untold' }).where('id', '=', poolId))
-        yield * touchPool(db, poolId)
+        yield * bumpChangeSeqs(db, [poolId])
       })
       assert.equal((await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body.description, 'untold')
       assert.equal((await t.request({ method: 'GET', url: '/api/pools' })).body.pools[0].description, 'untold')

@@ -5,7 +5,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import { prepared } from '../db/prepared.js'
 import type { Db, ProviderTable } from '../db/types.js'
-import { bumpChangeSeqs, lockPoolsOf } from '../db/unit-of-work.js'
 import { all, first, type Work } from '../db/work.js'
 
 export type ProviderRow = Selectable<ProviderTable>
@@ -85,21 +84,4 @@ export function * claimQuotaExhaustion (db: Db, id: number, windowStart: string)
     .where('id', '=', id)
     .where((eb) => eb.or([eb('quota_exhausted_window', 'is', null), eb('quota_exhausted_window', '<>', windowStart)]))
     .returning('id'))) !== undefined
-}
-
-/**
- * Locks every pool the providers serve, in one id order, and bumps their change_seq
- * (migration 008), telling no one; answers their ids. Services declare such changes
- * instead (db/unit-of-work.ts `touched(db, { providers })`: the bump and the change
- * feed); this remains for the runtime's flusher until it does too.
- */
-export function * touchPoolsOfProviders (db: Db, providerIds: readonly number[]): Work<number[]> {
-  const ids = yield * lockPoolsOf(db, providerIds)
-  yield * touchPools(db, ids)
-  return ids
-}
-
-/** Bumps the change_seq of pools already locked in id order (db/unit-of-work.ts bumpChangeSeqs), telling no one. */
-export function * touchPools (db: Db, poolIds: readonly number[]): Work<void> {
-  yield * bumpChangeSeqs(db, poolIds)
 }

@@ -1,17 +1,18 @@
 /**
- * Where the runtime meets `pools.change_seq` and the change feed, in one place. The
- * pools of providers whose refusals or quota it wrote are marked changed in a
- * transaction of their own (after a flush, or beside a quota lease: locking them
- * inside, after the provider, could deadlock with a rotation); after a flush, this
- * process's other listeners (the read model) are told what it wrote; news of a change
- * committed elsewhere in this process marks the pools it concerns stale, and the
- * runtime's own news it ignores. (A flush also bumps the change_seq of each pool it
- * writes counters to, in the same statement: runtime.repository.ts writePoolDelta.)
+ * Where the runtime meets `pools.change_seq` and the change feed, in one place: its
+ * writes go through the unit of work (db/unit-of-work.ts), which bumps what they
+ * declare and tells this process's other listeners (the read model) once they have
+ * committed, without the runtime hearing its own news back. The pools of providers
+ * whose refusals or quota it wrote are declared touched in a transaction of their own
+ * (after a flush, or beside a quota lease: locking them inside, after the provider,
+ * could deadlock with a rotation). A flush declares the pools whose counters it wrote
+ * as already touched (its UPDATE moves change_seq itself: writePoolDelta). News of a
+ * change committed elsewhere in this process marks the pools it concerns stale.
  */
 import type { ChangeFeed, ChangeListener } from '../changes.js'
 import type { Db } from '../db/types.js'
+import { touched, unitOfWork } from '../db/unit-of-work.js'
 import type { Work, WorkRunner } from '../db/work.js'
-import { touchPoolsOfProviders } from '../providers/provider.repository.js'
 import { providersOf, type FlushBatch } from './batch.js'
 
 interface Deps {
@@ -27,6 +28,19 @@ export function createChangeNews ({ database, changes, warn, markChanged }: Deps
   /** True while the runtime tells the feed about its own writes. */
   let telling = false
   const stopListening = changes.listen((change) => { if (!telling) markChanged(change) })
+  const own = (tell: () => void) => {
+    telling = true
+    try {
+      tell()
+    } finally {
+      telling = false
+    }
+  }
+  /** The runner the runtime writes through: what a write declares is told to the feed, not back to the runtime. */
+  const writer = unitOfWork(database, {
+    pool: (id) => { own(() => { changes.pool(id) }) },
+    provider: (id) => { own(() => { changes.provider(id) }) }
+  })
 
   /**
    * Marks every pool of the providers changed, in a transaction of its own with
@@ -36,8 +50,8 @@ export function createChangeNews ({ database, changes, warn, markChanged }: Deps
     providerIds: readonly number[], failure = 'marking pools changed failed', alsoWrite?: (db: Db, lockedPools: readonly number[]) => Work<unknown>
   ): Promise<void> {
     try {
-      await database.transact(function * (db) {
-        const pools = yield * touchPoolsOfProviders(db, providerIds)
+      await writer.transact(function * (db) {
+        const pools = yield * touched(db, { providers: providerIds })
         if (alsoWrite !== undefined) yield * alsoWrite(db, pools)
       })
     } catch (error) {
@@ -46,19 +60,13 @@ export function createChangeNews ({ database, changes, warn, markChanged }: Deps
   }
 
   return {
+    writer,
     touchProviders,
 
-    /** After a flush wrote `batch`: refusals and quotas show in every pool of the provider, marked changed; then the feed is told. */
+    /** After a flush wrote `batch`: refusals and quotas show in every pool of the provider, declared touched. */
     async flushed (batch: FlushBatch): Promise<void> {
       const providers = providersOf(batch)
       if (providers.length > 0) await touchProviders(providers)
-      telling = true
-      try {
-        for (const id of batch.pools.keys()) changes.pool(id)
-        for (const providerId of providers) changes.provider(providerId)
-      } finally {
-        telling = false
-      }
     },
 
     close: stopListening

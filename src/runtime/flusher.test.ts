@@ -14,6 +14,7 @@ import { healthChangeRecord } from '../rules/health.js'
 import { historyKind } from '../rules/history-kind.js'
 import { memberPendingOf, poolPendingOf, type FlushBatch } from './batch.js'
 import { writeBatch } from './flusher.js'
+import { unitOfWork } from '../db/unit-of-work.js'
 import { createRuntimeState, type PoolState } from './runtime-state.js'
 
 for (const dialect of dialects) {
@@ -66,12 +67,14 @@ for (const dialect of dialects) {
       const copy = structuredClone(batch)
       // Only the flusher's own transactions are counted (the app's health checks run beside it).
       let transactions = 0
-      const runner: WorkRunner = {
-        transact: async (work) => { transactions++; return await t.database.transact(work) },
+      const told: number[] = []
+      const runner = unitOfWork<WorkRunner>({
+        transact: async (work, committed) => { transactions++; return await t.database.transact(work, committed) },
         read: async (work) => await t.database.read(work)
-      }
+      }, { pool: (id) => { told.push(id) }, provider: () => {} })
       const result = await writeBatch(runner, batch, 100)
       assert.equal(transactions, 1)
+      assert.deepEqual(told, [...batch.pools.keys()], 'the pools written are told once it has committed')
       assert.deepEqual(batch, copy, 'the batch is left as it was')
       // What it read, as a value: its own write moved the pool by one; the other pool as it was; the unknown id is missing.
       const mine = (seqs.get(poolId) as number) + 1

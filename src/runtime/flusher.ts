@@ -10,6 +10,7 @@
  * what was pending: one interval of proxy counters and outcomes.
  */
 import type { Db } from '../db/types.js'
+import { alreadyTouched } from '../db/unit-of-work.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import { recordFailover } from '../pools/history-records.repository.js'
 import { insertHistory } from '../pools/history.repository.js'
@@ -62,10 +63,16 @@ export function * flushWork (db: Db, batch: FlushBatch, maxRefusalsPerProvider: 
     if (r.kind === 'failover') yield * recordFailover(db, r)
     else yield * insertHistory(db, { pool_id: r.poolId, ...r.record, timestamp: r.at })
   }
+  // writePoolDelta moved their change_seq: told after the commit, bumped by nothing more.
+  yield * alreadyTouched([...batch.pools.keys()])
   return { changeSeqs: yield * listChangeSeqsOfPools(db, batch.knownPools), written }
 }
 
-/** Writes the batch down in one transaction and answers what it read; nothing is written when it throws. */
+/**
+ * Writes the batch down in one transaction and answers what it read; nothing is written
+ * when it throws. `database` is a unit-of-work runner (unitOfWork): the pools written are
+ * told to its change sink once the transaction has committed.
+ */
 export async function writeBatch (database: WorkRunner, batch: FlushBatch, maxRefusalsPerProvider: number): Promise<FlushResult> {
   return await database.transact((db) => flushWork(db, batch, maxRefusalsPerProvider))
 }

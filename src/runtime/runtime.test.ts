@@ -83,7 +83,7 @@ for (const dialect of dialects) {
       assert.deepEqual((await stored()).map((m) => m.use_count), [0, 0])
       let transactions = 0
       const transact = t.database.transact
-      t.database.transact = async (work) => { transactions++; return await transact(work) }
+      t.database.transact = async (work, committed) => { transactions++; return await transact(work, committed) }
       await t.app.runtime.flush()
       t.database.transact = transact
       assert.equal(transactions, 1)
