@@ -120,6 +120,42 @@ function * writeResults (db: Db, batch: readonly Done[], at: Date): Work<{ coold
   return { cooldowns }
 }
 
+/**
+ * Writes finished checks down in batches, one transaction each: results that finish
+ * while a batch is being written go into the next one.
+ */
+function createResultWriter ({ database, now, events, warn }: { database: WorkRunner, now: () => Date, events: RotationEvents, warn: (error: unknown, message: string) => void }) {
+  let done: Done[] = []
+  let writing: Promise<void> = Promise.resolve()
+  let queued = false
+
+  async function write (): Promise<void> {
+    queued = false
+    const batch = done
+    done = []
+    if (batch.length === 0) return
+    try {
+      const written = await database.transact((db) => writeResults(db, batch, now()))
+      for (let i = 0; i < written.cooldowns; i++) events.cooldownStarted('health_check')
+    } catch (error) {
+      // The lease has moved on: the next check of these providers comes one interval later.
+      warn(error, 'writing health check results failed')
+    }
+  }
+
+  return {
+    add (result: Done): void {
+      done.push(result)
+      if (!queued) {
+        queued = true
+        writing = writing.then(write)
+      }
+    },
+    /** Resolves once every result added so far is written down (or its batch failed). */
+    written: async (): Promise<void> => { await writing }
+  }
+}
+
 /** Builds the checker; nothing runs until `start` (or `checkNow`). */
 export function createHealthChecker ({
   database: handle, now, changes, events = NO_EVENTS, checkEvents = NO_CHECK_EVENTS, concurrency, warn = () => {}
@@ -135,28 +171,12 @@ export function createHealthChecker ({
   // never piles one listener per check on a shared one (Node warns past 10).
   const stops = new Set<AbortController>()
   const running = new Set<Promise<void>>()
-  let done: Done[] = []
-  let writing: Promise<void> = Promise.resolve()
-  let writeQueued = false
+  const results = createResultWriter({ database, now, events, warn })
   let claiming: Promise<void> | undefined
   /** The last claim took all it could: more may be due as soon as a slot frees. */
   let backlog = false
   let timer: NodeJS.Timeout | undefined
   let closing: Promise<void> | undefined
-
-  async function write (): Promise<void> {
-    writeQueued = false
-    const batch = done
-    done = []
-    if (batch.length === 0) return
-    try {
-      const written = await database.transact((db) => writeResults(db, batch, now()))
-      for (let i = 0; i < written.cooldowns; i++) events.cooldownStarted('health_check')
-    } catch (error) {
-      // The lease has moved on: the next check of these providers comes one interval later.
-      warn(error, 'writing health check results failed')
-    }
-  }
 
   function run (claim: ClaimedCheck): void {
     const check = JSON.parse(claim.healthCheck) as HealthCheck
@@ -168,12 +188,7 @@ export function createHealthChecker ({
       // Cut short by close: it says nothing about the provider.
       if (stopping.signal.aborted) return
       checkEvents.checked(claim.providerName, outcomeOf(result), (result.latency_ms ?? 0) / 1000)
-      done.push({ claim, check, result })
-      // Results that finish while a batch is being written go into the next one.
-      if (!writeQueued) {
-        writeQueued = true
-        writing = writing.then(write)
-      }
+      results.add({ claim, check, result })
     }).finally(() => {
       stops.delete(stop)
       running.delete(checking)
@@ -208,13 +223,13 @@ export function createHealthChecker ({
   }
 
   /** Resolves once no claim and no check is under way and every result is written down. */
-  async function settled (): Promise<void> {
+  async function drained (): Promise<void> {
     // A check that ends may claim the next due one (backlog): wait for that too.
     for (let current = claiming; current !== undefined || running.size > 0; current = claiming) {
       await current
       await Promise.all(running)
     }
-    await writing
+    await results.written()
   }
 
   return {
@@ -229,7 +244,7 @@ export function createHealthChecker ({
     async checkNow (): Promise<void> {
       await claiming
       await claimOnce()
-      await settled()
+      await drained()
     },
 
     /** Stops claiming, aborts the checks under way (their results are dropped) and writes down those that ended. */
@@ -238,7 +253,7 @@ export function createHealthChecker ({
         if (timer !== undefined) clearInterval(timer)
         stopping.abort()
         for (const stop of stops) stop.abort()
-        await settled()
+        await drained()
         await agent.close()
       })()
       await closing
