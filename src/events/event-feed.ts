@@ -10,7 +10,7 @@ import type { WorkRunner } from '../db/work.js'
 import { auditAfter, historyAfter, newestIds } from './event.repository.js'
 import { auditEvent, historyEvent, type Cursor, type ServiceEvent } from './service-event.js'
 
-/** Rows read per source per poll (and per page of a replay). */
+/** Rows read per source per poll. */
 export const PAGE = 500
 
 /** History ids looked back at each poll: a PostgreSQL transaction may commit after a later id is seen. */
@@ -19,6 +19,8 @@ const LOOKBACK = 100
 /** Builds the feed; it reads only when asked. */
 export function createEventFeed (database: WorkRunner) {
   let position: Cursor | undefined
+  /** Counts resets: a read that a reset overtook leaves the position alone. */
+  let resets = 0
   /** History ids delivered within the lookback window. */
   const delivered = new Set<number>()
 
@@ -42,8 +44,11 @@ export function createEventFeed (database: WorkRunner) {
     /** The events stored after `since` (where the stream stood), in order (history, then audit); the stream moves past them. */
     async next (since: Cursor): Promise<ServiceEvent[]> {
       // The lookback window again: a row below the newest seen that was not delivered committed late.
+      const at = resets
       const history = await database.read((db) => historyAfter(db, Math.max(0, since.history - LOOKBACK), PAGE))
       const audit = await database.read((db) => auditAfter(db, since.audit, PAGE))
+      // Everyone left while it read: the next listener starts from what is newest then, not from here.
+      if (resets !== at) return []
       const next = { ...since }
       const events: ServiceEvent[] = []
       for (const row of history) {
@@ -63,6 +68,7 @@ export function createEventFeed (database: WorkRunner) {
 
     /** Nobody listens: the next listener starts from what is newest then. */
     reset (): void {
+      resets++
       position = undefined
       delivered.clear()
     }

@@ -6,14 +6,16 @@
  * (fan-out.ts, which drops a listener that does not read once its buffer passes
  * a bound: a slow client never slows the service or grows its memory). A
  * listener joining with a cursor (Last-Event-ID) is first given what it missed,
- * from storage, inside the same serialised poll, so nothing is lost or repeated
- * (replay.ts, in pieces when it is large). The hub stops polling when nobody is
- * left, and starts again from what is newest when someone comes.
+ * from storage, paced by its client and shared with the other replays (replay.ts),
+ * beside the polls; once it has caught up with where the stream stands, a poll
+ * adds it to the fan-out before reading what comes next, so nothing is lost or
+ * repeated. The hub stops polling when nobody is left, and starts again from what
+ * is newest when someone comes.
  */
 import type { WorkRunner } from '../db/work.js'
 import { createEventFeed } from './event-feed.js'
 import { createFanOut } from './fan-out.js'
-import { readMissed } from './replay.js'
+import { createReplays } from './replay.js'
 import type { Cursor, Listener } from './service-event.js'
 
 export { auditEvent, EVENT_TYPES, eventText, historyEvent, type Cursor, type EventType, type Listener, type ServiceEvent } from './service-event.js'
@@ -29,37 +31,36 @@ interface Deps {
 
 /** Builds the hub; it reads nothing while nobody listens. */
 export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedBytes, warn = () => {} }: Deps) {
+  /** Listeners that came since the last poll (with the cursor they resume from, if any). */
   const joining: Array<{ listener: Listener, from: Cursor | undefined }> = []
   const fanOut = createFanOut({ maxBufferedBytes, onIdle: stopWhenIdle })
   const feed = createEventFeed(database)
+  const replays = createReplays({ database, position: feed.position, maxBufferedBytes, caughtUp: () => { tick() }, warn })
   let timer: NodeJS.Timeout | undefined
   let heartbeat: NodeJS.Timeout | undefined
   let polling: Promise<void> | undefined
   let closed = false
 
-  /** Nobody listens or joins any more: the polls and heartbeats stop. */
+  /** Nobody listens, replays or joins any more: the polls and heartbeats stop. */
   function stopWhenIdle (): void {
-    if (fanOut.listening() === 0 && joining.length === 0) stop()
+    if (fanOut.size() === 0 && replays.size() === 0 && joining.length === 0) stop()
   }
 
   async function poll (): Promise<void> {
     await feed.start()
-    // Joiners first, one at a time: what each missed, up to where everyone else stands.
-    // One still waiting keeps the hub running while another's replay is cut (its
-    // stream ends); taken all at once, they would be out of `joining` and the hub
-    // would stop under them.
-    for (let joiner = joining.shift(); joiner !== undefined; joiner = joining.shift()) {
-      fanOut.add(joiner.listener)
-      if (joiner.from !== undefined) fanOut.replay(joiner.listener, await readMissed(database, joiner.from, feed.position() as Cursor))
+    // From here to the read of what comes next nothing awaits: whoever joins the
+    // fan-out now stands where the stream stands, and gets what comes next.
+    const position = feed.position() as Cursor
+    for (const { listener, from } of joining.splice(0)) {
+      if (from === undefined) fanOut.add(listener)
+      else replays.add(listener, from)
     }
-    // The last joiner's replay was cut and nobody is left: the hub stopped and forgot its place.
-    const position = feed.position()
-    if (position === undefined) return
+    for (const listener of replays.joining(position)) fanOut.add(listener)
     fanOut.broadcast(await feed.next(position))
   }
 
   function tick (): void {
-    if (polling !== undefined) return
+    if (polling !== undefined || timer === undefined) return
     polling = poll().catch((error: unknown) => { warn(error, 'reading events failed') }).finally(() => { polling = undefined })
   }
 
@@ -81,8 +82,8 @@ export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedByte
   }
 
   return {
-    /** How many listen (or are joining). */
-    size: (): number => fanOut.size() + joining.length,
+    /** How many listen (live, replaying, or joining). */
+    size: (): number => fanOut.size() + replays.size() + joining.length,
 
     /** Adds a listener, from `from` (what it missed is sent first) or from now; answers how to remove it. */
     subscribe (listener: Listener, from?: Cursor): () => void {
@@ -91,6 +92,7 @@ export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedByte
       tick()
       return () => {
         fanOut.remove(listener)
+        replays.remove(listener)
         const at = joining.findIndex((j) => j.listener === listener)
         if (at !== -1) joining.splice(at, 1)
         stopWhenIdle()
@@ -103,6 +105,7 @@ export function createEventHub ({ database, pollMs, heartbeatMs, maxBufferedByte
       stop()
       await polling
       fanOut.endAll()
+      replays.endAll()
       for (const { listener } of joining) listener.end()
       joining.length = 0
     }

@@ -3,22 +3,35 @@
  * failovers, health changes (cooldowns started, members recovered), refusals
  * learned, quota windows used up and admin changes — filtered by `?pool_id=` and `?type=`, resumable with Last-Event-ID
  * (or `?last_event_id=`), with a heartbeat comment every EVENTS_HEARTBEAT_MS.
- * `read` scope; at most EVENTS_MAX_CLIENTS streams at once (503 beyond).
+ * `read` scope; at most EVENTS_MAX_CLIENTS streams at once (503 beyond). The
+ * stream is written on the raw connection, with the headers the hooks put on the
+ * reply (the request id, CORS). `HEAD` answers the stream's headers at once and
+ * opens no stream.
  */
+import type { OutgoingHttpHeaders } from 'node:http'
+import { Readable } from 'node:stream'
+import type { FastifyReply } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { DomainError, RequestValidationError, valueError } from '../errors.js'
 import { ErrorBody } from '../http/schemas.js'
 import { EVENT_TYPES, type Cursor, type EventHub, type EventType } from './event-hub.js'
 
-/** How long a stream ended after a piece of its replay may take to receive what it holds. */
-const FINISH_GRACE_MS = 10_000
+/** The stream's own headers (the hooks' are added to them). */
+const STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }
 
 const EventsQuery = Type.Object({
   pool_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'only the events of this pool' })),
   type: Type.Optional(Type.String({ maxLength: 100, pattern: `^(${EVENT_TYPES.join('|')})(,(${EVENT_TYPES.join('|')}))*$`, description: `comma-separated: ${EVENT_TYPES.join(', ')}` })),
   last_event_id: Type.Optional(Type.String({ maxLength: 40, description: 'resume after this event (as the Last-Event-ID header does)' }))
 })
+
+/** The stream's headers and those the hooks put on `reply` (the request id, CORS), which a hijacked reply would drop. */
+function streamHeaders (reply: FastifyReply): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {}
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value
+  return { ...headers, ...STREAM_HEADERS }
+}
 
 const CURSOR = /^(\d{1,15})-(\d{1,15})$/
 
@@ -46,10 +59,13 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ hub: EventHub, maxClients:
       ? cursorOf(header, ['header', 'last-event-id'])
       : cursorOf(request.query.last_event_id, ['query', 'last_event_id'])
     if (hub.size() >= maxClients) throw new DomainError(503, `At most ${maxClients} event streams at once; retry later`)
+    // The stream's headers and no body, at once (Node holds a HEAD answer's headers until it ends),
+    // and no stream. An empty body stream, so that no content-length says the stream is empty.
+    if (request.method === 'HEAD') return await reply.code(200).headers(STREAM_HEADERS).send(Readable.from([]) as unknown as string)
     const types = request.query.type === undefined ? undefined : new Set(request.query.type.split(',') as EventType[])
     const raw = reply.raw
     reply.hijack()
-    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' })
+    raw.writeHead(200, streamHeaders(reply))
     raw.write('retry: 2000\n\n')
     const unsubscribe = hub.subscribe({
       ...(request.query.pool_id === undefined ? {} : { poolId: request.query.pool_id }),
@@ -59,12 +75,18 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ hub: EventHub, maxClients:
         return raw.writableLength
       },
       end: () => { if (!raw.destroyed) raw.destroy() },
-      // What it holds goes out first; a client that does not take it within the grace is cut.
-      finish: () => {
-        raw.end()
-        const cut = setTimeout(() => { raw.destroy() }, FINISH_GRACE_MS)
-        cut.unref()
-        raw.on('close', () => { clearTimeout(cut) })
+      // Once the socket takes writes again ('drain' comes only after a write was refused).
+      drained: async () => {
+        if (raw.destroyed || !raw.writableNeedDrain) return
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            raw.off('drain', done)
+            raw.off('close', done)
+            resolve()
+          }
+          raw.on('drain', done)
+          raw.on('close', done)
+        })
       }
     }, from)
     raw.on('close', unsubscribe)

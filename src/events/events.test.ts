@@ -184,6 +184,19 @@ for (const dialect of dialects) {
       assert.deepEqual([event?.data.change, event?.data.cause, event?.data.provider, event?.data.until], ['cooldown_started', 'consecutive_failures', 'p-a', reported.body.cooldown_until])
     })
 
+    it('answers with the request id and the CORS headers, as every answer does', async () => {
+      await start({ CORS_ORIGINS: 'https://dash.example' })
+      const given = await stream('', { 'x-request-id': 'stream-1', origin: 'https://dash.example' })
+      assert.equal(given.response.statusCode, 200)
+      assert.equal(given.response.headers['x-request-id'], 'stream-1')
+      assert.equal(given.response.headers['access-control-allow-origin'], 'https://dash.example')
+      assert.match(String(given.response.headers['access-control-expose-headers']), /x-request-id/)
+      assert.match(String(given.response.headers['content-type']), /^text\/event-stream/)
+      const made = await stream()
+      assert.match(String(made.response.headers['x-request-id']), /^[0-9a-f-]{36}$/)
+      assert.notEqual(made.response.headers['x-request-id'], given.response.headers['x-request-id'])
+    })
+
     it('sends heartbeats, and refuses streams past EVENTS_MAX_CLIENTS', async () => {
       await start({ EVENTS_HEARTBEAT_MS: '200', EVENTS_MAX_CLIENTS: '1' })
       const one = await stream()
@@ -206,8 +219,8 @@ it('drops a listener whose client stops reading, and goes on serving the others'
     let fastGot = 0
     // One client's socket holds everything it is sent (it never reads); the other's drains.
     let held = 0
-    hub.subscribe({ write: (text) => { held += text.length; return held }, end: () => { slowEnded = true } })
-    hub.subscribe({ write: (text) => { if (text.startsWith('id:')) fastGot++; return 0 }, end: () => {} })
+    hub.subscribe({ write: (text) => { held += text.length; return held }, end: () => { slowEnded = true }, drained: async () => {} })
+    hub.subscribe({ write: (text) => { if (text.startsWith('id:')) fastGot++; return 0 }, end: () => {}, drained: async () => {} })
     await new Promise((resolve) => setTimeout(resolve, 100))
     for (let i = 0; i < 3; i++) await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: {} })
     const done = () => slowEnded && fastGot >= 3
@@ -221,54 +234,70 @@ it('drops a listener whose client stops reading, and goes on serving the others'
   }
 })
 
-it('sends a replay larger than half the drop bound in pieces, each ending with retry: 0, that resume into the whole', async () => {
+/** Asserts that each id stands at or past the one before in both sources (the stream's order). */
+function assertInOrder (ids: string[]): void {
+  const cursors = ids.map((id) => id.split('-').map(Number) as [number, number])
+  cursors.forEach(([history, audit], i) => {
+    const [h, a] = cursors[i - 1] ?? [0, 0]
+    assert.ok(history >= h && audit >= a, `${ids[i - 1] ?? ''} then ${ids[i] ?? ''}`)
+  })
+}
+
+/** The record each event sent stands for: `a<audit id>` for an admin event, `h<history id>` for the others. */
+const recordsIn = (texts: string[]): string[] => texts.filter((text) => text.startsWith('id:')).map((text) => {
+  const [, history, audit, type] = /^id: (\d+)-(\d+)\nevent: (\w+)/.exec(text) as RegExpExecArray
+  return type === 'admin' ? `a${audit as string}` : `h${history as string}`
+})
+
+/** Event ids in what a listener was sent. */
+const idsIn = (texts: string[]): string[] => texts.filter((text) => text.startsWith('id:')).map((text) => (/^id: (\S+)/.exec(text) as RegExpExecArray)[1] as string)
+
+it('paces a replay by its client: nothing more while it holds the mark unsent, then the whole, in order, once, and the live events after it', async () => {
   const t = await buildTestApp(dialects[0] as (typeof dialects)[number], { healthCheckTimer: false })
   try {
     const { poolId } = await poolWithMembers(t, 'p', ['a', 'b'])
     for (let i = 0; i < 30; i++) await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: {} })
     const hub = createEventHub({ database: t.database, pollMs: 20, heartbeatMs: 60_000, maxBufferedBytes: 2000 })
-    /** One connection from `from`: what it was sent (its socket never drains), and how it ended. */
-    const connect = async (from: { history: number, audit: number }, drains: boolean) => {
-      const texts: string[] = []
-      let held = 0
-      let ended: 'finish' | 'end' | undefined
-      const unsubscribe = hub.subscribe({
-        write: (text) => { texts.push(text); held += text.length; return drains ? 0 : held },
-        end: () => { ended = 'end' },
-        finish: () => { ended = 'finish' }
-      }, from)
-      await eventually(() => texts.some((text) => text.startsWith('id:')) || ended !== undefined)
-      await sleep(100)
-      // A stream ended after a piece still counts (EVENTS_MAX_CLIENTS) until its connection closes.
-      assert.equal(hub.size(), 1)
-      unsubscribe()
-      assert.equal(hub.size(), 0)
-      const ids = texts.filter((text) => text.startsWith('id:')).map((text) => (/^id: (\S+)/.exec(text) as RegExpExecArray)[1] as string)
-      return { ids, ended, texts }
-    }
-    const whole = await connect({ history: 0, audit: 0 }, true)
-    assert.ok(whole.ids.length >= 30)
-    assert.equal(whole.ended, undefined)
-    const pieces: string[][] = []
-    let from = { history: 0, audit: 0 }
-    for (let i = 0; i < 50; i++) {
-      const piece = await connect(from, false)
-      pieces.push(piece.ids)
-      if (piece.ended === undefined) break
-      assert.equal(piece.ended, 'finish', 'a piece ends cleanly, it is not dropped')
-      assert.equal(piece.texts.at(-1), 'retry: 0\n\n')
-      const [history, audit] = (piece.ids.at(-1) as string).split('-').map(Number) as [number, number]
-      from = { history, audit }
-    }
-    assert.ok(pieces.length > 2, `${pieces.length} pieces`)
-    assert.deepEqual(pieces.flat(), whole.ids)
+    // One client reads along; the other takes what it holds only when told to.
+    const whole: string[] = []
+    hub.subscribe({ write: (text) => { whole.push(text); return 0 }, end: () => {}, drained: async () => {} }, { history: 0, audit: 0 })
+    const paced: string[] = []
+    let held = 0
+    let ended = false
+    let read = () => {}
+    const unsubscribe = hub.subscribe({
+      write: (text) => { paced.push(text); held += text.length; return held },
+      end: () => { ended = true },
+      drained: async () => { await new Promise<void>((resolve) => { read = () => { held = 0; resolve() } }) }
+    }, { history: 0, audit: 0 })
+    await eventually(() => idsIn(whole).length >= 30 && held > 1000)
+    const before = paced.length
+    // Events made while it waits come after its replay, once.
+    for (let i = 0; i < 3; i++) await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: {} })
+    await sleep(200)
+    assert.equal(paced.length, before, 'nothing more is written while the client holds the mark unsent')
+    assert.ok(held < 2000, `it holds ${held} bytes, under the drop bound`)
+    assert.equal(ended, false, 'it is not dropped')
+    assert.equal(hub.size(), 2)
+    await eventually(() => { read(); return idsIn(paced).length >= idsIn(whole).length && idsIn(whole).length >= 33 })
+    await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: { reason: 'live' } })
+    await eventually(() => { read(); return paced.some((text) => text.includes('"reason":"live"')) && whole.some((text) => text.includes('"reason":"live"')) })
+    // The same events (the paced one read those made while it waited from storage, the other live), each once, in order.
+    const ids = idsIn(paced)
+    const records = recordsIn(paced)
+    assert.deepEqual([...records].sort(), [...recordsIn(whole)].sort())
+    assert.equal(new Set(records).size, records.length, 'each event once')
+    assertInOrder(ids)
+    assertInOrder(idsIn(whole))
+    unsubscribe()
+    assert.equal(hub.size(), 1)
     await hub.close()
   } finally {
     await t.close()
   }
 })
 
-it('serves a joiner whose replay starts in the same poll as another\'s that is cut into pieces (the hub keeps running)', async () => {
+it('serves a joiner whose replay starts in the same poll as another\'s that stalls (the hub keeps running)', async () => {
   const t = await buildTestApp(dialects[0] as (typeof dialects)[number], { healthCheckTimer: false })
   try {
     const { poolId } = await poolWithMembers(t, 'p', ['a', 'b'])
@@ -276,15 +305,19 @@ it('serves a joiner whose replay starts in the same poll as another\'s that is c
     const failures: unknown[] = []
     const hub = createEventHub({ database: t.database, pollMs: 20, heartbeatMs: 60_000, maxBufferedBytes: 2000, warn: (error) => { failures.push(error) } })
     let held = 0
-    let cut = false
     const received: string[] = []
-    // In one turn, so that one poll takes both: the first never drains (its replay is cut), the second does.
-    hub.subscribe({ write: (text) => { held += text.length; return held }, end: () => {}, finish: () => { cut = true } }, { history: 0, audit: 0 })
-    hub.subscribe({ write: (text) => { if (text.startsWith('id:')) received.push(text); return 0 }, end: () => {} }, { history: 0, audit: 0 })
-    await eventually(() => cut && received.length >= 30)
-    assert.equal(cut, true, 'the first replay was cut')
+    // In one turn, so that one poll takes both: the first never takes what it holds, the second does.
+    const stalled = hub.subscribe({ write: (text) => { held += text.length; return held }, end: () => {}, drained: async () => { await new Promise(() => {}) } }, { history: 0, audit: 0 })
+    hub.subscribe({ write: (text) => { if (text.startsWith('id:')) received.push(text); return 0 }, end: () => {}, drained: async () => {} }, { history: 0, audit: 0 })
+    await eventually(() => received.length >= 30)
+    assert.ok(held > 1000 && held < 2000, `the first stalled with ${held} bytes held`)
     assert.ok(received.length >= 30, `the second got its whole replay (${received.length})`)
+    await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate`, payload: { reason: 'live' } })
+    assert.ok(await eventually(() => received.some((text) => text.includes('"reason":"live"'))), 'then live events')
     assert.deepEqual(failures, [], 'no poll failed')
+    assert.equal(hub.size(), 2)
+    stalled()
+    assert.equal(hub.size(), 1)
     await hub.close()
   } finally {
     await t.close()

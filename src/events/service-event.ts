@@ -30,11 +30,8 @@ export interface Listener {
   write(text: string): number
   /** Ends the client's connection (a dropped client: what it holds unsent is thrown away). */
   end(): void
-  /**
-   * Ends the stream once what it holds is sent (a replay cut into pieces); end() when
-   * left out. It still counts towards the hub's size until it unsubscribes.
-   */
-  finish?(): void
+  /** Resolves once what it holds unsent has gone out, or its connection has closed (a replay waits for it). */
+  drained(): Promise<void>
 }
 
 /**

@@ -80,8 +80,8 @@ export function startEvents () {
       }
       if (run.stopped) return
       if (ended) {
-        // The service ended the stream itself (a long replay is sent in pieces, each ending
-        // with `retry: 0`; a shutdown ends it too): back after the retry it asked for.
+        // The service ended the stream itself (a shutdown, or an older service that sent a
+        // long replay in pieces ending with `retry: 0`): back after the retry it asked for.
         await new Promise((resolve) => setTimeout(resolve, retryMs))
         continue
       }
