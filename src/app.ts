@@ -24,10 +24,11 @@ import { healthzRoutes } from './healthz.routes.js'
 import { connectionOptions, guardConnections, requestLogFields } from './http/connections.js'
 import { registerCors } from './http/cors.js'
 import { handleError } from './http/error-handler.js'
+import { errorLogFields } from './http/redact.js'
 import { registerJsonParser } from './http/json-parser.js'
 import { ServiceLogController } from './http/log-controller.js'
 import { documentRoute, validOpenApi } from './http/openapi.js'
-import { requestId, requestIdOf } from './http/request-id.js'
+import { REQUEST_ID_HEADER, requestIdOf, sendRequestIds } from './http/request-id.js'
 import { validatorCompiler } from './http/validation.js'
 import { metricsRoutes } from './metrics/metrics.routes.js'
 import { requestMetrics } from './metrics/request-metrics.js'
@@ -89,10 +90,10 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   return app
 }
 
-/** The Fastify instance and its options. */
+/** The Fastify instance and its options; every answer it sends carries the request id. */
 function createInstance (config: Config, logger: NonNullable<AppDeps['logger']>): FastifyInstance {
-  return Fastify({
-    logger: logger === false || logger === true ? logger : { ...logger, serializers: { req: requestLogFields } },
+  const app = Fastify({
+    logger: logger === false || logger === true ? logger : { ...logger, serializers: { req: requestLogFields, err: errorLogFields } },
     bodyLimit: config.bodyLimit,
     // Behind a front door: request.ip (failure limit, logs, audit) and request.protocol from X-Forwarded-*.
     trustProxy: trustProxyOption(config.trustProxy),
@@ -102,12 +103,16 @@ function createInstance (config: Config, logger: NonNullable<AppDeps['logger']>)
     genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: false },
     // Errors Fastify answers before routing (a path that is not valid percent-encoding)
-    // get the same {"detail"} body as everything else.
-    frameworkErrors: (error, _request, reply: FastifyReply) => {
+    // get the same {"detail"} body as everything else; no hook runs for them.
+    frameworkErrors: (error, request, reply: FastifyReply) => {
       const badUrl = (error as { code?: string }).code === 'FST_ERR_BAD_URL'
-      reply.code(400).send({ detail: badUrl ? 'Malformed request: the path is not valid percent-encoding' : 'Malformed request' })
+      reply.code(400).header(REQUEST_ID_HEADER, request.id)
+        .send({ detail: badUrl ? 'Malformed request: the path is not valid percent-encoding' : 'Malformed request' })
     }
   }).withTypeProvider<TypeBoxTypeProvider>()
+  // The first hook of all, so that every answer Fastify sends has it (connections.ts the others).
+  sendRequestIds(app)
+  return app
 }
 
 /** Validation, errors, the JSON body parser and what a connection may cost. */
@@ -121,7 +126,6 @@ function handleRequests (app: FastifyInstance, config: Config): void {
 
 /** What every route goes through, in this order: each sees the routes registered after it. */
 async function registerPlugins (app: FastifyInstance, config: Config, { metrics, runtime }: Services, now: () => Date): Promise<void> {
-  await app.register(requestId)
   // Every operation documented the same way: its operationId and its error answers.
   app.addHook('onRoute', documentRoute)
   await app.register(requestMetrics, { metrics })

@@ -4,7 +4,7 @@
  * one inside the transaction of the change, so both land or neither does.
  */
 import { prepared } from '../db/prepared.js'
-import { MASK, maskText, SECRET_NAME } from '../http/redact.js'
+import { isSecretName, MASK, maskText } from '../rules/secrets.js'
 import type { Db } from '../db/types.js'
 import { execute, type Work } from '../db/work.js'
 
@@ -39,9 +39,10 @@ function isSetting (value: unknown): boolean {
 }
 
 /**
- * A copy of `changes` with secrets masked: secret-looking keys, and in every text
- * credentials inside URLs and secret-looking query values (maskText, the rule a
- * 422's `input` follows too). Unlike a 422's `input`, a number under a secret
+ * A copy of `changes` with secrets masked, by the one rule of what is a credential
+ * (rules/secrets.ts): secret-looking keys, and in every text credentials inside URLs
+ * and secret-looking query values (maskText, the rule a 422's `input` follows too; a
+ * plan's `*** (changed)` stays as it is). Unlike a 422's `input`, a number under a secret
  * key is kept: changes are recorded after validation, where a secret is text by
  * schema, so a number there is a setting (`token_ttl`).
  */
@@ -49,7 +50,7 @@ export function maskSecrets (changes: unknown): unknown {
   if (Array.isArray(changes)) return changes.map(maskSecrets)
   if (changes === null || typeof changes !== 'object') return typeof changes === 'string' ? maskText(changes) : changes
   return Object.fromEntries(Object.entries(changes).map(([key, value]) =>
-    [key, SECRET_NAME.test(key) && !isSetting(value) ? MASK : maskSecrets(value)]))
+    [key, isSecretName(key) && !isSetting(value) ? MASK : maskSecrets(value)]))
 }
 
 const insertAuditRow = prepared((db, p: { timestamp: string, actor: string, action: string, target: string, changes: string, requestId: string, address: string | null }) =>

@@ -12,6 +12,7 @@ import { createSourcepoolClient, type paths, type SourcepoolClient } from '../cl
 import { DeclaredFileError, formatProblem, readDeclaredFile } from '../declared/declared-file.js'
 import { issueText } from '../errors.js'
 import type { PlanValue } from '../declared/declared.schemas.js'
+import { maskText, maskUrlsIn } from '../rules/secrets.js'
 import { countdown, healthText, paint, planText, table } from './output.js'
 
 /** An error shown as its message, with an exit code. */
@@ -43,7 +44,7 @@ function refusal (status: number, error: unknown): string {
 /**
  * The service's address as given (--url or SOURCEPOOL_URL, named by `source` in a refusal):
  * without a scheme it is http:// (`localhost:8000`, as curl takes it); a scheme other than
- * http:// or https://, or text that is no URL, is refused in a line.
+ * http:// or https://, or text that is no URL, is refused in a line (a password in it masked).
  */
 export function serviceUrl (text: string, source = '--url'): string {
   const withScheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text) ? text : `http://${text}`
@@ -51,10 +52,10 @@ export function serviceUrl (text: string, source = '--url'): string {
   try {
     url = new URL(withScheme)
   } catch {
-    throw new CliError(`${source} ${text} is not a URL: give the service's address, such as http://127.0.0.1:8000`)
+    throw new CliError(`${source} ${maskText(text)} is not a URL: give the service's address, such as http://127.0.0.1:8000`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new CliError(`${source} ${text}: the service is reached over http:// or https://, not ${url.protocol}//`)
+    throw new CliError(`${source} ${maskText(text)}: the service is reached over http:// or https://, not ${url.protocol}//`)
   }
   return withScheme
 }
@@ -66,7 +67,8 @@ async function call<T> (url: string, request: () => Promise<Answer<T>>): Promise
     answer = await request()
   } catch (error) {
     const cause = (error as { cause?: { code?: string, message?: string } }).cause
-    throw new CliError(`cannot reach the service at ${url} (${cause?.code ?? cause?.message ?? (error as Error).message}); is it running? (SOURCEPOOL_URL or --url)`)
+    // An error's words may hold the address (`…a URL that includes credentials: http://u:pw@…`): its credentials masked.
+    throw new CliError(maskUrlsIn(`cannot reach the service at ${url} (${cause?.code ?? cause?.message ?? (error as Error).message}); is it running? (SOURCEPOOL_URL or --url)`))
   }
   if (!answer.response.ok) throw new CliError(refusal(answer.response.status, answer.error))
   return answer.data as T

@@ -9,7 +9,7 @@
  * stops once it has enough (enoughIssues).
  */
 import { valueError, type ValidationIssue } from '../errors.js'
-import { MASK, maskText, SECRET_NAME } from './redact.js'
+import { isSecretName, MASK, maskText } from './redact.js'
 
 /** Most entries one 422 lists; when problems are left out, the last entry says so. */
 export const MAX_ISSUES = 100
@@ -106,7 +106,7 @@ function echo (value: unknown, secret: boolean, budget: Budget, keysOf: (value: 
       const [kept, wasCut] = cut(key, room())
       const shownKey = wasCut ? `${kept}…` : kept
       budget.left -= jsonBytes(shownKey) + 2
-      entries.push([shownKey, echo((value as Record<string, unknown>)[key], secret || SECRET_NAME.test(key), budget, keysOf)])
+      entries.push([shownKey, echo((value as Record<string, unknown>)[key], secret || isSecretName(key), budget, keysOf)])
     }
     return Object.fromEntries(entries)
   }
@@ -129,7 +129,7 @@ function shownLoc (loc: ReadonlyArray<string | number>, budget: Budget): Array<s
 function isSecretPlace (issue: ValidationIssue): boolean {
   const path = issue.loc.slice(1, issue.type === 'missing' ? -1 : undefined)
   if (path.at(-1) === '[key]') return false
-  return path.some((segment) => typeof segment === 'string' && SECRET_NAME.test(segment))
+  return path.some((segment) => typeof segment === 'string' && isSecretName(segment))
 }
 
 /**

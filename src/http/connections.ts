@@ -2,12 +2,16 @@
  * What a connection may cost the service, whoever is on the other end: how long a
  * request may take to arrive, that an unknown route is answered before its body is
  * read, that a shutdown never waits on a request still arriving, and that every
- * error Node answers on its own (timeouts, malformed HTTP) has the `{"detail"}` shape.
+ * answer Node would write on its own (timeouts, malformed HTTP, headers too large, a
+ * missing Host, an unmet Expect) is written here instead, with the `{"detail"}`
+ * shape, an `x-request-id` and a log line carrying that id.
  */
-import type { IncomingMessage, ServerOptions } from 'node:http'
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerOptions, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { maskRequestTarget } from './redact.js'
+import { REQUEST_ID_HEADER, requestIdGiven, requestIdOf } from './request-id.js'
 
 /** The timeouts of the HTTP server, from the configuration. */
 export interface ConnectionLimits {
@@ -24,23 +28,41 @@ const CLIENT_ERRORS: Record<string, [number, string, (limits: ConnectionLimits) 
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', () => 'Request headers are too large']
 }
 
+/** The response a connection is busy with (Node keeps it there), if any. */
+type HttpSocket = Socket & { _httpMessage?: { req?: IncomingMessage, headersSent?: boolean } | null }
+
 /**
- * Answers an error Node's HTTP parser or timer raised on a connection (there is no
- * request to route) and closes the connection, so its buffers are freed at once.
+ * Answers an error Node's HTTP parser or timer raised on a connection and closes
+ * the connection, so its buffers are freed at once. Most have no request to route
+ * (headers too large or malformed, headers too slow), so the answer's id is a fresh
+ * one; a body too slow belongs to a request Fastify has, and keeps that request's id.
  */
 function clientErrorHandler (limits: ConnectionLimits) {
-  return function (this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  return function (this: FastifyInstance, error: Error & { code?: string }, socket: HttpSocket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return
     const [status, reason, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request', () => 'Malformed request']
-    this.log.debug({ err: error }, 'client error')
+    const id = requestIdGiven(socket._httpMessage?.req) ?? randomUUID()
+    this.log.info({ reqId: id, res: { statusCode: status }, code: error.code, remoteAddress: socket.remoteAddress }, 'connection answered before routing')
     const body = JSON.stringify({ detail: detail(limits) })
     // A response already under way cannot be replaced; the connection just ends.
-    const responding = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
-    if (socket.writable && !responding) {
-      socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    if (socket.writable && socket._httpMessage?.headersSent !== true) {
+      socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`)
     }
     socket.destroy()
   }
+}
+
+/**
+ * Node answers a request whose `Expect` is not `100-continue` with a bare 417 unless
+ * someone listens for it: this is that listener, with the `{"detail"}` body and an id.
+ */
+function expectationFailed (this: FastifyInstance, request: IncomingMessage, response: ServerResponse): void {
+  const id = requestIdOf(request)
+  this.log.info({ reqId: id, req: { method: request.method, url: maskRequestTarget(request.url ?? '') }, res: { statusCode: 417 } }, 'unmet Expect answered before routing')
+  const body = JSON.stringify({ detail: 'Expectation failed: only Expect: 100-continue is supported' })
+  response.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), [REQUEST_ID_HEADER]: id })
+  response.end(body)
 }
 
 /** Fastify options that put the limits above on every connection. */
@@ -50,9 +72,12 @@ export function connectionOptions (limits: ConnectionLimits): Partial<FastifySer
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     // Node looks for expired requests every `connectionsCheckingInterval` (30 s by
     // default), which would let a stalled request live up to that much past its timeout.
+    // Node would answer an HTTP/1.1 request without Host with a bare 400: guardConnections
+    // answers it instead, with an id.
     http: {
       headersTimeout: limits.headersTimeoutMs,
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4)))
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
+      requireHostHeader: false
     },
     clientErrorHandler: clientErrorHandler(limits) as FastifyServerOptions['clientErrorHandler']
   }
@@ -62,8 +87,8 @@ export function connectionOptions (limits: ConnectionLimits): Partial<FastifySer
 const bodyArriving = (raw: IncomingMessage) => !raw.complete &&
   (raw.headers['transfer-encoding'] !== undefined || (raw.headers['content-length'] !== undefined && raw.headers['content-length'] !== '0'))
 
-/** The response a connection is busy with (Node keeps it there), if any. */
-type HttpSocket = Socket & { _httpMessage?: { req?: IncomingMessage } | null }
+/** An HTTP/1.1 request must name its Host (RFC 9112 §3.2); HTTP/1.0 need not. */
+const lacksHost = (raw: IncomingMessage) => raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1
 
 /**
  * Registers the connection rules on `app`: unknown routes are answered 404 before
@@ -71,6 +96,7 @@ type HttpSocket = Socket & { _httpMessage?: { req?: IncomingMessage } | null }
  * never read), and once the app is closing, connections whose request has not fully
  * arrived (headers or body) are cut off and every answer closes its connection, so
  * no client can hold the shutdown up. Requests that have arrived finish normally.
+ * An HTTP/1.1 request without Host is answered 400 here, with its id.
  */
 export function guardConnections (app: FastifyInstance): void {
   const sockets = new Set<HttpSocket>()
@@ -80,7 +106,13 @@ export function guardConnections (app: FastifyInstance): void {
     socket.once('close', () => sockets.delete(socket))
   })
 
+  app.server.on('checkExpectation', expectationFailed.bind(app))
+
   app.addHook('onRequest', (request, reply, done) => {
+    if (lacksHost(request.raw)) {
+      reply.code(400).header('connection', 'close').send({ detail: 'Malformed request: an HTTP/1.1 request needs a Host header' })
+      return
+    }
     if (request.is404) {
       if (bodyArriving(request.raw)) reply.header('connection', 'close')
       reply.code(404).send({ detail: 'Not Found' })

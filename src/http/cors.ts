@@ -16,7 +16,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 
 /** Response headers a page may read besides the CORS-safelisted ones. */
 export const EXPOSED_HEADERS = [
-  'x-sourcepool-provider', 'x-sourcepool-attempts', 'x-sourcepool-cache', 'x-total-count', 'x-request-id', 'retry-after', 'etag', 'location'
+  'x-sourcepool-provider', 'x-sourcepool-attempts', 'x-sourcepool-cache', 'x-total-count', 'x-request-id', 'x-upstream-request-id', 'retry-after', 'etag', 'location'
 ]
 
 /** Every method a route of the service answers (the proxy's included). */

@@ -1,8 +1,9 @@
 /**
  * The one error handler: domain errors become their status with `{"detail"}`,
  * validation failures become FastAPI's 422 (pydantic 2's entries, each `input`
- * masked and bounded), and anything unexpected is logged with
- * the request id and answered with the operation's `Failed to …: <sentence>`.
+ * masked and bounded), a body cut off by its client is logged as routine, and
+ * anything unexpected is logged with the request id and answered with the
+ * operation's `Failed to …: <sentence>`.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { isNotAnswering, isReadOnly } from '../db/errors.js'
@@ -49,6 +50,12 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
     return reply.code(error.status).send({ detail: error.message, ...error.extra })
   }
   if (error.statusCode === 429) return reply.code(429).send({ detail: error.message })
+  // The client left (or was cut off by a timeout, connections.ts) while its body was arriving:
+  // routine, and any client can cause it, so not an error of ours. Nothing can reach it now.
+  if (error.code === 'ECONNRESET' && request.raw.destroyed) {
+    request.log.info({ code: error.code }, 'the connection closed before the request body arrived')
+    return reply.code(400).send({ detail: 'Malformed request: the connection closed before the body arrived' })
+  }
   // Fastify's own refusals of a request (4xx, FST_ codes) are the client's to fix, never a 500;
   // their messages describe the request and hold nothing internal.
   if (error.code?.startsWith('FST_') === true && error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {

@@ -1,16 +1,12 @@
 /**
- * Recognising and masking secrets wherever they could be shown or written: field
- * and query-parameter names that hold credentials, and URLs that carry them
- * (userinfo, `?api_key=…`), whether or not the URL parses. Used by the audit
- * trail, the 422 `input` echo, the request logs and the provider records shown to
- * callers below `admin`.
+ * Masking secrets wherever they could be shown or written, by the one rule of what
+ * is a credential (rules/secrets.ts): the audit trail, the 422 `input` echo, the
+ * request logs, the errors written to the log and the provider records shown to
+ * callers. Kept here under the names those callers know.
  */
+import { maskText, maskUrlsIn, type PieceOptions } from '../rules/secrets.js'
 
-/** Names (of fields, headers or query parameters) whose values are secrets. */
-export const SECRET_NAME = /pass(word)?|secret|token|key|auth|signature|sig$|credential|session/i
-
-/** The mask written in place of a secret. */
-export const MASK = '***'
+export { isSecretName, MASK, maskText } from '../rules/secrets.js'
 
 /**
  * `value` with its password (or a user name standing alone, which is often a
@@ -19,80 +15,8 @@ export const MASK = '***'
  * text that is not a URL, comes back exactly as it was. A URL the parser refuses
  * (`https://user:pw@host:99999/`) is masked as text, by the same rules.
  */
-export function maskUrl (value: string, { everyQueryValue = false } = {}): string {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    return maskQueryText(maskUserinfoText(value), everyQueryValue)
-  }
-  let masked = false
-  if (url.password !== '') {
-    url.password = MASK
-    masked = true
-  } else if (url.username !== '') {
-    url.username = MASK
-    masked = true
-  }
-  if (url.search.length > 1) {
-    const query = maskPairs(url.search.slice(1), everyQueryValue)
-    if (query !== undefined) {
-      url.search = `?${query}`
-      masked = true
-    }
-  }
-  return masked ? url.toString() : value
-}
-
-/** A query (`a=1&api_key=k`) with its secret-looking values (or every value) masked; undefined when nothing was. */
-function maskPairs (query: string, everyQueryValue: boolean): string | undefined {
-  let masked = false
-  const pairs = query.split('&').map((pair) => {
-    if (pair === '') return pair
-    const equals = pair.indexOf('=')
-    // A parameter without a value shows its name only; when every value is hidden, not even that.
-    if (equals === -1 && !everyQueryValue) return pair
-    const name = equals === -1 ? pair : pair.slice(0, equals)
-    if (!everyQueryValue && !SECRET_NAME.test(decodeName(name))) return pair
-    masked = true
-    return equals === -1 ? MASK : `${name}=${MASK}`
-  })
-  return masked ? pairs.join('&') : undefined
-}
-
-/**
- * The start of a URL written as text, read as loosely as the URL parser reads it:
- * any scheme (or none, `//host`), any slashes, then the authority's userinfo, up to
- * its last `@` (a password may hold one).
- */
-const USERINFO = /^(\s*(?:[a-z][a-z0-9+.-]*:[/\\]*|[/\\]{2}))([^/?#\\]*)@/i
-
-/** `text` with the credentials before a URL's `@` masked as maskUrl masks them: the password, or a user name alone. */
-function maskUserinfoText (text: string): string {
-  const match = USERINFO.exec(text)
-  if (match === null) return text
-  const [whole, start, userinfo] = match as unknown as [string, string, string]
-  const colon = userinfo.indexOf(':')
-  return `${start}${colon === -1 ? MASK : `${userinfo.slice(0, colon)}:${MASK}`}@${text.slice(whole.length)}`
-}
-
-/** `text` with the secret-looking values (or every value) of the query after its first `?` masked, as written. */
-function maskQueryText (text: string, everyQueryValue = false): string {
-  const start = text.indexOf('?')
-  if (start === -1) return text
-  const hash = text.indexOf('#', start)
-  const end = hash === -1 ? text.length : hash
-  const query = maskPairs(text.slice(start + 1, end), everyQueryValue)
-  return query === undefined ? text : `${text.slice(0, start + 1)}${query}${text.slice(end)}`
-}
-
-/** A query parameter name as text (`api%5Fkey` is `api_key`); as sent when it is not valid encoding. */
-function decodeName (name: string): string {
-  try {
-    return decodeURIComponent(name.replace(/\+/g, ' '))
-  } catch {
-    return name
-  }
+export function maskUrl (value: string, options: Pick<PieceOptions, 'everyQueryValue'> = {}): string {
+  return maskText(value, options)
 }
 
 /**
@@ -100,27 +24,33 @@ function decodeName (name: string): string {
  * `everyQueryValue`, every query value) masked, for logs, the audit trail and
  * health check paths shown below `admin`.
  */
-export function maskRequestTarget (target: string, { everyQueryValue = false } = {}): string {
-  const queryAt = target.indexOf('?')
-  if (queryAt === -1) return target
-  const url = `http://x${target.startsWith('/') ? '' : '/'}${target}`
-  // maskUrl answers its input itself when there was nothing to mask.
-  const masked = maskUrl(url, { everyQueryValue })
-  return masked === url ? target : `${target.slice(0, queryAt)}${new URL(masked).search}`
+export function maskRequestTarget (target: string, options: Pick<PieceOptions, 'everyQueryValue'> = {}): string {
+  return maskText(target, options)
 }
 
-/** A text that starts as a URL does: a scheme (leading whitespace allowed, as the URL parser allows it). */
-const SCHEME = /^\s*[a-z][a-z0-9+.-]*:/i
+/** Deepest chain of causes written for one logged error. */
+const MAX_CAUSES = 5
 
 /**
- * Any text as it may be shown or written (the audit trail's values, a 422's
- * `input`): credentials in a URL of any scheme (or `//host`) masked, parsed or
- * not (maskUrl), and in anything else that holds a `?` (a path, or a path refused
- * for not starting with `/`: `h?token=…`) the secret-looking query values. Text
- * without them comes back as it was.
+ * An error as a log line writes it (the logger's `err` serializer): its type,
+ * message, stack, own fields (a driver's `code`, Node's invalid-URL `input`) and
+ * causes, every text with its credentials masked. An error may quote the URL it
+ * failed on (`new URL(stored)` throws with the whole URL as `input`), and the log
+ * is kept longer and read by more people than the database.
  */
-export function maskText (text: string): string {
-  if (SCHEME.test(text)) return maskUrl(text)
-  const shown = maskUserinfoText(text)
-  return shown.startsWith('/') ? maskRequestTarget(shown) : maskQueryText(shown)
+export function errorLogFields (error: unknown): { [key: string]: unknown, type: string, message: string, stack: string } {
+  return errorFields(error, 0)
+}
+
+function errorFields (error: unknown, depth: number): { [key: string]: unknown, type: string, message: string, stack: string } {
+  if (!(error instanceof Error)) return { type: typeof error, message: maskUrlsIn(maskText(String(error))), stack: '' }
+  const fields: { [key: string]: unknown, type: string, message: string, stack: string } = {
+    type: error.constructor.name, message: maskUrlsIn(maskText(error.message)), stack: maskUrlsIn(error.stack ?? '')
+  }
+  for (const [name, value] of Object.entries(error)) {
+    if (name === 'cause' || name in fields) continue
+    fields[name] = typeof value === 'string' ? maskUrlsIn(maskText(value)) : value
+  }
+  if (error.cause !== undefined && depth < MAX_CAUSES) fields.cause = errorFields(error.cause, depth + 1)
+  return fields
 }

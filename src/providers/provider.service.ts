@@ -2,8 +2,11 @@
  * Provider rules: unique names, partial updates, deletion that takes the
  * provider's memberships with it while history rows keep their (now nameless) ids,
  * and who sees what: credentials go in `auth_headers` (never in `base_url`'s
- * userinfo), and callers below `admin` see `base_url` with its query values and
- * any password masked. A change to a provider declares it touched in its unit of
+ * userinfo); no caller ever sees a stored credential (rules/secrets.ts): `admin`
+ * sees `base_url` and the check path with their secret-looking query values and any
+ * password masked, callers below `admin` every query value masked. A URL sent back
+ * exactly as it was shown to admin keeps the stored one (its credentials are
+ * write-only: to change one, send the whole URL). A change to a provider declares it touched in its unit of
  * work (db/unit-of-work.ts): the change_seq of every pool whose status record shows
  * it (or, for its quota, that it serves) is bumped in the transaction, and the
  * change feed told once it commits.
@@ -24,11 +27,36 @@ import * as repo from './provider.repository.js'
 import { checkBaseUrl, healthCheckChange, needsBaseUrl, newProviderRow, storedAuthHeaders, storedHealthCheck, storedProvider, type StoredProvider } from './provider.rules.js'
 import type { CreateProviderInput, ProviderRecord, UpdateProviderInput } from './provider.schemas.js'
 
-/** The check a caller may see: for callers below admin, its query values masked (they may be credentials). */
+/** The check a caller may see: its credentials masked; for callers below admin, every query value (any may be one). */
 function visibleHealthCheck (stored: string | null, callerScope: Scope | null): ProviderRecord['health_check'] {
   if (stored === null) return null
   const check = JSON.parse(stored) as NonNullable<ProviderRecord['health_check']>
-  return callerScope === 'admin' ? check : { ...check, path: maskRequestTarget(check.path, { everyQueryValue: true }) }
+  return { ...check, path: maskRequestTarget(check.path, { everyQueryValue: callerScope !== 'admin' }) }
+}
+
+/** The base URL a caller may see, as visibleHealthCheck shows a check's path. */
+function visibleBaseUrl (stored: string | null, callerScope: Scope | null): string | null {
+  return stored === null ? null : maskUrl(stored, { everyQueryValue: callerScope !== 'admin' })
+}
+
+/**
+ * What an update writes of `base_url` and the check's path: a value sent back exactly
+ * as admin was shown it (its credentials masked) keeps the stored one, so a record
+ * read, edited elsewhere and sent back whole never overwrites a credential with `***`.
+ */
+function * keepShownCredentials (db: Db, id: number, fields: Updateable<ProviderTable>, healthCheck: string | null | undefined): Work<string | null | undefined> {
+  const sentUrl = typeof fields.base_url === 'string' ? fields.base_url : undefined
+  const sentCheck = typeof healthCheck === 'string' ? JSON.parse(healthCheck) as { path: string } : undefined
+  if (sentUrl === undefined && sentCheck === undefined) return healthCheck
+  const stored = yield * repo.findProvider(db, id)
+  if (stored === undefined) return healthCheck
+  if (sentUrl !== undefined && stored.base_url !== null && sentUrl !== stored.base_url && sentUrl === visibleBaseUrl(stored.base_url, 'admin')) {
+    fields.base_url = stored.base_url
+  }
+  if (sentCheck === undefined || stored.health_check === null) return healthCheck
+  const storedPath = (JSON.parse(stored.health_check) as { path: string }).path
+  if (sentCheck.path === storedPath || sentCheck.path !== maskRequestTarget(storedPath)) return healthCheck
+  return JSON.stringify({ ...sentCheck, path: storedPath })
 }
 
 /** Credential header names with their values masked. */
@@ -37,8 +65,9 @@ function maskedAuthHeaders (stored: string | null): Record<string, '***'> | null
 }
 
 /**
- * The record `callerScope` may see: everything for `admin`; for anyone else the
- * base URL with every query value and any password masked (they may be credentials).
+ * The record `callerScope` may see: credentials masked for everyone (header values,
+ * secret-looking query values, a password); below `admin`, every query value of the
+ * base URL and the check path too (any may be a credential).
  */
 function toRecord (row: repo.ProviderRow, callerScope: Scope | null): ProviderRecord {
   return {
@@ -46,7 +75,7 @@ function toRecord (row: repo.ProviderRow, callerScope: Scope | null): ProviderRe
     provider_id: row.id,
     name: row.name,
     category: row.category,
-    base_url: row.base_url === null || callerScope === 'admin' ? row.base_url : maskUrl(row.base_url, { everyQueryValue: true }),
+    base_url: visibleBaseUrl(row.base_url, callerScope),
     description: row.description,
     rate_limit: row.rate_limit_requests !== null && row.rate_limit_per !== null
       ? { requests: row.rate_limit_requests, per: row.rate_limit_per as QuotaPeriod }
@@ -167,7 +196,8 @@ export function createProviderService ({ database: handle, now, changes = NO_CHA
         fields.rate_limit_per = input.rate_limit.per
       }
       const row = await guardUniqueName(input.name, () => database.transact(function * (db) {
-        const updated = yield * updateProviderWork(db, id, fields, healthCheck, { actor, changes: input, at })
+        const check = yield * keepShownCredentials(db, id, fields, healthCheck)
+        const updated = yield * updateProviderWork(db, id, fields, check, { actor, changes: input, at })
         // Rolled back: a check needs somewhere to send it.
         if (updated.health_check !== null && updated.base_url === null) throw needsBaseUrl(input.health_check)
         return updated

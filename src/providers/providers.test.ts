@@ -97,13 +97,13 @@ for (const dialect of dialects) {
       assert.deepEqual(missing.body, { detail: 'Provider 999 not found' })
     })
 
-    it('shows base_url with every query value and any password masked to callers below admin, and as stored to admin', async () => {
+    it('shows base_url with every query value and any password masked to callers below admin, and its credentials masked to admin', async () => {
       await t.close()
       const admin = { authorization: 'Bearer admin-secret-0123456789' }
       const reader = { authorization: 'Bearer read-secret-0123456789' }
       t = await buildTestApp(dialect, {}, { AUTH_TOKENS: 'ops:admin:admin-secret-0123456789,dash:read:read-secret-0123456789' })
       const created = await t.request({ method: 'POST', url: '/api/providers', headers: admin, payload: { name: 'keyed', base_url: 'https://api.example.com/v1?api_key=abc123&region=eu' } })
-      assert.equal(created.body.base_url, 'https://api.example.com/v1?api_key=abc123&region=eu')
+      assert.equal(created.body.base_url, 'https://api.example.com/v1?api_key=***&region=eu')
       const id = created.body.provider_id
       // A row stored before userinfo was refused.
       const legacy = await createProviderAs(t, admin, 'legacy')
@@ -115,7 +115,29 @@ for (const dialect of dialects) {
       assert.equal(one.body.base_url, 'https://api.example.com/v1?api_key=***&region=***')
       assert.doesNotMatch(JSON.stringify([list.body, one.body]), /abc123|hunter2|k1|eu/)
       const asAdmin = await t.request({ method: 'GET', url: '/api/providers', headers: admin })
-      assert.deepEqual(asAdmin.body.map((p: any) => p.base_url), ['https://api.example.com/v1?api_key=abc123&region=eu', 'https://user:hunter2@old.example.com/?key=k1'])
+      assert.deepEqual(asAdmin.body.map((p: any) => p.base_url), ['https://api.example.com/v1?api_key=***&region=eu', 'https://user:***@old.example.com/?key=***'])
+    })
+
+    it('PUT keeps a stored credential when base_url or the check path comes back as admin was shown it, and takes a new one', async () => {
+      const created = await t.request({
+        method: 'POST',
+        url: '/api/providers',
+        payload: { name: 'keyed', base_url: 'https://api.example.com/v1?api_key=abc123&region=eu', health_check: { path: '/ping?token=tk1&x=1' } }
+      })
+      const id = created.body.provider_id
+      assert.equal(created.body.base_url, 'https://api.example.com/v1?api_key=***&region=eu')
+      assert.equal(created.body.health_check.path, '/ping?token=***&x=1')
+      // The record sent back whole, with one other field changed: the credentials stay.
+      const back = await t.request({ method: 'PUT', url: `/api/providers/${id}`, payload: { ...created.body, description: 'edited', id: undefined, provider_id: undefined, auth_headers: undefined, last_check: undefined, created_at: undefined, updated_at: undefined } })
+      assert.equal(back.status, 200, JSON.stringify(back.body))
+      const stored = await t.database.db.selectFrom('providers').select(['base_url', 'health_check']).where('id', '=', id).executeTakeFirstOrThrow()
+      assert.equal(stored.base_url, 'https://api.example.com/v1?api_key=abc123&region=eu')
+      assert.equal(JSON.parse(stored.health_check as string).path, '/ping?token=tk1&x=1')
+      // A non-secret part changed beside the masked one is a new URL, taken as sent.
+      const moved = await t.request({ method: 'PUT', url: `/api/providers/${id}`, payload: { base_url: 'https://api.example.com/v1?api_key=new-key&region=us' } })
+      assert.equal(moved.body.base_url, 'https://api.example.com/v1?api_key=***&region=us')
+      const now = await t.database.db.selectFrom('providers').select('base_url').where('id', '=', id).executeTakeFirstOrThrow()
+      assert.equal(now.base_url, 'https://api.example.com/v1?api_key=new-key&region=us')
     })
 
     it('DELETE /api/providers/:id removes its memberships and clears it as current provider', async () => {

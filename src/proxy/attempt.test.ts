@@ -1,12 +1,12 @@
 /**
  * The rules of one proxy attempt (attempt.ts) on their own: how an upstream
  * call's answer or error is classified, what the request does next, what the
- * runtime is told and how the 502 lists the attempt.
+ * runtime is told, how the 502 lists the attempt and what its log line says.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
-  classifyAttempt, failedAttemptSummary, failoverReason, nextStep, reportedOutcome, whenNoneLeft, type SentAttempt
+  attemptLogFields, classifyAttempt, failedAttemptSummary, failoverReason, nextStep, reportedOutcome, whenNoneLeft, type SentAttempt
 } from './attempt.js'
 
 const answered = (statusCode: number, headers: Record<string, string> = {}, latencyMs = 12): SentAttempt => ({ response: { statusCode, headers }, latencyMs })
@@ -82,5 +82,17 @@ describe('one proxy attempt', () => {
     assert.equal(whenNoneLeft(0, 2, null), 'failed')
     assert.equal(whenNoneLeft(1, 0, null), 'failed')
     assert.equal(whenNoneLeft(3, 0, 5), 'failed')
+  })
+
+  it("logs each attempt with its outcome, and the provider's own request id when its answer had one", () => {
+    assert.deepEqual(attemptLogFields(1, member, { kind: 'success' }, answered(200, { 'x-request-id': 'up-9' })), {
+      attempt: 1, providerId: 4, provider: 'alpha', outcome: 'success', latencyMs: 12, statusCode: 200, upstreamRequestId: 'up-9'
+    })
+    assert.deepEqual(attemptLogFields(2, member, { kind: 'failure', reason: 'http_503', statusCode: 503 }, answered(503)), {
+      attempt: 2, providerId: 4, provider: 'alpha', outcome: 'http_503', latencyMs: 12, statusCode: 503
+    })
+    assert.deepEqual(attemptLogFields(3, member, { kind: 'failure', reason: 'timeout' }, errored(withCode('UND_ERR_ABORTED'), true)), {
+      attempt: 3, providerId: 4, provider: 'alpha', outcome: 'timeout', latencyMs: 7
+    })
   })
 })

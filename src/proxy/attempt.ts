@@ -3,12 +3,14 @@
  * (proxy.service.ts) reads in order: how the upstream call went (classifyAttempt:
  * a success, a provider's failure or refusal, or an error of ours), what the
  * request does next (nextStep: answer, move on to another provider, stop, or
- * throw), what the runtime is told (reportedOutcome, failoverReason) and how the
- * 502 lists a failed attempt. Kept apart from the loop so each rule is tested
- * on its own (attempt.test.ts), without an upstream or a database.
+ * throw), what the runtime is told (reportedOutcome, failoverReason), how the
+ * 502 lists a failed attempt, and what the attempt's log line says
+ * (attemptLogFields, with the provider's own request id so both sides' logs can
+ * be joined). Kept apart from the loop so each rule is tested on its own
+ * (attempt.test.ts), without an upstream or a database.
  */
 import type { Outcome } from '../rules/health.js'
-import { classifyError, classifyStatus, mayRetry, type AttemptResult } from './forward.js'
+import { classifyError, classifyStatus, mayRetry, upstreamRequestIdOf, type AttemptResult } from './forward.js'
 
 /** The start of an upstream answer, as far as the rules read it. */
 export interface AnswerStart {
@@ -100,4 +102,29 @@ export function failedAttemptSummary (
  */
 export function whenNoneLeft (attempted: number, refusals: number, retryAfterS: number | null): 'unavailable' | 'failed' {
   return attempted === 0 && (refusals === 0 || retryAfterS !== null) ? 'unavailable' : 'failed'
+}
+
+/** One attempt as its log line shows it (the line also carries the request's `reqId`). */
+export interface AttemptLogFields {
+  /** 1 for the first provider asked in the request, 2 for the next… */
+  readonly attempt: number
+  readonly providerId: number
+  readonly provider: string | null
+  /** `success`, `forbidden`, or a failure's reason (`http_503`, `rate_limited`, `timeout`, `connect_error`); `error` for an error of ours. */
+  readonly outcome: string
+  readonly statusCode?: number
+  readonly latencyMs: number
+  /** The provider's own `X-Request-Id`, when its answer had one. */
+  readonly upstreamRequestId?: string
+}
+
+/** The fields of attempt number `attempt`'s log line. */
+export function attemptLogFields (
+  attempt: number, member: { readonly provider_id: number, readonly provider_name: string | null }, result: AttemptResult, sent: SentAttempt
+): AttemptLogFields {
+  const outcome = result.kind === 'failure' ? result.reason : result.kind === 'ours' ? 'error' : result.kind
+  const fields = { attempt, providerId: member.provider_id, provider: member.provider_name, outcome, latencyMs: sent.latencyMs }
+  if (!('response' in sent)) return fields
+  const upstreamRequestId = upstreamRequestIdOf(sent.response.headers)
+  return { ...fields, statusCode: sent.response.statusCode, ...(upstreamRequestId === undefined ? {} : { upstreamRequestId }) }
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
-  assertForwardableMethod, classifyError, hasNoBody, MethodNotAllowedError, proxiedPath, upstreamHeaders
+  assertForwardableMethod, classifyError, downstreamHeaders, hasNoBody, MethodNotAllowedError, proxiedPath, upstreamHeaders, upstreamRequestIdOf
 } from './forward.js'
 import { assertSafePath, baseUrlAuthorization, parseBase, UnsafePathError, upstreamTarget, upstreamUrl } from '../rules/upstream-url.js'
 
@@ -50,11 +50,21 @@ describe('forwarding rules', () => {
 
   it('never sends Expect, Host, x-sourcepool-key, the client Authorization or (without forward_client_auth) its provider credentials and cookies', () => {
     const incoming = { expect: '100-continue', host: 'h', authorization: 'Bearer t', 'x-provider-authorization': 'Basic p', 'x-sourcepool-key': 'user-1', cookie: 'c=1', accept: 'a' }
-    const base = { peer: '10.0.0.2', protocol: 'https' }
-    assert.deepEqual(upstreamHeaders(incoming, { ...base, forwardClientAuth: false }), { accept: 'a', 'x-forwarded-for': '10.0.0.2', 'x-forwarded-proto': 'https' })
+    const base = { peer: '10.0.0.2', protocol: 'https', requestId: 'r-1' }
+    assert.deepEqual(upstreamHeaders(incoming, { ...base, forwardClientAuth: false }), { accept: 'a', 'x-forwarded-for': '10.0.0.2', 'x-forwarded-proto': 'https', 'x-request-id': 'r-1' })
     assert.deepEqual(upstreamHeaders(incoming, { ...base, forwardClientAuth: true, providerHeaders: { Expect: '100-continue', 'X-Key': 'k' } }), {
-      accept: 'a', cookie: 'c=1', authorization: 'Basic p', 'x-forwarded-for': '10.0.0.2', 'x-forwarded-proto': 'https', 'x-key': 'k'
+      accept: 'a', cookie: 'c=1', authorization: 'Basic p', 'x-forwarded-for': '10.0.0.2', 'x-forwarded-proto': 'https', 'x-key': 'k', 'x-request-id': 'r-1'
     })
+  })
+
+  it("sends this request's id upstream in place of the client's, and brings the provider's back as x-upstream-request-id", () => {
+    const up = upstreamHeaders({ 'x-request-id': 'has spaces, and more' }, { peer: 'p', protocol: 'http', forwardClientAuth: false, providerHeaders: { 'X-Request-Id': 'stored' }, requestId: 'ours' })
+    assert.equal(up['x-request-id'], 'ours')
+    assert.deepEqual(downstreamHeaders({ 'x-request-id': 'theirs', 'x-upstream-request-id': 'their upstream', etag: '"e"' }), { 'x-upstream-request-id': 'theirs', etag: '"e"' })
+    assert.deepEqual(downstreamHeaders({ 'x-upstream-request-id': 'their upstream' }), {})
+    assert.equal(upstreamRequestIdOf({ 'x-request-id': ['a', 'b'] }), 'a, b')
+    assert.equal(upstreamRequestIdOf({ 'x-request-id': 'x'.repeat(1000) }), `${'x'.repeat(256)}…`)
+    assert.equal(upstreamRequestIdOf({}), undefined)
   })
 
   it('refuses TRACE and CONNECT, in any case', () => {

@@ -1,13 +1,16 @@
 /**
  * The pure parts of forwarding a request through a pool: which methods are
  * refused, the client's consistent_hash key, which upstream URL a request maps
- * to (never outside the provider's origin), which headers go up and come back,
+ * to (never outside the provider's origin), which headers go up and come back
+ * (the request id going up is ours; the provider's own comes back renamed),
  * which methods may be retried, which answers carry no body, and how an attempt's
  * result counts (a provider's failure, or an error of ours that says nothing
  * about the provider; what it means for the request is in attempt.ts). The URL
  * rules themselves live in rules/upstream-url.ts (the health checks use them too).
  */
 import { DomainError } from '../errors.js'
+import { REQUEST_ID_HEADER } from '../http/request-id.js'
+import { scrubEchoes } from '../rules/secrets.js'
 import { MAX_HASH_KEY_LENGTH } from '../rules/strategies.js'
 import { UnsafePathError } from '../rules/upstream-url.js'
 
@@ -21,7 +24,19 @@ export interface ProxyRequest {
   /** The address of the peer that connected (the client, or a front door), added to X-Forwarded-For. */
   peer: string
   protocol: string
+  /** This request's id (request.id): sent upstream as `X-Request-Id` on every attempt, whatever the client sent. */
+  requestId: string
+  /** Where each attempt's line is written (the request's logger, which adds its `reqId`). */
+  log: AttemptLog
 }
+
+/** What the proxy logs an attempt with. */
+export interface AttemptLog {
+  info: (fields: object, message: string) => void
+}
+
+/** The header a proxied answer carries the provider's own `X-Request-Id` in (ours is `X-Request-Id`). */
+export const UPSTREAM_REQUEST_ID_HEADER = 'x-upstream-request-id'
 
 /** Request headers that describe one connection, never forwarded (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'])
@@ -107,11 +122,13 @@ function connectionNames (headers: Record<string, unknown>): ReadonlySet<string>
  * client's credentials, `X-Provider-Authorization` goes up as `Authorization` and
  * `Cookie` as it is; otherwise neither goes. Then `X-Forwarded-For` (the list
  * received, if any, plus `peer`, the address that connected to us, as every
- * reverse proxy adds it) and `X-Forwarded-Proto`, and last the provider's own credentials.
+ * reverse proxy adds it) and `X-Forwarded-Proto`, the provider's own credentials, and
+ * last `X-Request-Id`: this request's id, in place of the one the client sent (which
+ * is the same when it was sane, and never goes up when it was not).
  */
 export function upstreamHeaders (
   incoming: Record<string, string | string[] | undefined>,
-  options: { peer: string, protocol: string, forwardClientAuth: boolean, providerHeaders?: Record<string, string> }
+  options: { peer: string, protocol: string, forwardClientAuth: boolean, providerHeaders?: Record<string, string>, requestId: string }
 ): Record<string, string | string[]> {
   const dropped = connectionNames(incoming)
   const out: Record<string, string | string[]> = {}
@@ -131,18 +148,40 @@ export function upstreamHeaders (
     const lower = name.toLowerCase()
     if (!HOP_BY_HOP.has(lower) && !NEVER_FORWARDED.has(lower)) out[lower] = value
   }
+  out[REQUEST_ID_HEADER] = options.requestId
   return out
 }
 
-/** The headers sent back to the client: the provider's, less hop-by-hop ones. */
-export function downstreamHeaders (upstream: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+/**
+ * The headers sent back to the client: the provider's, less hop-by-hop ones, with
+ * its `X-Request-Id` (if it sent one) as `X-Upstream-Request-Id`, so the answer's
+ * `X-Request-Id` is ours. A provider's own `X-Upstream-Request-Id` is not passed on:
+ * that name always means the provider's `X-Request-Id`. Whatever the provider echoes
+ * of its own stored credentials (`secrets`: a redirect's `Location` carrying the base
+ * URL's `?api_key=`, say) is masked: the caller never sees them.
+ */
+export function downstreamHeaders (upstream: Record<string, string | string[] | undefined>, secrets: readonly string[] = []): Record<string, string | string[]> {
   const dropped = connectionNames(upstream)
   const out: Record<string, string | string[]> = {}
   for (const name in upstream) {
-    const value = upstream[name]
-    if (value !== undefined && !HOP_BY_HOP.has(name) && !dropped.has(name)) out[name] = value
+    let value = upstream[name]
+    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name) || name === UPSTREAM_REQUEST_ID_HEADER) continue
+    if (secrets.length > 0) value = Array.isArray(value) ? value.map((v) => scrubEchoes(v, secrets)) : scrubEchoes(value, secrets)
+    if (name === REQUEST_ID_HEADER) out[UPSTREAM_REQUEST_ID_HEADER] = value
+    else out[name] = value
   }
   return out
+}
+
+/** Longest provider request id written in a log line (it is the provider's text, of any length). */
+const MAX_LOGGED_ID = 256
+
+/** The provider's own `X-Request-Id` from its answer's headers, as a log line shows it (bounded), if it sent one. */
+export function upstreamRequestIdOf (headers: Record<string, string | string[] | undefined>): string | undefined {
+  const value = headers[REQUEST_ID_HEADER]
+  if (value === undefined) return undefined
+  const text = Array.isArray(value) ? value.join(', ') : value
+  return text.length > MAX_LOGGED_ID ? `${text.slice(0, MAX_LOGGED_ID)}…` : text
 }
 
 /**

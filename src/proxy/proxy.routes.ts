@@ -1,12 +1,14 @@
 /**
  * `/api/pools/{pool_id}/proxy/*` for every method: the request goes to a member
- * of the pool and the answer streams back with `x-sourcepool-provider` and
- * `x-sourcepool-attempts`. Bodies of any type are taken as bytes (up to 10 MiB,
+ * of the pool and the answer streams back with `x-sourcepool-provider`,
+ * `x-sourcepool-attempts` and our `x-request-id` (the provider's own, if any, as
+ * `x-upstream-request-id`). Bodies of any type are taken as bytes (up to 10 MiB,
  * kept so each attempt can send them again). TRACE and CONNECT are refused (405).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { DomainError } from '../errors.js'
+import { REQUEST_ID_HEADER } from '../http/request-id.js'
 import { Id } from '../http/schemas.js'
 import { UnsafePathError } from '../rules/upstream-url.js'
 import { ALLOWED_METHODS, MethodNotAllowedError } from './forward.js'
@@ -56,7 +58,9 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService, ownCo
         body: Buffer.isBuffer(request.body) ? request.body : undefined,
         // Not request.ip: behind a trusted front door that is the client, already in X-Forwarded-For.
         peer: request.socket.remoteAddress ?? request.ip,
-        protocol: request.protocol
+        protocol: request.protocol,
+        requestId: request.id,
+        log: request.log
       })
     } catch (error) {
       if (error instanceof UnsafePathError) throw new DomainError(400, error.message)
@@ -79,6 +83,8 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService, ownCo
     }
     headers['x-sourcepool-provider'] = headerSafe(answer.provider ?? '')
     headers['x-sourcepool-attempts'] = String(answer.attempts)
+    // Ours, whatever the provider sent (downstreamHeaders moved its own to x-upstream-request-id).
+    headers[REQUEST_ID_HEADER] = request.id
     reply.code(answer.status).headers(headers)
     // No payload at all for an answer without a body, so its headers (Content-Length included) go back as sent.
     return answer.body === null ? reply.send() : reply.send(answer.body)

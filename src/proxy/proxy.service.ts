@@ -5,12 +5,14 @@
  * yet tried in this request), send (upstream-client.ts), classify (attempt.ts:
  * what the outcome means and what the request does next) and record (the
  * outcome folded into the runtime's health and counters, written down by its
- * flusher, or a refusal learned). A failure moves on to the next provider when
- * the request may be repeated, and that failover goes into the history. The
- * answer that ends the loop is streamed back as the provider sends it (answers
- * that have no body — to HEAD, 204, 304 — without one). An error of ours (the
- * upstream client refused the request as built) is no provider's failure: nothing
- * is reported, and it ends the request as a 500.
+ * flusher, or a refusal learned; and one log line per attempt, with the
+ * provider's own request id). Every attempt sends the request's own id upstream.
+ * A failure moves on to the next provider when the request may be repeated, and
+ * that failover goes into the history. The answer that ends the loop is streamed
+ * back as the provider sends it (answers that have no body — to HEAD, 204, 304 —
+ * without one). An error of ours (the upstream client refused the request as
+ * built) is no provider's failure: nothing is reported, and it ends the request
+ * as a 500.
  */
 import type { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
@@ -18,7 +20,7 @@ import { NotFoundError } from '../errors.js'
 import type { FailedAttempt, PoolRuntime, ProxyChoice, ProxyRefusal } from '../runtime/pool-runtime.js'
 import { assertSafePath } from '../rules/upstream-url.js'
 import {
-  classifyAttempt, failedAttemptSummary, failoverReason, nextStep, reportedOutcome, whenNoneLeft, type FailedAttemptSummary
+  attemptLogFields, classifyAttempt, failedAttemptSummary, failoverReason, nextStep, reportedOutcome, whenNoneLeft, type FailedAttemptSummary
 } from './attempt.js'
 import {
   assertForwardableMethod, downstreamHeaders, hashKeyOf, hasNoBody, proxiedPath, resourceOf, type AttemptResult, type ProxyRequest
@@ -56,14 +58,14 @@ function record (runtime: Runtime, poolId: number, { pool, member }: Chosen, res
  * it; without one, what the provider sent anyway is thrown away.
  */
 function answerWith (
-  runtime: Runtime, response: Dispatcher.ResponseData, withBody: boolean, { member }: Chosen, attempts: number
+  runtime: Runtime, response: Dispatcher.ResponseData, secrets: readonly string[], withBody: boolean, { member }: Chosen, attempts: number
 ): ProxyAnswer {
   if (withBody) response.body.once('close', () => { runtime.release(member.id) })
   else response.body.resume()
   return {
     kind: 'answer',
     status: response.statusCode,
-    headers: downstreamHeaders(response.headers),
+    headers: downstreamHeaders(response.headers, secrets),
     body: withBody ? response.body : null,
     provider: member.provider_name,
     attempts
@@ -106,6 +108,7 @@ export function createProxyService ({ runtime }: Deps) {
           tried.add(member.provider_id)
           const sent = await upstream.send(incoming, path, choice.pool, member)
           const result = classifyAttempt(sent)
+          incoming.log.info(attemptLogFields(attempts.length + 1, member, result, sent), 'proxy attempt')
           // Ours: the provider was never asked, so it is not told against; the request ends (500).
           if (result.kind === 'ours') throw result.error
           record(runtime, poolId, choice, resource, result, sent)
@@ -113,7 +116,7 @@ export function createProxyService ({ runtime }: Deps) {
           if ('response' in sent) {
             if (step === 'answer') {
               streaming = !hasNoBody(incoming.method, sent.response.statusCode)
-              return answerWith(runtime, sent.response, streaming, choice, attempts.length + 1)
+              return answerWith(runtime, sent.response, sent.secrets, streaming, choice, attempts.length + 1)
             }
             sent.response.body.resume()
           }

@@ -7,6 +7,7 @@
  * answer's body is left to stream at its own pace.
  */
 import { Agent, type Dispatcher } from 'undici'
+import { storedCredentialValues } from '../rules/secrets.js'
 import { parseBase, providerCredentials, upstreamTarget, type UpstreamBase } from '../rules/upstream-url.js'
 import type { SentAttempt } from './attempt.js'
 import { upstreamHeaders, type ProxyRequest } from './forward.js'
@@ -47,6 +48,8 @@ class AttemptDeadline {
 interface Upstream {
   readonly base: UpstreamBase
   readonly credentials: Record<string, string> | undefined
+  /** Its stored credentials as its answer could echo them (rules/secrets.ts storedCredentialValues). */
+  readonly secrets: readonly string[]
 }
 
 /** Providers kept parsed (a bound: past it the cache starts over). */
@@ -62,8 +65,12 @@ export interface SendingMember {
   readonly timeout_ms: number | null
 }
 
-/** What an attempt's call gave, with undici's answer (its body still to be read or thrown away). */
-export type SentUpstream = SentAttempt<Dispatcher.ResponseData>
+/**
+ * What an attempt's call gave, with undici's answer (its body still to be read or
+ * thrown away), and the provider's stored credentials, which its answer's headers
+ * must not carry back to the caller (forward.ts downstreamHeaders).
+ */
+export type SentUpstream = SentAttempt<Dispatcher.ResponseData> & { readonly secrets: readonly string[] }
 
 /** Builds the client; `close` ends its upstream connections. */
 export function createUpstreamClient () {
@@ -77,7 +84,7 @@ export function createUpstreamClient () {
     let upstream = upstreams.get(key)
     if (upstream === undefined) {
       if (upstreams.size >= MAX_UPSTREAMS) upstreams.clear()
-      upstream = { base: parseBase(baseUrl), credentials: providerCredentials(baseUrl, authHeaders) }
+      upstream = { base: parseBase(baseUrl), credentials: providerCredentials(baseUrl, authHeaders), secrets: storedCredentialValues(baseUrl, authHeaders) }
       upstreams.set(key, upstream)
     }
     return upstream
@@ -107,7 +114,8 @@ export function createUpstreamClient () {
             peer: incoming.peer,
             protocol: incoming.protocol,
             forwardClientAuth: pool.forward_client_auth === 1,
-            providerHeaders: upstream.credentials
+            providerHeaders: upstream.credentials,
+            requestId: incoming.requestId
           }),
           body: incoming.body ?? null,
           signal: deadline,
@@ -116,11 +124,11 @@ export function createUpstreamClient () {
         })
       } catch (error) {
         clearTimeout(timer)
-        return { error, timedOut: deadline.aborted, latencyMs: Math.round(performance.now() - started) }
+        return { error, timedOut: deadline.aborted, latencyMs: Math.round(performance.now() - started), secrets: upstream.secrets }
       }
       // The answer has started: from here the body streams at its own pace.
       clearTimeout(timer)
-      return { response, latencyMs: Math.round(performance.now() - started) }
+      return { response, latencyMs: Math.round(performance.now() - started), secrets: upstream.secrets }
     }
   }
 }
