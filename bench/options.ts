@@ -1,11 +1,26 @@
 /**
- * The benchmark's settings and its view of the machine: how long each load
+ * The benchmark's settings and its view of the machine: which parts run
+ * (BENCH_ONLY, or `--only` after `npm run bench --`), how long each load
  * runs (BENCH_DURATION, seconds; BENCH_SECONDS is the older name), how many
- * connections, and which CPUs the load generator and the process under test
+ * connections, the databases of the parts that run on several (BENCH_DATABASES),
+ * and which CPUs the load generator and the process under test
  * are pinned to (with `taskset`, when it exists and there are two CPUs or more).
  */
 import { spawnSync } from 'node:child_process'
 import { availableParallelism } from 'node:os'
+
+/**
+ * The parts to run (`--only a,b` on the command line, else BENCH_ONLY, both
+ * comma-separated); undefined for all.
+ */
+export const ONLY = readOnly()
+
+/**
+ * The databases of the parts that measure on several (`event-loop`):
+ * BENCH_DATABASES=sqlite,postgres, SQLite alone by default; `postgres` makes a
+ * fresh schema per service on the server TEST_DATABASE_URL names.
+ */
+export const DATABASES = readDatabases()
 
 /** Seconds of each load run. */
 export const DURATION = readDuration()
@@ -49,4 +64,23 @@ function readDuration (): number {
     throw new Error(`BENCH_DURATION: '${text}' is not a whole number of seconds (1 or more)`)
   }
   return seconds
+}
+
+function readOnly (): string[] | undefined {
+  const joined = process.argv.find((arg) => arg.startsWith('--only='))
+  const at = process.argv.indexOf('--only')
+  const text = joined !== undefined ? joined.slice('--only='.length) : at === -1 ? process.env.BENCH_ONLY : process.argv[at + 1]
+  if (at !== -1 && (text === undefined || text.startsWith('--'))) throw new Error('--only: name the parts to run (comma-separated)')
+  return text === undefined ? undefined : text.split(',').map((part) => part.trim()).filter((part) => part !== '')
+}
+
+function readDatabases (): Array<'sqlite' | 'postgres'> {
+  const names = (process.env.BENCH_DATABASES ?? 'sqlite').split(',').map((name) => name.trim()).filter((name) => name !== '')
+  for (const name of names) {
+    if (name !== 'sqlite' && name !== 'postgres') throw new Error(`BENCH_DATABASES: '${name}' is not sqlite or postgres`)
+  }
+  if (names.includes('postgres') && process.env.TEST_DATABASE_URL === undefined) {
+    throw new Error('BENCH_DATABASES: postgres needs TEST_DATABASE_URL (a server where the bench may create and drop schemas)')
+  }
+  return names as Array<'sqlite' | 'postgres'>
 }

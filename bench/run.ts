@@ -3,8 +3,9 @@
  * `rotate`: see targets.ts), then the older parts: `pools` (the service on a
  * temporary SQLite database and a bare Fastify route beside it, loaded with
  * autocannon in this process, requests/s, p50/p99 and each endpoint's ratio to
- * the bare route), `chunks`, `auth` and `checks` (checks.ts). BENCH_ONLY picks parts (comma-separated);
- * BENCH_DURATION sets the seconds of each load (default 10).
+ * the bare route), `chunks`, `auth`, `checks` (checks.ts) and `event-loop` (event-loop.ts: the
+ * largest event-loop delay during heavy requests). BENCH_ONLY (or `npm run bench -- --only <parts>`)
+ * picks parts (comma-separated); BENCH_DURATION sets the seconds of each load (default 10).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,7 +14,8 @@ import autocannon from 'autocannon'
 import { http, startServer } from '../test/server-process.js'
 import { measureChecks } from './checks.js'
 import { measureChunks } from './chunks.js'
-import { CONNECTIONS, DURATION as SECONDS } from './options.js'
+import { measureEventLoop } from './event-loop.js'
+import { CONNECTIONS, ONLY, DURATION as SECONDS } from './options.js'
 import { startScript, type Running } from './processes.js'
 import { measureTargets, TARGET_JOBS, type TargetJob } from './targets.js'
 
@@ -228,15 +230,16 @@ const SECTIONS: Record<string, (dir: string) => Promise<void>> = {
   pools: measurePools,
   chunks: measureChunks,
   auth: async (dir) => { await measureAuthCost(dir); await measureAuthCpu() },
-  checks: measureChecks
+  checks: measureChecks,
+  'event-loop': measureEventLoop
 }
 const PARTS = [...TARGET_JOBS, ...Object.keys(SECTIONS)]
 
-/** `BENCH_ONLY=reads,proxy,rotate,pools,chunks,auth,checks` runs those parts only; all by default. */
-const only = (process.env.BENCH_ONLY ?? PARTS.join(',')).split(',').map((s) => s.trim()).filter((s) => s !== '')
+/** `BENCH_ONLY=reads,proxy,rotate,pools,chunks,auth,checks,event-loop` runs those parts only; all by default. */
+const only = ONLY ?? PARTS
 const unknown = only.filter((name) => !PARTS.includes(name))
 if (unknown.length > 0) {
-  console.error(`BENCH_ONLY: unknown part '${unknown.join("', '")}' (${PARTS.join(', ')})`)
+  console.error(`BENCH_ONLY / --only: unknown part '${unknown.join("', '")}' (${PARTS.join(', ')})`)
   process.exit(2)
 }
 const dir = mkdtempSync(join(tmpdir(), 'sourcepool-bench-'))
