@@ -52,6 +52,26 @@ export function * listMembers (db: Db, poolId: number): Work<MemberWithName[]> {
   return yield * all(selectMembersOfPool(db, { poolId }))
 }
 
+/** What a pool's status record shows of a member (pool-status.ts), and no more: its list is read for every pool the list rebuilds. */
+export type MemberStatusRow = Pick<MemberWithName, 'id' | 'provider_id' | 'provider_name' | 'priority' | 'weight' | 'enabled' |
+'use_count' | 'success_count' | 'failure_count' | 'last_used' | 'cooldown_until' | 'cooldown_reason' | 'consecutive_failures' |
+'latency_ms' | 'rate_limit_requests' | 'rate_limit_per' | 'quota_window_start' | 'quota_used' | 'last_check'>
+
+const selectMemberStatusesOfPool = prepared((db, p: { poolId: number }) => db.selectFrom('pool_members')
+  .innerJoin('providers', 'providers.id', 'pool_members.provider_id')
+  .select([
+    'pool_members.id', 'pool_members.provider_id', 'providers.name as provider_name', 'pool_members.priority', 'pool_members.weight',
+    'pool_members.enabled', 'pool_members.use_count', 'pool_members.success_count', 'pool_members.failure_count', 'pool_members.last_used',
+    'pool_members.cooldown_until', 'pool_members.cooldown_reason', 'pool_members.consecutive_failures', 'pool_members.latency_ms',
+    'providers.rate_limit_requests', 'providers.rate_limit_per', 'providers.quota_window_start', 'providers.quota_used', 'providers.last_check'
+  ])
+  .where('pool_members.pool_id', '=', p.poolId).orderBy('pool_members.id'))
+
+/** The members of one pool as its status record shows them, by member id. */
+export function * listMemberStatuses (db: Db, poolId: number): Work<MemberStatusRow[]> {
+  return yield * all(selectMemberStatusesOfPool(db, { poolId }))
+}
+
 /** The member addressed by (pool, provider), or undefined. */
 export function * findMember (db: Db, poolId: number, providerId: number): Work<MemberRow | undefined> {
   return yield * first(db.selectFrom('pool_members').selectAll()

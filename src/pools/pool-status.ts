@@ -1,7 +1,8 @@
 /**
  * Assembles pool status records (operations 1 and 3) from pool, member and
  * history rows: two prepared, indexed queries per pool (the history query reads
- * only the newest rows, however long the history). Per-pool queries keep one
+ * only the newest rows, however long the history; the members query only the
+ * columns the record shows). Per-pool queries keep one
  * compiled statement each; on SQLite they run inside one read transaction.
  *
  * Besides the record, a build says what the read model (read-model.ts) needs to
@@ -16,7 +17,7 @@ import { toHistoryRecords } from './history.mapper.js'
 import type { HistoryRecordValue } from './pool.schemas.js'
 import { healthAt, successRate } from '../rules/health.js'
 import { quotaAt, rateLimitUsage } from '../rules/quota.js'
-import { listMembers, type MemberWithName } from './member.repository.js'
+import { listMemberStatuses, type MemberStatusRow } from './member.repository.js'
 import type { PoolWithCurrent } from './pool.repository.js'
 import type { PoolStatusValue, PoolSummaryValue } from './pool.schemas.js'
 
@@ -34,7 +35,7 @@ export interface BuiltStatus {
   readonly validUntil: number
 }
 
-function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], history: HistoryRecordValue[], now: Date): PoolStatusValue {
+function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], history: HistoryRecordValue[], now: Date): PoolStatusValue {
   return {
     pool_id: pool.id,
     name: pool.name,
@@ -87,7 +88,7 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberWithName[], hi
 type MemberStatusValue = PoolStatusValue['members'][number]
 
 /** A member's quota window twice: sourcepool's `quota` (with its reset time) and the original's `rate_limit`. */
-function quotaFields (member: MemberWithName, now: Date): Pick<MemberStatusValue, 'quota' | 'rate_limit'> {
+function quotaFields (member: MemberStatusRow, now: Date): Pick<MemberStatusValue, 'quota' | 'rate_limit'> {
   const quota = quotaAt(member, now)
   if (quota === null) return { quota: null, rate_limit: null }
   return { quota: { used: quota.used, limit: quota.limit, resets_at: quota.resets_at }, rate_limit: rateLimitUsage(quota) }
@@ -98,7 +99,7 @@ function quotaFields (member: MemberWithName, now: Date): Pick<MemberStatusValue
  * write: a cooldown ending (health turns probing) or a quota window ending (used
  * goes back to 0, resets_at moves on). Infinity when there is none.
  */
-export function nextChangeAt (members: readonly MemberWithName[], now: Date): number {
+export function nextChangeAt (members: readonly MemberStatusRow[], now: Date): number {
   let next = Infinity
   for (const member of members) {
     if (member.cooldown_until !== null) {
@@ -113,7 +114,7 @@ export function nextChangeAt (members: readonly MemberWithName[], now: Date): nu
 
 /** The status record of `pool`, with health and quotas as of `now`. */
 export function * buildPoolStatus (db: Db, pool: PoolWithCurrent, now: Date): Work<BuiltStatus> {
-  const members = yield * listMembers(db, pool.id)
+  const members = yield * listMemberStatuses(db, pool.id)
   // Members and the current provider already carry most names the history mentions.
   const known = new Map(members.map((m) => [m.provider_id, m.provider_name]))
   if (pool.current_provider_id !== null) known.set(pool.current_provider_id, pool.current_provider_name)

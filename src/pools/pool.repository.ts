@@ -105,3 +105,9 @@ const selectChangeSeqs = prepared((db) => db.selectFrom('pools').select(['id', '
 export function * listEveryPoolChangeSeq (db: Db): Work<Array<{ id: number, change_seq: number }>> {
   return yield * all(selectChangeSeqs(db, {}))
 }
+
+/** The change_seq of each of `ids` that still exists (one read, by primary key). */
+export function * listChangeSeqsOf (db: Db, ids: readonly number[]): Work<Array<{ id: number, change_seq: number }>> {
+  if (ids.length === 0) return []
+  return yield * all(db.selectFrom('pools').select(['id', 'change_seq']).where('id', 'in', ids))
+}

@@ -1,8 +1,8 @@
 /**
  * Operations 1–5 of the spec: list, create, read, update and delete pools.
  * Status records come from the read model already serialised and are sent as
- * they are: Fastify sends a Buffer with a JSON content type without
- * serialising it again, while the declared response schemas still describe it.
+ * they are: Fastify sends a Buffer (or a stream of them) with a JSON content type
+ * without serialising it again, while the declared response schemas still describe it.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
@@ -13,7 +13,8 @@ import {
   CreatePoolBody, PoolCreated, PoolDeleted, PoolList, PoolListQuery, PoolParams, PoolStatus, PoolSummaryList, PoolUpdated, UpdatePoolBody
 } from './pool.schemas.js'
 import type { PoolService } from './pool.service.js'
-import { createReplyBuffers, type ReplyBuffers } from './reply-buffers.js'
+import type { ListBody } from './read-model.js'
+import { COPY_MAX, createReplyBuffers, piecesStream, type ReplyBuffers } from './reply-buffers.js'
 
 const tags = ['pools']
 
@@ -26,13 +27,16 @@ function sendJson (reply: FastifyReply, json: Buffer): FastifyReply {
 }
 
 /**
- * Sends a cached JSON head and its per-request tail as one Buffer, taken from
- * `buffers` and given back once the response is closed (see reply-buffers.ts).
+ * Sends a list body the read model keeps and its per-request tail: up to COPY_MAX
+ * as one Buffer, taken from `buffers` and given back once the response is closed;
+ * beyond, its pieces as they are, streamed with their Content-Length (see reply-buffers.ts).
  */
-function sendJsonParts (reply: FastifyReply, buffers: ReplyBuffers, [head, tail]: readonly [Buffer, Buffer]): FastifyReply {
-  const body = buffers.take(head, tail)
-  reply.raw.once('close', () => { buffers.release(head, body) })
-  return sendJson(reply, body)
+function sendList (reply: FastifyReply, buffers: ReplyBuffers, [body, tail]: readonly [ListBody, Buffer]): FastifyReply {
+  const length = body.length + tail.length
+  if (length > COPY_MAX) return reply.type(JSON_TYPE).header('content-length', length).send(piecesStream(body, tail))
+  const joined = buffers.take(body, tail)
+  reply.raw.once('close', () => { buffers.release(body, joined) })
+  return sendJson(reply, joined)
 }
 
 export const poolRoutes: FastifyPluginAsyncTypebox<{ pools: PoolService }> = async (app, { pools }) => {
@@ -45,7 +49,7 @@ export const poolRoutes: FastifyPluginAsyncTypebox<{ pools: PoolService }> = asy
       response: { 200: Type.Union([PoolList, PoolSummaryList]), 422: errorResponses[422], 500: errorResponses[500] }
     },
     config: { failure: 'Failed to list pools' }
-  }, async (request, reply) => sendJsonParts(reply, buffers, await pools.listPoolStatuses(request.query)))
+  }, async (request, reply) => sendList(reply, buffers, await pools.listPoolStatuses(request.query)))
 
   app.post('/api/pools', {
     schema: { tags, summary: 'Create a pool', body: CreatePoolBody, response: { 200: PoolCreated, ...errorResponses } },

@@ -18,7 +18,7 @@ import { checkPolicy, newPoolRow, storedPool, type StoredPool } from './pool.rul
 import type {
   CreatePoolInput, PoolCreatedValue, PoolDeletedValue, PoolListQueryValue, PoolUpdatedValue, UpdatePoolInput
 } from './pool.schemas.js'
-import { createPoolReadModel } from './read-model.js'
+import { createPoolReadModel, type ListBody } from './read-model.js'
 
 /** The error operations 3, 4 and 5 give for an unknown pool. */
 export const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
@@ -95,8 +95,8 @@ export function createPoolService ({ database: handle, now, changes = NO_CHANGES
       }
     },
 
-    /** The list answer (operation 1) as JSON in two parts, the records then the timestamp: every pool by id, or the page `query` asks for. */
-    async listPoolStatuses (query: PoolListQueryValue = {}): Promise<readonly [Buffer, Buffer]> {
+    /** The list answer (operation 1) as JSON in two parts, the records (read-model.ts ListBody) then the timestamp: every pool by id, or the page `query` asks for. */
+    async listPoolStatuses (query: PoolListQueryValue = {}): Promise<readonly [ListBody, Buffer]> {
       return await statuses.list({ offset: query.offset ?? 0, limit: query.limit ?? Infinity, fields: query.fields ?? 'full' })
     },
 

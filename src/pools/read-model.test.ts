@@ -22,6 +22,7 @@ import { listPools } from './pool.repository.js'
 import { bumpChangeSeqs } from '../db/unit-of-work.js'
 import { PoolList, PoolStatus } from './pool.schemas.js'
 import { createPoolService } from './pool.service.js'
+import { joined } from './read-model.js'
 import { createProviderService } from '../providers/provider.service.js'
 
 /** What Fastify writes for `value` under the response schema `schema` (its default serializer, as the app uses). */
@@ -113,8 +114,8 @@ for (const dialect of dialects) {
       assert.equal(await cost(() => pools.listPoolStatuses()), check)
       assert.equal(await cost(() => pools.getPoolStatus(a.poolId)), check)
       await members.updateMember(a.poolId, a.providers.x as number, { priority: 7 }, SYSTEM_ACTOR)
-      // The change check, then the one pool: its row, members and history.
-      assert.equal(await cost(() => pools.listPoolStatuses()), 1 + 3)
+      // The change check, then the one pool: its row, members and history, and its change_seq once built.
+      assert.equal(await cost(() => pools.listPoolStatuses()), 1 + 3 + 1)
       assert.equal(await cost(() => pools.listPoolStatuses()), check)
       assert.equal(JSON.parse((await pools.getPoolStatus(a.poolId)).toString()).members[0].priority, 7)
     })
@@ -139,7 +140,7 @@ for (const dialect of dialects) {
       const pools = createPoolService({ database, now: () => new Date(clock), changes })
       const members = createMemberService({ database: t.database, now: () => new Date(clock), changes })
       const providers = createProviderService({ database: t.database, now: () => new Date(clock), changes })
-      const read = async () => [JSON.parse((await pools.getPoolStatus(a.poolId)).toString()), JSON.parse(Buffer.concat(await pools.listPoolStatuses()).toString()).pools[0]]
+      const read = async () => [JSON.parse((await pools.getPoolStatus(a.poolId)).toString()), JSON.parse(joined(await pools.listPoolStatuses()).toString()).pools[0]]
       await read()
       await members.updateMember(a.poolId, a.providers.x as number, { weight: 5 }, SYSTEM_ACTOR)
       for (const status of await read()) assert.equal(status.members[0].weight, 5)
