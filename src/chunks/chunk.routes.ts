@@ -1,14 +1,19 @@
 /**
  * `/api/chunks`: store, read, replace, delete, list and search text chunks with
  * embeddings. Write routes validate with `attachValidation`, so one 422 lists the
- * schema's findings together with the chunk rules (chunk.validation.ts).
+ * schema's findings together with the chunk rules (chunk.validation.ts); the
+ * batch route reads and validates its body itself, in slices that yield to the
+ * event loop, to the same answers (chunk-batch-body.ts).
  * Responses holding records are written by chunk.json.ts (exact numbers); a
  * list page arrives from the service as JSON texts, cut to its byte budget.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
+import type { Readable } from 'node:stream'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Static } from 'typebox'
 import { actorOf } from '../audit/audit.js'
 import { errorResponses } from '../http/schemas.js'
+import { assertValidBatch, readBatchBody, receiveBody } from './chunk-batch-body.js'
 import type { ChunkSearch } from './chunk-search.js'
 import { chunkJson, numberJson } from './chunk.json.js'
 import {
@@ -35,17 +40,24 @@ export const chunkRoutes: FastifyPluginAsyncTypebox<{ chunks: ChunkService, sear
     return { chunk_id: request.body.chunk_id, message: `Chunk '${request.body.chunk_id}' stored successfully` }
   })
 
-  app.post('/api/chunks/batch', {
-    schema: { tags, summary: 'Store up to 1,000 chunks, all or none', body: ChunkBatchBody, response: { 200: ChunkBatchWritten, ...errorResponses, ...conflict } },
-    attachValidation: true,
-    bodyLimit: BATCH_BODY_LIMIT,
-    config: { failure: 'Failed to store chunks' }
-  }, async (request) => {
-    const body: unknown = request.body
-    const records: unknown[] = Array.isArray((body as { chunks?: unknown } | null)?.chunks) ? (body as { chunks: unknown[] }).chunks : []
-    assertValidChunks(request.validationError, records.map((value, index) => ({ value, loc: ['body', 'chunks', index] })), body)
-    const ids = await chunks.createChunks(request.body.chunks, actorOf(request))
-    return { inserted: ids.length, chunk_ids: ids, message: `${ids.length} chunks stored successfully` }
+  // A batch may be 64 MiB of JSON: its body is read and validated in slices that
+  // yield to the event loop (chunk-batch-body.ts), so it has its own parser (in a
+  // scope of its own) and no validation by Fastify, which would be one long stretch.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers()
+    const parser = async (request: FastifyRequest, payload: Readable) => await readBatchBody(await receiveBody(request.headers, payload, BATCH_BODY_LIMIT))
+    scope.addContentTypeParser('application/json', { bodyLimit: BATCH_BODY_LIMIT }, parser)
+    scope.addContentTypeParser(/^application\/[\w.-]+\+json$/, { bodyLimit: BATCH_BODY_LIMIT }, parser)
+    scope.post('/api/chunks/batch', {
+      schema: { tags, summary: 'Store up to 1,000 chunks, all or none', body: ChunkBatchBody, response: { 200: ChunkBatchWritten, ...errorResponses, ...conflict } },
+      validatorCompiler: () => () => true,
+      bodyLimit: BATCH_BODY_LIMIT,
+      config: { failure: 'Failed to store chunks' }
+    }, async (request) => {
+      await assertValidBatch(request.body)
+      const ids = await chunks.createChunks((request.body as Static<typeof ChunkBatchBody>).chunks, actorOf(request))
+      return { inserted: ids.length, chunk_ids: ids, message: `${ids.length} chunks stored successfully` }
+    })
   })
 
   app.post('/api/chunks/search', {

@@ -140,27 +140,24 @@ function parseJson (body: Buffer): { value: unknown, text: string } {
   return { value, text }
 }
 
+/** Thrown by walkText when a container is nested deeper than MAX_DEPTH. */
+class TooDeep extends Error {}
+
 /**
- * Throws the 422 for a parsed body nested deeper than MAX_DEPTH (at once: a
- * `json_invalid` entry at the bracket that goes too deep in `source`, the body's
- * text, when there is one) or holding unstorable text (a `value_error` at each place,
- * until there are more than an answer lists (enoughIssues: a body may hold millions
- * of strings), its input the text refused: a key's own text for a key). One pass,
- * recursive but never deeper than MAX_DEPTH; numbers, booleans and nulls cost a
- * `typeof` each, so a batch of embeddings is cheap to walk.
+ * Walks `value`, found at `path` and nesting level `depth` (the body itself is
+ * level 1; a container inside it is at level 2), adding a `value_error` to
+ * `issues` for each text a database cannot store (until there are more than an
+ * answer lists: enoughIssues), its input the text refused (a key's own text for a
+ * key). Returns false, at once, when a container in it is nested deeper than
+ * MAX_DEPTH. Recursive but never deeper than MAX_DEPTH; numbers, booleans and nulls
+ * cost a `typeof` each, so a batch of embeddings is cheap to walk.
  */
-export function checkBody (value: unknown, source?: string): void {
-  const issues: ValidationIssue[] = []
-  const path: Array<string | number> = ['body']
+export function walkText (value: unknown, path: Array<string | number>, depth: number, issues: ValidationIssue[]): boolean {
   const text = (s: string) => {
     if (!enoughIssues(issues) && !isStorableText(s)) issues.push(valueError(path, s, UNSTORABLE_TEXT))
   }
   const visit = (container: object, depth: number): void => {
-    if (depth > MAX_DEPTH) {
-      const reason = `JSON is nested more than ${MAX_DEPTH} levels deep`
-      if (source === undefined) throw new RequestValidationError([{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: {}, ctx: { error: reason } }])
-      throw jsonInvalid(codePointPosition(source, offendingIndex(source, 'depth')), reason)
-    }
+    if (depth > MAX_DEPTH) throw new TooDeep()
     if (Array.isArray(container)) {
       for (let i = 0; i < container.length; i++) {
         const item: unknown = container[i]
@@ -187,9 +184,62 @@ export function checkBody (value: unknown, source?: string): void {
       path.pop()
     }
   }
-  if (typeof value === 'string') text(value)
-  else if (typeof value === 'object' && value !== null) visit(value, 1)
+  const length = path.length
+  try {
+    if (typeof value === 'string') text(value)
+    else if (typeof value === 'object' && value !== null) visit(value, depth)
+  } catch (error) {
+    if (!(error instanceof TooDeep)) throw error
+    path.length = length
+    return false
+  }
+  return true
+}
+
+/**
+ * Throws the 422 for a parsed body nested deeper than MAX_DEPTH (at once: a
+ * `json_invalid` entry at the bracket that goes too deep in `source`, the body's
+ * text, when there is one) or holding unstorable text (a `value_error` at each place,
+ * until there are more than an answer lists (enoughIssues: a body may hold millions
+ * of strings), its input the text refused: a key's own text for a key): walkText
+ * over the whole body.
+ */
+export function checkBody (value: unknown, source?: string): void {
+  const issues: ValidationIssue[] = []
+  if (!walkText(value, ['body'], 1, issues)) {
+    const reason = `JSON is nested more than ${MAX_DEPTH} levels deep`
+    if (source === undefined) throw new RequestValidationError([{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: {}, ctx: { error: reason } }])
+    throw jsonInvalid(codePointPosition(source, offendingIndex(source, 'depth')), reason)
+  }
   if (issues.length > 0) throw new RequestValidationError(issues)
+}
+
+/**
+ * A JSON body as every route receives it: parsed (an empty one is undefined),
+ * then checked by checkBody; throws the 422 for one that is not JSON, not UTF-8,
+ * holds a prototype-poisoning key, unstorable text or nesting too deep.
+ */
+export function parseBody (body: Buffer): unknown {
+  const { value, text } = parseJson(body)
+  checkBody(value, text)
+  return value
+}
+
+/**
+ * Parses one piece of a body (a JSON value on its own, in `bytes`) as parseJson
+ * parses a whole one, or returns undefined when the piece is not UTF-8, not JSON,
+ * or holds a prototype-poisoning key: the caller then parses the whole body with
+ * parseBody, for the answer's exact words and position.
+ */
+export function parsePiece (bytes: Buffer): { value: unknown } | undefined {
+  if (!isUtf8(bytes)) return undefined
+  const text = bytes.toString('utf8')
+  try {
+    const suspect = SUSPECT.some((word) => bytes.includes(word))
+    return { value: suspect ? secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }) : JSON.parse(text) }
+  } catch {
+    return undefined
+  }
 }
 
 /** Makes JSON the only accepted body type (anything else is a 415). */
@@ -197,9 +247,7 @@ export function registerJsonParser (app: FastifyInstance, bodyLimit: number): vo
   app.removeAllContentTypeParsers()
   const parser = (_request: unknown, body: Buffer, done: (err: Error | null, value?: unknown) => void) => {
     try {
-      const { value, text } = parseJson(body)
-      checkBody(value, text)
-      done(null, value)
+      done(null, parseBody(body))
     } catch (error) {
       done(error as Error)
     }
