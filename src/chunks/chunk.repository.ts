@@ -74,11 +74,37 @@ export function * removeFromModel (db: Db, model: string): Work<number> {
 /** Rows per INSERT: one statement text for full groups, so SQLite reuses it. */
 const INSERT_GROUP = 100
 
+/**
+ * Bytes of embeddings per INSERT at most (a row alone may pass it): one statement
+ * runs synchronously on SQLite, so a group of large embeddings (100 × 128 KiB at
+ * 16,384 dimensions) is cut into several, the runner free to let the event loop turn
+ * between them.
+ */
+const INSERT_BYTES = 2 * 1024 * 1024
+
+/** `rows` in groups of at most INSERT_GROUP rows and about INSERT_BYTES of embeddings. */
+function insertGroups (rows: NewChunkRow[]): NewChunkRow[][] {
+  const groups: NewChunkRow[][] = []
+  let group: NewChunkRow[] = []
+  let bytes = 0
+  for (const row of rows) {
+    const size = row.embedding.byteLength
+    if (group.length === INSERT_GROUP || (group.length > 0 && bytes + size > INSERT_BYTES)) {
+      groups.push(group)
+      group = []
+      bytes = 0
+    }
+    group.push(row)
+    bytes += size
+  }
+  if (group.length > 0) groups.push(group)
+  return groups
+}
+
 /** Inserts the rows that do not exist yet and returns the ids it inserted. */
 export function * insertNewChunks (db: Db, rows: NewChunkRow[]): Work<Set<string>> {
   const inserted = new Set<string>()
-  for (let start = 0; start < rows.length; start += INSERT_GROUP) {
-    const group = rows.slice(start, start + INSERT_GROUP)
+  for (const group of insertGroups(rows)) {
     const ids = yield * all(db.insertInto('chunks').values(group).onConflict((oc) => oc.column('chunk_id').doNothing()).returning('chunk_id'))
     for (const { chunk_id: id } of ids) inserted.add(id)
   }

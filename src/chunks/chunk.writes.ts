@@ -9,7 +9,7 @@
  */
 import { recordAudit, type Actor } from '../audit/audit.js'
 import type { Db } from '../db/types.js'
-import type { Work, WorkRunner } from '../db/work.js'
+import { breathe, type Work, type WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError, RequestValidationError, valueError, type ValidationIssue } from '../errors.js'
 import * as repo from './chunk.repository.js'
 import type { ChunkInput } from './chunk.schemas.js'
@@ -108,8 +108,14 @@ export function * insertAll (db: Db, records: ChunkInput[], at: Locate, actor: A
   }
   if (issues.length > 0) throw new RequestValidationError(issues)
 
+  // Encoded one record at a time, the runner free to let the event loop turn between them (a batch is up to 64 MiB of numbers).
+  const rows: repo.NewChunkRow[] = []
+  for (const r of records) {
+    rows.push(toRow(r, revisions.get(r.embedding_model) as number))
+    yield * breathe()
+  }
   // Ids in one order in every transaction, so concurrent batches never wait on each other in a cycle.
-  const rows = records.map((r) => toRow(r, revisions.get(r.embedding_model) as number)).sort((a, b) => a.chunk_id < b.chunk_id ? -1 : a.chunk_id > b.chunk_id ? 1 : 0)
+  rows.sort((a, b) => a.chunk_id < b.chunk_id ? -1 : a.chunk_id > b.chunk_id ? 1 : 0)
   const inserted = yield * repo.insertNewChunks(db, rows)
   if (inserted.size < records.length) {
     const conflicts = records.map((r, index) => ({ index, chunk_id: r.chunk_id })).filter((c) => !inserted.has(c.chunk_id))

@@ -6,15 +6,17 @@
  * at start-up with one line saying why (DatabaseStartupError), never the password.
  */
 import { mkdirSync } from 'node:fs'
+import { performance } from 'node:perf_hooks'
 import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, PostgresAdapter, PostgresDialect, sql, type SelectQueryBuilder } from 'kysely'
 import pg from 'pg'
 import { DatabaseNotWritableError, DatabaseStartupError, describePostgresError, describeSqliteError, isRetryableConflict } from './errors.js'
 import { MigrationError, migrateToLatest } from './migrate.js'
+import { AUTOCHECKPOINT_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.js'
 import { BUSY_BUDGET_MS, createSqliteRunner, probeWrite } from './sqlite-dialect.js'
 import type { Database, Db, Dialect } from './types.js'
-import { Declaration, Effects, keep, type Work, type WorkRunner } from './work.js'
+import { Breath, Declaration, Effects, keep, nextTurn, SLICE_MS, type Work, type WorkRunner } from './work.js'
 
 /** An open database: query building, the work runner, and what callers may need of its dialect. */
 export interface DbHandle extends WorkRunner {
@@ -56,6 +58,8 @@ interface Opened extends WorkRunner {
   ping(): Promise<void>
   /** Checks the database, migrates it, and gets it ready to serve; throws DatabaseStartupError. */
   start(): Promise<void>
+  /** Stops what start began besides the connection (before the connection closes). */
+  stop?(): Promise<void>
   changeToken(): string | null
 }
 
@@ -80,9 +84,9 @@ function openSqlite (url: string): Opened {
     // NORMAL in WAL mode: every commit survives a process crash; only an OS crash or
     // power loss can lose the last commits. FULL would fsync on every rotation.
     database.pragma('synchronous = NORMAL')
-    // Checkpoint (and fsync) every ~40 MB of WAL instead of every 4 MB: rotations
-    // rewrite the same few pages, so rarer checkpoints save most of their cost.
-    database.pragma('wal_autocheckpoint = 10000')
+    // Until the checkpoint worker runs (db/checkpointer.ts), and should it fail:
+    // checkpoint (and fsync) every ~40 MB of WAL instead of every 4 MB.
+    database.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`)
     database.pragma('journal_size_limit = 67108864')
     database.pragma('foreign_keys = ON')
   } catch (error) {
@@ -90,6 +94,8 @@ function openSqlite (url: string): Opened {
     throw new DatabaseStartupError(describeSqliteError(error, path))
   }
   const runner = createSqliteRunner(database)
+  const opened = database
+  let checkpointer: Checkpointer | undefined
   return {
     ...runner,
     start: async () => {
@@ -99,19 +105,35 @@ function openSqlite (url: string): Opened {
         throw new DatabaseStartupError(describeMigrationFailure(error, (cause) => describeSqliteError(cause, path)))
       }
       runner.serve()
-    }
+      // A file in WAL mode: its checkpoints run off the event loop. Without the worker, the connection checkpoints by itself.
+      if (!inMemory) checkpointer = await startCheckpointer(opened, path).catch(() => undefined)
+    },
+    stop: async () => { await checkpointer?.stop() }
   }
 }
 
-/** Runs `work` statement by statement on one connection or transaction, keeping what it declares in `effects`. */
+/**
+ * Runs `work` statement by statement on one connection or transaction, keeping what
+ * it declares in `effects`. Each statement waits for the server, so the event loop
+ * turns between statements; a unit's own computing between them (declarations,
+ * breaths) is cut after SLICE_MS by a turn of the event loop (nextTurn).
+ */
 async function driveAsync<T> (db: Db, work: Work<T>, effects?: Effects): Promise<T> {
+  let sliceEnd = performance.now() + SLICE_MS
   let step = work.next()
   while (step.done !== true) {
-    if (step.value instanceof Declaration) {
-      step = work.next(keep(effects, step.value))
+    const value = step.value
+    if (value instanceof Declaration || value instanceof Breath) {
+      const answer = value instanceof Declaration ? keep(effects, value) : []
+      if (performance.now() >= sliceEnd) {
+        await nextTurn()
+        sliceEnd = performance.now() + SLICE_MS
+      }
+      step = work.next(answer)
       continue
     }
-    const { rows } = await db.executeQuery(step.value)
+    const { rows } = await db.executeQuery(value)
+    sliceEnd = performance.now() + SLICE_MS
     step = work.next(rows as unknown[])
   }
   return step.value
@@ -237,13 +259,17 @@ export async function createDb (url: string): Promise<DbHandle> {
   try {
     const opened = dialect === 'sqlite' ? openSqlite(url) : openPostgres(url)
     const { db, transact, read, ping, changeToken } = opened
+    const close = async () => {
+      await opened.stop?.()
+      await db.destroy()
+    }
     try {
       await opened.start()
     } catch (error) {
-      await db.destroy().catch(() => {})
+      await close().catch(() => {})
       throw error
     }
-    return { db, dialect, transact, read, ping, changeToken, close: async () => { await db.destroy() } }
+    return { db, dialect, transact, read, ping, changeToken, close }
   } catch (error) {
     if (error instanceof DatabaseStartupError) throw new DatabaseStartupError(withoutPassword(error.message, url))
     throw error

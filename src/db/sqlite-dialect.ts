@@ -1,10 +1,15 @@
 /**
  * SQLite through better-sqlite3: Kysely's stock dialect (used for migrations) and
  * the synchronous work runner that every request uses, with a bounded
- * prepared-statement cache. A unit of work runs start to finish inside one
- * `BEGIN IMMEDIATE` transaction without yielding to the event loop, so requests
- * are serialised without a mutex and a writer never fails on a lock upgrade; the
- * writes of one event-loop turn share that transaction's commit (group commit).
+ * prepared-statement cache. A unit of work runs inside one `BEGIN IMMEDIATE`
+ * transaction, its statements executed synchronously, so a writer never fails on a
+ * lock upgrade; the writes of one event-loop turn share that transaction's commit
+ * (group commit). The connection is one lane: a group of writes or a read holds it
+ * until done, and the others wait their turn in order. Short work runs at once, in
+ * the caller's turn; work longer than a slice (SLICE_MS) lets the event loop turn
+ * between its statements, its transaction kept open and the lane held, so a large
+ * apply or batch never holds every other request (/healthz answers; ping() returns
+ * at once while a transaction is open).
  *
  * Waiting for a lock that another process holds (an operator's `sqlite3` shell, a
  * backup) must not block the event loop: once serving, SQLite's own (synchronous)
@@ -12,29 +17,19 @@
  * again after a short, growing delay, until BUSY_BUDGET_MS is spent.
  */
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3'
-import { Kysely, SqliteDialect } from 'kysely'
+import { Kysely, SqliteDialect, type Compilable } from 'kysely'
 import { DatabaseNotWritableError, isBusy, isReadOnly } from './errors.js'
+import { groupCommit } from './sqlite-group-commit.js'
+import { BUSY_BUDGET_MS, createLane, drive, retryDelay, transactionControl } from './sqlite-lane.js'
 import type { Database, Db } from './types.js'
-import { Declaration, Effects, keep, type Work, type WorkRunner } from './work.js'
+import type { Effects, Work, WorkRunner } from './work.js'
+
+export { BUSY_BUDGET_MS } from './sqlite-lane.js'
 
 const STATEMENT_CACHE_SIZE = 500
 
-/**
- * How long, in all, a unit of work waits for a lock held by another process before it
- * fails with SQLITE_BUSY (answered as "the database is not answering; retry shortly").
- * Start-up (opening, migrating) waits as long, synchronously: nothing is served yet.
- */
-export const BUSY_BUDGET_MS = 5000
-
 /** SQLite's own, synchronous busy wait once requests are served: short, as it blocks the event loop. */
 const SERVING_BUSY_TIMEOUT_MS = 5
-
-/** The delay before the nth retry of busy work: 2, 4, 8 … ms, at most 50 ms. */
-function retryDelay (retry: number): number {
-  return Math.min(2 * 2 ** retry, 50)
-}
-
-const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * Throws what a write would meet, writing nothing: SQLITE_READONLY… when the database
@@ -93,32 +88,6 @@ function readRows ({ statement, columns }: Reader, parameters: unknown[]): Array
   return objects
 }
 
-/** Drives `work` to its end, executing each yielded query synchronously and keeping what it declares in `effects`. */
-function drive<T> (work: Work<T>, prepare: (sqlText: string) => Statement, readers: WeakMap<Statement, Reader>, effects: Effects | undefined): T {
-  let step = work.next()
-  while (step.done !== true) {
-    if (step.value instanceof Declaration) {
-      step = work.next(keep(effects, step.value))
-      continue
-    }
-    const { sql, parameters } = step.value.compile()
-    const statement = prepare(sql)
-    let rows: unknown[] = []
-    if (statement.reader) {
-      let reader = readers.get(statement)
-      if (reader === undefined) {
-        reader = { statement: statement.raw(true), columns: statement.columns().map((c) => c.name) }
-        readers.set(statement, reader)
-      }
-      rows = readRows(reader, parameters as unknown[])
-    } else {
-      statement.run(parameters as unknown[])
-    }
-    step = work.next(rows)
-  }
-  return step.value
-}
-
 /** The Kysely handle, the work runner and the health check over one open better-sqlite3 database. */
 export interface SqliteRunner extends WorkRunner {
   readonly db: Db
@@ -139,125 +108,64 @@ export interface SqliteRunner extends WorkRunner {
   changeToken(): string
 }
 
+/** Runs one statement of a unit and answers its rows (none for a statement that returns none). */
+function statementRunner (database: SqliteDatabase): (query: Compilable<unknown>) => unknown[] {
+  const prepare = statementCache(database)
+  const readers = new WeakMap<Statement, Reader>()
+  return (query) => {
+    const { sql, parameters } = query.compile()
+    const statement = prepare(sql)
+    if (!statement.reader) {
+      statement.run(parameters as unknown[])
+      return []
+    }
+    let reader = readers.get(statement)
+    if (reader === undefined) {
+      reader = { statement: statement.raw(true), columns: statement.columns().map((c) => c.name) }
+      readers.set(statement, reader)
+    }
+    return readRows(reader, parameters as unknown[])
+  }
+}
+
 /** The Kysely handle and the work runner over one open better-sqlite3 database. */
 export function createSqliteRunner (database: SqliteDatabase): SqliteRunner {
   // Kysely (migrations) gets its own statements: the runner's are switched to raw mode.
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database })
   })
-  const prepare = statementCache(database)
-  const readers = new WeakMap<Statement, Reader>()
-  const inTransaction = database.transaction((work: Work<unknown>, effects?: Effects) => drive(work, prepare, readers, effects))
+  const execute = statementRunner(database)
+  const control = transactionControl(database)
+  const lane = createLane()
+  const run = <T>(work: Work<T>, effects: Effects | undefined) => drive(work, execute, effects, lane.spent)
   // Two statements: the pragma read through pragma_data_version() in one SELECT costs twice as much.
   const dataVersion = database.prepare('PRAGMA data_version').pluck()
   const totalChanges = database.prepare('SELECT total_changes()').pluck()
+  const writes = groupCommit(database, control, lane, (db, work, effects) => run(work(db), effects), db)
 
-  // Group commit: the writes that arrive in one turn of the event loop run one after
-  // the other inside one BEGIN IMMEDIATE … COMMIT, each in its own savepoint (a write
-  // that throws is rolled back alone), and are answered once that commit is done. Each
-  // stays atomic and serialised; the commit, most of a small write's cost, is shared.
-  //
-  // When another process holds the write lock, BEGIN IMMEDIATE fails with SQLITE_BUSY
-  // before any work has run, and the whole group goes back to the head of the queue,
-  // in order, to be tried again after a short delay; writes arriving meanwhile queue
-  // behind it and run in the same group. Only writes whose budget is spent fail. (Work
-  // that has started is never run again: a unit may have effects outside the database.)
-  // What a write declared is handed to its `committed` after the group's commit, before
-  // it is answered; a write rolled back (alone, or with its group) hands nothing.
-  interface Pending {
-    work: (db: Db) => Work<unknown>
-    committed: ((effects: Effects) => void) | undefined
-    resolve: (value: unknown) => void
-    reject: (error: unknown) => void
-    /** When this write stops waiting for another process's lock (Date.now() time). */
-    deadline: number
-  }
-  let queue: Pending[] = []
-  let flushScheduled = false
-  let retries = 0
-  let began = false
-  const group = database.transaction((items: Pending[]) => {
-    began = true
-    return items.map((item) => {
-      const effects = item.committed === undefined ? undefined : new Effects()
-      try {
-        // Nested in the group's transaction, this runs in a savepoint.
-        return { ok: true as const, value: inTransaction(item.work(db), effects), effects }
-      } catch (error) {
-        return { ok: false as const, error }
-      }
-    })
-  })
-  const flush = () => {
-    flushScheduled = false
-    const items = queue
-    queue = []
-    let outcomes
-    began = false
+  // Reads rarely meet a lock in WAL mode (a reader waits only for another process's
+  // WAL recovery or exclusive locking mode); read work has no other effect, so it is
+  // simply run again, from a fresh generator, after a short delay.
+  function * readTask<T> (work: (db: Db) => Work<T>, resolve: (value: T) => void, reject: (error: unknown) => void, retry: number, deadline?: number): Generator<void, void, void> {
+    let nested: boolean | undefined
     try {
-      outcomes = group.immediate(items)
+      nested = control.begin(false)
+      const value = yield * run(work(db), undefined)
+      control.commit(nested)
+      resolve(value)
     } catch (error) {
-      if (!began && isBusy(error)) {
-        const now = Date.now()
-        queue = items.filter((item) => {
-          if (item.deadline > now) return true
-          item.reject(error)
-          return false
-        })
-        if (queue.length > 0) {
-          flushScheduled = true
-          setTimeout(flush, retryDelay(retries++))
-        } else {
-          retries = 0
-        }
-        return
-      }
-      retries = 0
-      for (const item of items) item.reject(error)
-      return
+      if (nested !== undefined) control.rollback(nested)
+      const now = Date.now()
+      const until = deadline ?? now + BUSY_BUDGET_MS
+      if (!isBusy(error) || now >= until) return reject(error)
+      setTimeout(() => { lane.enter(readTask(work, resolve, reject, retry + 1, until)) }, retryDelay(retry))
     }
-    retries = 0
-    items.forEach((item, i) => {
-      const outcome = outcomes[i] as { ok: true, value: unknown, effects: Effects | undefined } | { ok: false, error: unknown }
-      if (!outcome.ok) {
-        item.reject(outcome.error)
-        return
-      }
-      if (outcome.effects !== undefined && !outcome.effects.empty) {
-        try {
-          item.committed?.(outcome.effects)
-        } catch (error) {
-          item.reject(error)
-          return
-        }
-      }
-      item.resolve(outcome.value)
-    })
   }
 
   return {
     db,
-    transact: async <T>(work: (db: Db) => Work<T>, committed?: (effects: Effects) => void) => await new Promise<T>((resolve, reject) => {
-      queue.push({ work, committed, resolve: resolve as (value: unknown) => void, reject, deadline: Date.now() + BUSY_BUDGET_MS })
-      if (!flushScheduled) {
-        flushScheduled = true
-        setImmediate(flush)
-      }
-    }),
-    // Reads rarely meet a lock in WAL mode (a reader waits only for another process's
-    // WAL recovery or exclusive locking mode); read work has no other effect, so it is
-    // simply run again, from a fresh generator.
-    read: async <T>(work: (db: Db) => Work<T>) => {
-      const deadline = Date.now() + BUSY_BUDGET_MS
-      for (let retry = 0; ; retry++) {
-        try {
-          return inTransaction.deferred(work(db)) as T
-        } catch (error) {
-          if (!isBusy(error) || Date.now() >= deadline) throw error
-        }
-        await sleep(retryDelay(retry))
-      }
-    },
+    transact: writes.transact,
+    read: async <T>(work: (db: Db) => Work<T>) => await new Promise<T>((resolve, reject) => { lane.enter(readTask(work, resolve, reject, 0)) }),
     ping: async () => {
       try {
         probeWrite(database)

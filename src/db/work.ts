@@ -1,9 +1,9 @@
 /**
  * Database work written once for both dialects: a service operation is a
  * generator that yields Kysely queries and receives their rows. The dialect's
- * runner (db/create-db.ts) executes it: synchronously inside one better-sqlite3
- * transaction on SQLite (no await between statements, so no other request can
- * interleave), or statement by statement inside a Kysely transaction on PostgreSQL.
+ * runner (db/create-db.ts) executes it: statement by statement, synchronously,
+ * inside one better-sqlite3 transaction on SQLite (no other work runs on the
+ * connection until it ends), or inside a Kysely transaction on PostgreSQL.
  *
  * Repository functions are such generators: `yield* findPool(db, id)`.
  *
@@ -11,7 +11,13 @@
  * changed, for whoever keeps state in memory. The runner keeps it instead of sending
  * it to the database (Effects, one per attempt of a write) and, once the
  * transaction has committed, hands the effects to the transact's `committed`.
+ *
+ * A long unit does not hold the event loop: between its statements (and where it
+ * yields `breathe()` in a long stretch of its own computing) the runner lets other
+ * requests be served once it has worked for a slice (SLICE_MS), its transaction kept
+ * open; nothing else runs on that transaction meanwhile (docs/decisions.md).
  */
+import { performance } from 'node:perf_hooks'
 import type { Compilable } from 'kysely'
 import type { Db } from './types.js'
 
@@ -75,8 +81,90 @@ export function keep (effects: Effects | undefined, declaration: Declaration): n
   return effects.declare(declaration)
 }
 
+/**
+ * How long (ms) a runner works at one stretch on a unit of work or a read before it
+ * lets the event loop serve others, the unit's transaction kept open meanwhile.
+ */
+export const SLICE_MS = 10
+
+/** What `breathe()` yields: a point in a unit's own long computing where the runner may let the event loop turn. */
+export class Breath {}
+const BREATH = new Breath()
+
+/**
+ * Lets the runner pause here if the unit has worked for a slice (SLICE_MS): for a
+ * long loop of the unit's own computing between statements (a plan of thousands of
+ * pools). Costs nothing when the slice is not spent.
+ */
+export function * breathe (): Work<void> {
+  yield BREATH
+}
+
+/**
+ * Computing done a piece at a time: a generator that yields (nothing) between its
+ * pieces, each short (a millisecond or so), and finally returns T. Run inside a unit
+ * of work with `breathing`, outside one with `paced`.
+ */
+export type Pieces<T> = Generator<void, T, void>
+
+/** Runs `pieces` inside a unit of work, letting the runner pause between them (breathe). */
+export function * breathing<T> (pieces: Pieces<T>): Work<T> {
+  let step = pieces.next()
+  while (step.done !== true) {
+    yield * breathe()
+    step = pieces.next()
+  }
+  return step.value
+}
+
+/**
+ * Calls `next` once the event loop has polled for I/O (requests, answers from the
+ * database) and run its timers once more: two setImmediate hops, as one alone, from
+ * an I/O callback, runs before the next poll.
+ */
+export function afterNextPoll (next: () => void): void {
+  setImmediate(() => { setImmediate(next) })
+}
+
+/** Resolves once the event loop has polled for I/O once more (afterNextPoll). */
+export async function nextTurn (): Promise<void> {
+  await new Promise<void>((resolve) => { afterNextPoll(resolve) })
+}
+
+/**
+ * Runs `pieces` outside any unit of work, letting the event loop turn (nextTurn)
+ * whenever they have run for SLICE_MS: a plan of thousands of pools, an answer of
+ * megabytes, without holding other requests.
+ */
+export async function paced<T> (pieces: Pieces<T>): Promise<T> {
+  let sliceEnd = performance.now() + SLICE_MS
+  for (let step = pieces.next(); ; step = pieces.next()) {
+    if (step.done === true) return step.value
+    if (performance.now() >= sliceEnd) {
+      await nextTurn()
+      sliceEnd = performance.now() + SLICE_MS
+    }
+  }
+}
+
+/**
+ * Yields `items` one by one, letting the event loop turn (nextTurn) whenever SLICE_MS
+ * has passed: for a stream whose pieces take long to make (a large answer written to
+ * a socket that takes all it is given at once).
+ */
+export async function * pacedItems<T> (items: Iterable<T>): AsyncGenerator<T, void, undefined> {
+  let sliceEnd = performance.now() + SLICE_MS
+  for (const item of items) {
+    yield item
+    if (performance.now() >= sliceEnd) {
+      await nextTurn()
+      sliceEnd = performance.now() + SLICE_MS
+    }
+  }
+}
+
 /** A unit of database work that finally returns T. */
-export type Work<T> = Generator<Compilable<unknown> | Declaration, T, unknown[]>
+export type Work<T> = Generator<Compilable<unknown> | Declaration | Breath, T, unknown[]>
 
 /** Runs the query and returns all its rows. */
 export function * all<R> (query: Compilable<R>): Work<R[]> {

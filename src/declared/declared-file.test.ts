@@ -73,7 +73,7 @@ describe('declared state files', () => {
       await assert.rejects(readDeclaredFile(dir, {}), (error: unknown) => error instanceof DeclaredFileError && /cannot be read \(EISDIR\)/.test(error.message))
       const big = join(dir, 'big.yaml')
       writeFileSync(big, `# ${'x'.repeat(MAX_FILE_BYTES)}\n`)
-      await assert.rejects(readDeclaredFile(big, {}), (error: unknown) => error instanceof DeclaredFileError && /larger than 1048576 bytes/.test(error.message))
+      await assert.rejects(readDeclaredFile(big, {}), (error: unknown) => error instanceof DeclaredFileError && new RegExp(`larger than ${MAX_FILE_BYTES} bytes`).test(error.message))
       await assert.rejects(readDeclaredFile('/dev/zero', {}), (error: unknown) => error instanceof DeclaredFileError && /larger than/.test(error.message))
       const bomb = join(dir, 'bomb.yaml')
       writeFileSync(bomb, ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`)].join('\n'))

@@ -10,11 +10,11 @@ import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml'
 import { issueText, RequestValidationError } from '../errors.js'
 import { checkBody } from '../http/json-parser.js'
 import { desiredState, type Desired } from './declared.rules.js'
-import type { DeclaredStateValue } from './declared.schemas.js'
+import { STATE_LIMITS, stateTooLarge, type DeclaredStateValue } from './declared.schemas.js'
 import { fillPlaceholders, shapeProblems } from './declared.shape.js'
 
-/** The largest file read: the service's body limit, so what a file holds can also be sent (about 5,000 providers). */
-export const MAX_FILE_BYTES = 1024 * 1024
+/** The largest file read: the most a plan or apply body may be (STATE_LIMITS), so what a file holds can also be sent. */
+export const MAX_FILE_BYTES = STATE_LIMITS.bytes
 
 /** One problem in a file. */
 export interface FileProblem {
@@ -96,6 +96,8 @@ export function parseDeclaredFile (text: string, file: string, env: Readonly<Rec
   if (!isMap(doc.contents) && !(value !== null && typeof value === 'object' && !Array.isArray(value))) {
     throw new DeclaredFileError([{ file, path: '', line: 1, message: `a state is a mapping with 'providers' and 'pools'${isSeq(doc.contents) ? ', not a list' : ''}` }])
   }
+  const tooLarge = stateTooLarge(value)
+  if (tooLarge !== undefined) throw new DeclaredFileError([{ file, path: '', line: null, message: tooLarge }])
   const problems: FileProblem[] = []
   const problem = (segments: ReadonlyArray<string | number>, message: string) => {
     problems.push({ file, path: pathText(segments), line: lineOf(doc, lines, segments), message })

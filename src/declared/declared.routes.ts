@@ -5,39 +5,68 @@
  * Admin only (the export shows base URLs and check paths as stored).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import { Readable } from 'node:stream'
+import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import { Type } from 'typebox'
 import { stringify } from 'yaml'
 import { actorOf } from '../audit/audit.js'
-import { RequestValidationError } from '../errors.js'
+import { nextTurn, pacedItems } from '../db/work.js'
+import { DomainError, RequestValidationError } from '../errors.js'
 import { errorResponses, ErrorBody } from '../http/schemas.js'
 import { toValidationIssues } from '../http/pydantic-errors.js'
-import { ApplyQuery, DeclaredState, Plan } from './declared.schemas.js'
+import { validatorCompiler } from '../http/validation.js'
+import { planJson } from './declared.answer.js'
+import { ApplyQuery, DeclaredState, Plan, STATE_LIMITS, stateTooLarge, type PlanValue } from './declared.schemas.js'
 import type { DeclaredService } from './declared.service.js'
 import { shapeErrors } from './declared.shape.js'
 
 const tags = ['config']
 
 /**
- * Checks a state's shape strictly before the schema validation, which would drop
- * unknown keys: a misspelt `providers` beside `prune: true` must be a 422, not a
- * state that declares nothing and so deletes everything.
+ * Checks a state's size (STATE_LIMITS: 413 beyond), then its shape strictly: the
+ * body's validation (see stateRoute). Unknown keys are refused, not dropped as the
+ * API's validator does elsewhere: a misspelt `providers` beside `prune: true` must be
+ * a 422, not a state that declares nothing and so deletes everything.
  */
 async function strictShape (request: FastifyRequest): Promise<void> {
+  const tooLarge = stateTooLarge(request.body)
+  if (tooLarge !== undefined) throw new DomainError(413, tooLarge)
+  // Parsing a large state, checking its shape and planning it are long stretches each: others are served between them.
+  await nextTurn()
   const errors = shapeErrors(request.body)
   // In pydantic's words, as every 422 (an unknown key is `extra_forbidden`, as with extra='forbid').
   if (errors.length > 0) throw new RequestValidationError(toValidationIssues(errors, 'body', request.body))
+  await nextTurn()
+}
+
+/**
+ * A plan's answer, written a piece at a time (declared.answer.ts): thousands of
+ * changes are megabytes of JSON, and a socket may take them all at once.
+ */
+const sendPlan = async (reply: FastifyReply, plan: PlanValue) =>
+  await reply.type('application/json; charset=utf-8').send(Readable.from(pacedItems(planJson(plan)), { objectMode: false }))
+
+/**
+ * What plan and apply share: a state up to STATE_LIMITS.bytes (more than other
+ * bodies take), checked by strictShape. Its check is against DeclaredState itself
+ * (unknown keys refused, no default to fill in), so the body is not validated a
+ * second time: over a large state, that would hold the event loop once more.
+ */
+const stateRoute = {
+  preValidation: strictShape,
+  bodyLimit: STATE_LIMITS.bytes,
+  validatorCompiler: ((route) => route.httpPart === 'body' ? () => true : validatorCompiler(route)) satisfies FastifySchemaCompiler<unknown>
 }
 
 export const declaredRoutes: FastifyPluginAsyncTypebox<{ declared: DeclaredService }> = async (app, { declared }) => {
   app.post('/api/config/plan', {
-    preValidation: strictShape,
+    ...stateRoute,
     schema: { tags, summary: 'What applying a declared state would change', body: DeclaredState, response: { 200: Plan, ...errorResponses } },
     config: { failure: 'Failed to plan' }
-  }, async (request) => await declared.plan(request.body))
+  }, async (request, reply) => await sendPlan(reply, await declared.plan(request.body)))
 
   app.post('/api/config/apply', {
-    preValidation: strictShape,
+    ...stateRoute,
     schema: {
       tags,
       summary: 'Make the stored state what a declared state says, in one transaction',
@@ -46,7 +75,7 @@ export const declaredRoutes: FastifyPluginAsyncTypebox<{ declared: DeclaredServi
       response: { 200: Plan, ...errorResponses, 409: ErrorBody }
     },
     config: { failure: 'Failed to apply' }
-  }, async (request) => await declared.apply(request.body, actorOf(request), request.query.expect))
+  }, async (request, reply) => await sendPlan(reply, await declared.apply(request.body, actorOf(request), request.query.expect)))
 
   app.get('/api/config/export', {
     schema: {

@@ -12,6 +12,7 @@ import type { PoolRow } from '../pools/pool.repository.js'
 import { storedPool, type StoredPool } from '../pools/pool.rules.js'
 import type { ProviderRow } from '../providers/provider.repository.js'
 import { storedProvider, type StoredProvider } from '../providers/provider.rules.js'
+import { CHANGED_MASK, MASK, shownWithChanges } from '../rules/secrets.js'
 import type { ChangeValue, DeclaredStateValue } from './declared.schemas.js'
 import { PLACEHOLDER } from './declared.shape.js'
 
@@ -71,12 +72,28 @@ function unfilledPlaceholders (declared: NonNullable<DeclaredStateValue['provide
   return issues
 }
 
+/** Pools checked per piece of `desiring`: about a millisecond's work. */
+const CHECKED_PER_PIECE = 500
+
 /**
  * The state in stored form; a 422 listing every problem (each `loc` under `at`):
  * a field the API would refuse, a name declared twice, a member naming a provider
  * the state does not declare.
  */
 export function desiredState (input: DeclaredStateValue, at: Loc): Desired {
+  const pieces = desiring(input, at)
+  for (;;) {
+    const step = pieces.next()
+    if (step.done === true) return step.value
+  }
+}
+
+/**
+ * desiredState a piece at a time: yields (nothing) after every CHECKED_PER_PIECE
+ * pools, so that a state of thousands of pools can let the event loop turn
+ * (db/work.ts `paced`).
+ */
+export function * desiring (input: DeclaredStateValue, at: Loc): Generator<void, Desired, void> {
   const issues: ValidationIssue[] = []
   const providers: StoredProvider[] = []
   const providerAt = new Map<string, number>()
@@ -88,16 +105,18 @@ export function desiredState (input: DeclaredStateValue, at: Loc): Desired {
   })
   const pools: DesiredPool[] = []
   const poolAt = new Map<string, number>()
-  ;(input.pools ?? []).forEach((declared, i) => {
-    if (!firstDeclaration(poolAt, 'pool', declared.name, i, at, issues)) return
+  for (const [i, declared] of (input.pools ?? []).entries()) {
+    if (i % CHECKED_PER_PIECE === CHECKED_PER_PIECE - 1) yield
+    if (!firstDeclaration(poolAt, 'pool', declared.name, i, at, issues)) continue
     const members: DesiredMember[] = []
     const memberAt = new Map<string, number>()
     ;(declared.members ?? []).forEach((member, j) => {
-      const loc = [...at, 'pools', i, 'members', j, 'provider']
+      // Made only for an issue: a state may hold 200,000 members.
+      const loc = () => [...at, 'pools', i, 'members', j, 'provider']
       if (!providerAt.has(member.provider)) {
-        issues.push(valueError(loc, member.provider, `no provider '${member.provider}' is declared in this state`))
+        issues.push(valueError(loc(), member.provider, `no provider '${member.provider}' is declared in this state`))
       } else if (memberAt.has(member.provider)) {
-        issues.push(valueError(loc, member.provider, `provider '${member.provider}' is a member of this pool twice (first as members[${memberAt.get(member.provider) ?? 0}])`))
+        issues.push(valueError(loc(), member.provider, `provider '${member.provider}' is a member of this pool twice (first as members[${memberAt.get(member.provider) ?? 0}])`))
       } else {
         memberAt.set(member.provider, j)
         members.push({ provider: member.provider, priority: member.priority ?? 1, weight: member.weight ?? 1, enabled: member.enabled === false ? 0 : 1 })
@@ -105,7 +124,7 @@ export function desiredState (input: DeclaredStateValue, at: Loc): Desired {
     })
     const stored = collect(issues, () => storedPool(declared, [...at, 'pools', i]))
     if (stored !== undefined) pools.push({ ...stored, members })
-  })
+  }
   if (issues.length > 0) throw new RequestValidationError(issues)
   return { prune: input.prune === true, providers, pools }
 }
@@ -129,12 +148,12 @@ export type Step =
   | { readonly kind: 'member', readonly action: 'update', readonly id: number, readonly pool: string, readonly desired: DesiredMember, readonly current: Current['members'][number] }
   | { readonly kind: 'member', readonly action: 'delete', readonly id: number, readonly pool: string, readonly provider: string, readonly poolId: number, readonly providerId: number }
 
-/** Credential headers as shown in a plan: names, values masked; a changed value says so. */
+/** Credential headers as shown in a plan: names, values masked (every value is a credential); a changed value says so. */
 function shownHeaders (stored: string | null | undefined, other: string | null | undefined): Record<string, string> | null {
   if (stored == null) return null
   const mine = JSON.parse(stored) as Record<string, string>
   const theirs = other == null ? {} : JSON.parse(other) as Record<string, string>
-  return Object.fromEntries(Object.keys(mine).sort().map((name) => [name, name in theirs && theirs[name] !== mine[name] ? '*** (changed)' : '***']))
+  return Object.fromEntries(Object.keys(mine).sort().map((name) => [name, name in theirs && theirs[name] !== mine[name] ? CHANGED_MASK : MASK]))
 }
 
 /** Credential headers in a form that compares equal whatever the order of their names. */
@@ -145,7 +164,11 @@ function headerKey (stored: string | null | undefined): string {
 
 type ProviderFields = Pick<StoredProvider, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check'>
 
-/** A provider's fields as a plan shows them (`other`: what they are compared with, for credentials). */
+/**
+ * A provider's fields as they are compared (sameProvider): as stored, but for the
+ * credential headers, compared by headerKey (`other`: what they are compared with).
+ * Never shown: a plan shows shownProvider.
+ */
 function providerView (p: ProviderFields, other: ProviderFields | null): Record<string, unknown> {
   return {
     category: p.category ?? null,
@@ -158,12 +181,32 @@ function providerView (p: ProviderFields, other: ProviderFields | null): Record<
   }
 }
 
+/**
+ * A provider's fields as a plan shows them: every credential masked by the one rule
+ * (rules/secrets.ts) — header values, and in the base URL and the check's path the
+ * userinfo's password and secret-looking query values — the rest as stored; against
+ * `other` (the `from` side of an update) a credential whose value changes reads
+ * `*** (changed)`.
+ */
+function shownProvider (p: ProviderFields, other: ProviderFields | null): Record<string, unknown> {
+  const check = p.health_check == null ? null : JSON.parse(p.health_check) as { path: string }
+  const otherPath = other?.health_check == null ? null : (JSON.parse(other.health_check) as { path: string }).path
+  return {
+    ...providerView(p, other),
+    base_url: p.base_url == null ? null : shownWithChanges(p.base_url, other?.base_url),
+    health_check: check === null ? null : { ...check, path: shownWithChanges(check.path, otherPath) }
+  }
+}
+
 const POOL_FIELDS = ['category', 'description', 'rotation_strategy', 'enabled', 'failure_threshold', 'cooldown_seconds', 'max_cooldown_seconds',
   'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds'] as const
 const FLAGS = new Set<string>(['enabled', 'retry_non_idempotent', 'forward_client_auth'])
 
+/** A pool's field as a plan shows and compares it: flags as booleans, absent as null. */
+const poolField = (p: Pick<StoredPool, typeof POOL_FIELDS[number]>, field: typeof POOL_FIELDS[number]) => FLAGS.has(field) ? p[field] === 1 : p[field] ?? null
+
 function poolView (p: Pick<StoredPool, typeof POOL_FIELDS[number]>): Record<string, unknown> {
-  return Object.fromEntries(POOL_FIELDS.map((field) => [field, FLAGS.has(field) ? p[field] === 1 : p[field] ?? null]))
+  return Object.fromEntries(POOL_FIELDS.map((field) => [field, poolField(p, field)]))
 }
 
 function memberView (m: Pick<DesiredMember, 'priority' | 'weight' | 'enabled'>): Record<string, unknown> {
@@ -181,33 +224,93 @@ function diff (from: Record<string, unknown> | null, to: Record<string, unknown>
   return fields
 }
 
+/** A field as `diff` compares it: null and absent alike, objects by their JSON text. */
+function sameField (a: unknown, b: unknown): boolean {
+  const [from, to] = [a ?? null, b ?? null]
+  if (from === to) return true
+  return typeof from === 'object' && typeof to === 'object' && JSON.stringify(from) === JSON.stringify(to)
+}
+
+/** True when `diff(from, to)` would find nothing, without building it. */
+function sameView (from: Record<string, unknown>, to: Record<string, unknown>): boolean {
+  for (const key of Object.keys(to)) if (!sameField(from[key], to[key])) return false
+  return true
+}
+
+/** True when `diff(poolView(a), poolView(b))` would find nothing (every pool field is a plain value). */
+function samePool (a: Pick<StoredPool, typeof POOL_FIELDS[number]>, b: Pick<StoredPool, typeof POOL_FIELDS[number]>): boolean {
+  for (const field of POOL_FIELDS) if (poolField(a, field) !== poolField(b, field)) return false
+  return true
+}
+
+/** True when `diff(memberView(a), memberView(b))` would find nothing. */
+function sameMember (a: Pick<DesiredMember, 'priority' | 'weight' | 'enabled'>, b: Pick<DesiredMember, 'priority' | 'weight' | 'enabled'>): boolean {
+  return a.priority === b.priority && a.weight === b.weight && (a.enabled === 1) === (b.enabled === 1)
+}
+
 /** True when a stored provider already is what is declared. */
 function sameProvider (current: ProviderRow, desired: StoredProvider): boolean {
   return headerKey(current.auth_headers) === headerKey(desired.auth_headers) &&
-    JSON.stringify(diff(providerView(current, null), providerView(desired, null))) === '{}'
+    sameView(providerView(current, null), providerView(desired, null))
 }
 
-/** The steps that make `current` what `desired` declares, creates and updates first, deletes last. */
+type StoredMember = Current['members'][number]
+
+/** The stored memberships of each pool by provider name, by pool id: one pass over them all. */
+function membersByPool (current: Current, providerNames: ReadonlyMap<number, string>): Map<number, Map<string, StoredMember>> {
+  const byPool = new Map<number, Map<string, StoredMember>>()
+  for (const m of current.members) {
+    let members = byPool.get(m.pool_id)
+    if (members === undefined) byPool.set(m.pool_id, members = new Map())
+    members.set(providerNames.get(m.provider_id) as string, m)
+  }
+  return byPool
+}
+
+/** Pools planned per piece of `planning`: about a millisecond's work. */
+const PLANNED_PER_PIECE = 500
+
+/**
+ * The steps that make `current` what `desired` declares, creates and updates first,
+ * deletes last. Linear in the size of both states: memberships are indexed by pool
+ * once, and compared without building the diff a plan shows.
+ */
 export function planSteps (current: Current, desired: Desired): Step[] {
+  const pieces = planning(current, desired)
+  for (;;) {
+    const step = pieces.next()
+    if (step.done === true) return step.value
+  }
+}
+
+/**
+ * planSteps a piece at a time: yields (nothing) after every PLANNED_PER_PIECE pools,
+ * so that a plan of thousands of pools can let the event loop turn (db/work.ts
+ * `paced`, or `breathing` inside a unit of work).
+ */
+export function * planning (current: Current, desired: Desired): Generator<void, Step[], void> {
   const steps: Step[] = []
   const providers = new Map(current.providers.map((p) => [p.name, p]))
   const providerNames = new Map(current.providers.map((p) => [p.id, p.name]))
   const pools = new Map(current.pools.map((p) => [p.name, p]))
+  const storedMembers = membersByPool(current, providerNames)
   for (const p of desired.providers) {
     const stored = providers.get(p.name)
     if (stored === undefined) steps.push({ kind: 'provider', action: 'create', desired: p })
     else if (!sameProvider(stored, p)) steps.push({ kind: 'provider', action: 'update', id: stored.id, desired: p, current: stored })
   }
   const deletes: Step[] = []
-  for (const p of desired.pools) {
+  for (const [i, p] of desired.pools.entries()) {
+    if (i % PLANNED_PER_PIECE === PLANNED_PER_PIECE - 1) yield
     const stored = pools.get(p.name)
     if (stored === undefined) steps.push({ kind: 'pool', action: 'create', desired: p })
-    else if (JSON.stringify(diff(poolView(stored), poolView(p))) !== '{}') steps.push({ kind: 'pool', action: 'update', id: stored.id, desired: p, current: stored })
-    const members = new Map(stored === undefined ? [] : current.members.filter((m) => m.pool_id === stored.id).map((m) => [providerNames.get(m.provider_id) as string, m]))
+    else if (!samePool(stored, p)) steps.push({ kind: 'pool', action: 'update', id: stored.id, desired: p, current: stored })
+    // Its own copy: what is left once the declared members are taken out is what prune deletes.
+    const members = new Map(stored === undefined ? undefined : storedMembers.get(stored.id))
     for (const m of p.members) {
       const member = members.get(m.provider)
       if (member === undefined) steps.push({ kind: 'member', action: 'create', pool: p.name, desired: m })
-      else if (JSON.stringify(diff(memberView(member), memberView(m))) !== '{}') steps.push({ kind: 'member', action: 'update', id: member.id, pool: p.name, desired: m, current: member })
+      else if (!sameMember(member, m)) steps.push({ kind: 'member', action: 'update', id: member.id, pool: p.name, desired: m, current: member })
       members.delete(m.provider)
     }
     if (desired.prune && stored !== undefined) {
@@ -223,7 +326,7 @@ export function planSteps (current: Current, desired: Desired): Step[] {
   return [...steps, ...deletes]
 }
 
-/** A step as a plan shows it. */
+/** A step as a plan shows it (and its audit record records it): credentials masked (shownProvider). */
 export function describeStep (step: Step): ChangeValue {
   switch (step.kind) {
     case 'provider':
@@ -232,8 +335,8 @@ export function describeStep (step: Step): ChangeValue {
         action: step.action,
         name: step.action === 'create' ? step.desired.name : step.current.name,
         fields: step.action === 'create'
-          ? diff(null, providerView(step.desired, null))
-          : step.action === 'update' ? diff(providerView(step.current, null), providerView(step.desired, step.current)) : {}
+          ? diff(null, shownProvider(step.desired, null))
+          : step.action === 'update' ? diff(shownProvider(step.current, null), shownProvider(step.desired, step.current)) : {}
       }
     case 'pool':
       return {

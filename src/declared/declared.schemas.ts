@@ -10,6 +10,41 @@ import { Nullable } from '../http/schemas.js'
 import { CreatePoolBody, UpdateMemberBody } from '../pools/pool.schemas.js'
 import { CreateProviderBody } from '../providers/provider.schemas.js'
 
+/**
+ * The most one declared state may hold, whichever door it comes in by (a plan or
+ * apply body, CONFIG_FILE, the sourcepool command's file): well above 8,000 pools of
+ * 10 members (about 4 MB of JSON, 10 MB as export writes it). A larger state is
+ * refused whole (413), never applied in part: split it, or apply it in parts.
+ */
+export const STATE_LIMITS = {
+  /** Bytes of the body, or of the file. */
+  bytes: 16 * 1024 * 1024,
+  providers: 10_000,
+  pools: 10_000,
+  /** Members of all its pools together (each pool has at most 1,000). */
+  members: 200_000
+} as const
+
+/** `n` as the limits are written (`200,000`). */
+const counted = (n: number) => n.toLocaleString('en-US')
+
+/**
+ * Why `value` (a state as sent, not yet checked) is larger than STATE_LIMITS allows,
+ * in a sentence; undefined when it is not. Only counts: its shape is checked after.
+ */
+export function stateTooLarge (value: unknown): string | undefined {
+  const { providers, pools } = (value ?? {}) as { providers?: unknown, pools?: unknown }
+  const count = (list: unknown) => Array.isArray(list) ? list.length : 0
+  let members = 0
+  if (Array.isArray(pools)) for (const pool of pools) members += count((pool as { members?: unknown } | null)?.members)
+  const over = ([['providers', count(providers)], ['pools', count(pools)], ['members', members]] as const)
+    .find(([what, n]) => n > STATE_LIMITS[what])
+  if (over === undefined) return undefined
+  const [what, n] = over
+  return `A declared state may hold at most ${counted(STATE_LIMITS[what])} ${what}${what === 'members' ? ' (all its pools together)' : ''}; ` +
+    `this one has ${counted(n)}: apply it in parts`
+}
+
 export const DeclaredMember = Type.Object({
   provider: Type.String({ minLength: 1, maxLength: 200, description: 'a provider declared in the same state, by name' }),
   ...UpdateMemberBody.properties
@@ -25,8 +60,8 @@ export const DeclaredProvider = Type.Object({ ...CreateProviderBody.properties }
 
 export const DeclaredState = Type.Object({
   prune: Type.Optional(Type.Boolean({ description: 'delete providers, pools and members the state does not declare (default false)' })),
-  providers: Type.Optional(Type.Array(DeclaredProvider, { maxItems: 10_000 })),
-  pools: Type.Optional(Type.Array(DeclaredPool, { maxItems: 10_000 }))
+  providers: Type.Optional(Type.Array(DeclaredProvider, { maxItems: STATE_LIMITS.providers })),
+  pools: Type.Optional(Type.Array(DeclaredPool, { maxItems: STATE_LIMITS.pools }))
 }, { additionalProperties: false })
 export type DeclaredStateValue = Static<typeof DeclaredState>
 
