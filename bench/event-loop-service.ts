@@ -5,17 +5,11 @@
  * window around one scenario: reset the histogram, poll, run the scenario, keep
  * polling until the service has settled, read the histogram.
  */
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { fileURLToPath } from 'node:url'
-import { freePort } from '../test/server-process.js'
 import { READ_TYPE, RESOLUTION_MS, type DelayReading, type ReadMessage } from './event-loop-reading.js'
-import { pinned } from './options.js'
-import { stopChild } from './processes.js'
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
+import { spawnService, stopChild } from './processes.js'
 
 /** How often the poller asks (from one request's start to the next one's). */
 export const POLL_MS = 20
@@ -45,27 +39,9 @@ export interface ProbedService {
  * `GET /healthz` answers 200.
  */
 export async function startProbedService (env: Record<string, string>, timeoutMs = 60_000): Promise<ProbedService> {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const [command, args] = pinned('server', process.execPath, ['--import', 'tsx', '--import', './bench/event-loop-probe.ts', 'src/main.ts'])
-  const child = spawn(command, args, {
-    cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc']
-  })
-  let stderr = ''
-  child.stderr?.on('data', (chunk) => { stderr += String(chunk) })
-  const deadline = Date.now() + timeoutMs
-  while (!await fetch(`${url}/healthz`).then((res) => res.status === 200, () => false)) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}: ${stderr.trim()}`)
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL')
-      throw new Error(`the service did not answer /healthz within ${timeoutMs} ms: ${stderr.trim()}`)
-    }
-    await sleep(50)
-  }
+  const { url, child, stderr: stderrText } = await spawnService(['./bench/event-loop-probe.ts'], env, timeoutMs, { ipc: true })
   const readDelay = async (profile?: string): Promise<DelayReading> => await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the probe did not answer within 60 s: ${stderr.trim()}`)), 60_000)
+    const timer = setTimeout(() => reject(new Error(`the probe did not answer within 60 s: ${stderrText().trim()}`)), 60_000)
     child.once('message', (reading) => {
       clearTimeout(timer)
       resolve(reading as DelayReading)

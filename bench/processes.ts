@@ -44,16 +44,28 @@ export async function startScript (script: string, env: Record<string, string> =
  * CPU, on a free port, and resolves once `GET /healthz` answers 200.
  */
 export async function startService (env: Record<string, string>, timeoutMs = 30_000): Promise<Running> {
+  const { url, child } = await spawnService([], env, timeoutMs)
+  return { url, pid: child.pid, stop: async () => { await stopChild(child) } }
+}
+
+/**
+ * Spawns `node --import tsx [imports…] src/main.ts` with `env` on the server's CPU, on a
+ * free port (with an IPC channel when `ipc`), and resolves once `GET /healthz` answers
+ * 200; its stderr is kept for the errors it may explain.
+ */
+export async function spawnService (
+  imports: readonly string[], env: Record<string, string>, timeoutMs: number, { ipc = false } = {}
+): Promise<{ url: string, child: ChildProcess, stderr: () => string }> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const [command, args] = pinned('server', process.execPath, ['--import', 'tsx', 'src/main.ts'])
+  const [command, args] = pinned('server', process.execPath, ['--import', 'tsx', ...imports.flatMap((file) => ['--import', file]), 'src/main.ts'])
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe']
+    stdio: ipc ? ['ignore', 'ignore', 'pipe', 'ipc'] : ['ignore', 'ignore', 'pipe']
   })
   let stderr = ''
-  child.stderr.on('data', (chunk) => { stderr += String(chunk) })
+  child.stderr?.on('data', (chunk) => { stderr += String(chunk) })
   const deadline = Date.now() + timeoutMs
   while (!await fetch(`${url}/healthz`).then((res) => res.status === 200, () => false)) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}: ${stderr.trim()}`)
@@ -63,7 +75,7 @@ export async function startService (env: Record<string, string>, timeoutMs = 30_
     }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  return { url, pid: child.pid, stop: async () => { await stopChild(child) } }
+  return { url, child, stderr: () => stderr }
 }
 
 /** SIGTERM, then SIGKILL after 10 s; resolves once the child has exited. */

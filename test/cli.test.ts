@@ -13,22 +13,14 @@ import { fileURLToPath } from 'node:url'
 import { after, before, it } from 'node:test'
 import { DECLARED_FILE } from './fixtures.js'
 import { describeOn, dialects, sharedDatabase, type TestDatabase } from './helpers.js'
-import { freePort, startServer, type ServerProcess } from './server-process.js'
+import { freePort, runSourcepool, startServer, type ServerProcess } from './server-process.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'sourcepool-cli-'))
 after(() => { rmSync(dir, { recursive: true, force: true }) })
 
-/** Runs `sourcepool args…`; its exit code and output. */
-async function sourcepool (args: string[], env: Record<string, string> = {}): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/sourcepool.mjs'), ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk) => { stdout += String(chunk) })
-  child.stderr.on('data', (chunk) => { stderr += String(chunk) })
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
-  return { code, stdout, stderr }
-}
+/** Runs `sourcepool args…` in this file's folder. */
+const sourcepool = async (args: string[], env: Record<string, string> = {}) => await runSourcepool(dir, args, env)
 
 it('serve starts the service as npm start does, and stops it on SIGTERM', async () => {
   const port = await freePort()

@@ -14,19 +14,17 @@
  */
 /* eslint-disable no-template-curly-in-string -- `${NAME}` placeholders are what export writes */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { after, afterEach, beforeEach, it } from 'node:test'
 import { parse, stringify } from 'yaml'
 import { openStream } from './event-stream.js'
 import { buildTestApp, describeOn, dialects, sleep, type TestApp } from './helpers.js'
+import { runSourcepool } from './server-process.js'
 import { json, upstream, type Upstream } from './upstreams.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'sourcepool-secrets-'))
 after(() => { rmSync(dir, { recursive: true, force: true }) })
 
@@ -41,16 +39,8 @@ const planted = (n: number) => `PLANTED_${n}_${randomBytes(6).toString('hex')}`
 type Four = [string, string, string, string]
 type Nine = [...Four, ...Four, string]
 
-/** Runs `sourcepool args…` against the app; its exit code and output. */
-async function sourcepool (args: string[], env: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/sourcepool.mjs'), ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk) => { stdout += String(chunk) })
-  child.stderr.on('data', (chunk) => { stderr += String(chunk) })
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
-  return { code, stdout, stderr }
-}
+/** Runs `sourcepool args…` in this file's folder. */
+const sourcepool = async (args: string[], env: Record<string, string> = {}) => await runSourcepool(dir, args, env)
 
 for (const dialect of dialects) {
   describeOn(dialect, 'no output shows a stored credential', () => {

@@ -1,6 +1,7 @@
 /**
  * Starts the real server entry (src/main.ts) as a child process, for tests that
- * need real processes: restarts, several instances on one database, start-up errors.
+ * need real processes: restarts, several instances on one database, start-up errors;
+ * and runs the `sourcepool` command as its users do.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer, type AddressInfo } from 'node:net'
@@ -91,4 +92,15 @@ export async function http (method: string, url: string, body?: unknown): Promis
   })
   const text = await res.text()
   return { status: res.status, body: text === '' ? undefined : JSON.parse(text) }
+}
+
+/** Runs `sourcepool args…` (bin/sourcepool.mjs) in `cwd`; its exit code and output. */
+export async function runSourcepool (cwd: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null, stdout: string, stderr: string }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../bin/sourcepool.mjs', import.meta.url)), ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => { stdout += String(chunk) })
+  child.stderr.on('data', (chunk) => { stderr += String(chunk) })
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+  return { code, stdout, stderr }
 }
