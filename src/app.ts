@@ -184,7 +184,7 @@ async function registerRoutes (app: FastifyInstance, config: Config, s: Services
   await app.register(chunkRoutes, { chunks: s.chunks, search: s.chunkSearch })
   await app.register(metricsRoutes, { registry: s.metrics.registry })
   await app.register(auditRoutes, { audit: s.audit })
-  await app.register(eventRoutes, { hub: s.hub, maxClients: config.eventsMaxClients })
+  await app.register(eventRoutes, { hub: s.hub, maxClients: config.eventsMaxClients, stallMs: config.eventsStallMs })
   await app.register(declaredRoutes, { declared: s.declared })
   await app.register(v1Routes)
 }

@@ -44,6 +44,8 @@ export interface Config {
   readonly eventsHeartbeatMs: number
   readonly eventsMaxClients: number
   readonly eventsClientBufferBytes: number
+  /** How long a replaying event stream may wait for its client to take what it holds before it is cut. */
+  readonly eventsStallMs: number
   /** History records kept per pool (the newest); null keeps them all. */
   readonly historyMaxPerPool: number | null
   /** History records older than this many days are deleted in the background; null keeps them. */
@@ -109,6 +111,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const eventsHeartbeatMs = readInteger(env, 'EVENTS_HEARTBEAT_MS', 15_000, 100, 600_000)
   const eventsMaxClients = readInteger(env, 'EVENTS_MAX_CLIENTS', 1000, 1, 100_000)
   const eventsClientBufferBytes = readInteger(env, 'EVENTS_CLIENT_BUFFER_BYTES', 1024 * 1024, 1024, 256 * 1024 * 1024)
+  const eventsStallMs = readInteger(env, 'EVENTS_STALL_MS', 30_000, 100, 600_000)
   const historyMaxPerPool = readOptionalInteger(env, 'HISTORY_MAX_PER_POOL', 10_000, 10, 100_000_000)
   const historyMaxAgeDays = readOptionalInteger(env, 'HISTORY_MAX_AGE_DAYS', null, 1, 36_500)
   const corsOrigins = readCorsOrigins(env)
@@ -136,6 +139,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     eventsHeartbeatMs,
     eventsMaxClients,
     eventsClientBufferBytes,
+    eventsStallMs,
     historyMaxPerPool,
     historyMaxAgeDays,
     corsOrigins,

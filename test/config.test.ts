@@ -40,6 +40,7 @@ describe('loadConfig', () => {
       eventsHeartbeatMs: 15_000,
       eventsMaxClients: 1000,
       eventsClientBufferBytes: 1024 * 1024,
+      eventsStallMs: 30_000,
       historyMaxPerPool: 10_000,
       historyMaxAgeDays: null,
       trustProxy: false,

@@ -3,7 +3,9 @@
  * failovers, health changes (cooldowns started, members recovered), refusals
  * learned, quota windows used up and admin changes — filtered by `?pool_id=` and `?type=`, resumable with Last-Event-ID
  * (or `?last_event_id=`), with a heartbeat comment every EVENTS_HEARTBEAT_MS.
- * `read` scope; at most EVENTS_MAX_CLIENTS streams at once (503 beyond). The
+ * `read` scope; at most EVENTS_MAX_CLIENTS streams at once (503 beyond); a replay
+ * whose client takes nothing for EVENTS_STALL_MS is cut, so a stalled client does
+ * not keep its place. The
  * stream is written on the raw connection, with the headers the hooks put on the
  * reply (the request id, CORS). `HEAD` answers the stream's headers at once and
  * opens no stream.
@@ -43,7 +45,7 @@ function cursorOf (text: string | undefined, loc: Array<string | number>): Curso
   return { history: Number(match[1]), audit: Number(match[2]) }
 }
 
-export const eventRoutes: FastifyPluginAsyncTypebox<{ hub: EventHub, maxClients: number }> = async (app, { hub, maxClients }) => {
+export const eventRoutes: FastifyPluginAsyncTypebox<{ hub: EventHub, maxClients: number, stallMs: number }> = async (app, { hub, maxClients, stallMs }) => {
   app.get('/api/events', {
     schema: {
       tags: ['events'],
@@ -75,11 +77,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ hub: EventHub, maxClients:
         return raw.writableLength
       },
       end: () => { if (!raw.destroyed) raw.destroy() },
-      // Once the socket takes writes again ('drain' comes only after a write was refused).
+      // Once the socket takes writes again ('drain' comes only after a write was refused);
+      // a client that takes nothing for stallMs is cut (the close ends the wait and the replay).
       drained: async () => {
         if (raw.destroyed || !raw.writableNeedDrain) return
         await new Promise<void>((resolve) => {
+          const cut = setTimeout(() => { raw.destroy() }, stallMs)
           const done = () => {
+            clearTimeout(cut)
             raw.off('drain', done)
             raw.off('close', done)
             resolve()

@@ -66,8 +66,8 @@ for (const dialect of dialects) {
     })
 
     /** The app, listening, with STORED history records of about 2 KB each and the hub's history reads counted. */
-    async function start (): Promise<number> {
-      t = await buildTestApp(dialect, { healthCheckTimer: false })
+    async function start (env: Record<string, string> = {}): Promise<number> {
+      t = await buildTestApp(dialect, { healthCheckTimer: false }, env)
       const { poolId, providers } = await poolWithMembers(t, 'p', ['a', 'b'])
       const notes = 'n'.repeat(2000)
       const rows = Array.from({ length: STORED }, (_, i) => ({
@@ -95,6 +95,26 @@ for (const dialect of dialects) {
       }
       return step.value
     }
+
+    it('cuts a replay whose client takes nothing for EVENTS_STALL_MS, so it does not keep its place', async () => {
+      await start({ EVENTS_MAX_CLIENTS: '1', EVENTS_STALL_MS: '300' })
+      const { socket, head } = await resumeFromStart(port)
+      sockets.push(socket)
+      assert.match(head, /^HTTP\/1\.1 200/)
+      // Connected, reading nothing: its place is taken while the replay waits for it…
+      socket.pause()
+      assert.equal(await get(port, '/api/events'), 503)
+      // …until the stall cut frees it.
+      let status = 503
+      for (const end = Date.now() + 20_000; status === 503 && Date.now() < end; await sleep(100)) {
+        status = await new Promise<number>((resolve, reject) => {
+          const req = request({ host: '127.0.0.1', port, path: '/api/events', agent: false }, (res) => { resolve(res.statusCode ?? 0); res.destroy() })
+          req.on('error', reject)
+          req.end()
+        })
+      }
+      assert.equal(status, 200)
+    })
 
     it('answers /healthz while twenty clients resume from the start, and stops reading for them once they leave', async () => {
       await start()
