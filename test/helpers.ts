@@ -6,9 +6,10 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { FastifyInstance, InjectOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
 import { after, describe, it } from 'node:test'
 import pg from 'pg'
+import type { TSchema } from 'typebox'
 import { buildApp, type AppDeps } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { createDb, type DbHandle } from '../src/db/create-db.js'
@@ -140,4 +141,13 @@ export async function buildTestApp (
       await testDb.drop()
     }
   }
+}
+
+/** What Fastify writes for `value` under the response schema `schema` (its default serializer, as the app uses). */
+export async function fastifyBytes (schema: TSchema, value: unknown): Promise<string> {
+  const app = Fastify({ logger: false })
+  app.get('/', { schema: { response: { 200: schema } } }, async () => value)
+  const res = await app.inject({ method: 'GET', url: '/' })
+  await app.close()
+  return res.body
 }

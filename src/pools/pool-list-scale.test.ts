@@ -8,29 +8,18 @@
  */
 import assert from 'node:assert/strict'
 import { afterEach, it } from 'node:test'
-import Fastify from 'fastify'
 import type { InjectOptions } from 'fastify'
-import type { TSchema } from 'typebox'
 import { buildApp } from '../app.js'
 import { loadConfig } from '../config.js'
 import { createDb, type DbHandle } from '../db/create-db.js'
 import type { Db } from '../db/types.js'
 import { execute, type Work } from '../db/work.js'
-import { describeOn, dialects, type TestDatabase } from '../../test/helpers.js'
+import { describeOn, dialects, fastifyBytes, type TestDatabase } from '../../test/helpers.js'
 import { buildPoolStatuses, toPoolSummary } from './pool-status.js'
 import { listPools } from './pool.repository.js'
 import { PoolList } from './pool.schemas.js'
 import { CHECK_REBUILDS, SEGMENT_IDS } from './read-model.js'
 import { COPY_MAX } from './reply-buffers.js'
-
-/** What Fastify writes for `value` under the response schema `schema` (its default serializer, as the app uses). */
-async function fastifyBytes (schema: TSchema, value: unknown): Promise<string> {
-  const app = Fastify({ logger: false })
-  app.get('/', { schema: { response: { 200: schema } } }, async () => value)
-  const res = await app.inject({ method: 'GET', url: '/' })
-  await app.close()
-  return res.body
-}
 
 /** The reads the app made: statements in all, the most in one read, and a hook run as the next read starts. */
 interface ReadLog {

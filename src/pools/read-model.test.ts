@@ -7,15 +7,13 @@
  */
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, it } from 'node:test'
-import Fastify from 'fastify'
-import type { TSchema } from 'typebox'
 import { createChangeFeed } from '../changes.js'
 import type { DbHandle } from '../db/create-db.js'
 import type { Db } from '../db/types.js'
 import { execute, type Work, type WorkRunner } from '../db/work.js'
 import { SYSTEM_ACTOR } from '../audit/audit.js'
 import { addMember, createPool, createProvider, poolWithMembers, rotateTimes } from '../../test/fixtures.js'
-import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
+import { buildTestApp, describeOn, dialects, fastifyBytes, type TestApp } from '../../test/helpers.js'
 import { createMemberService } from './member.service.js'
 import { buildPoolStatuses } from './pool-status.js'
 import { listPools } from './pool.repository.js'
@@ -24,15 +22,6 @@ import { PoolList, PoolStatus } from './pool.schemas.js'
 import { createPoolService } from './pool.service.js'
 import { joined } from './read-model.js'
 import { createProviderService } from '../providers/provider.service.js'
-
-/** What Fastify writes for `value` under the response schema `schema` (its default serializer, as the app uses). */
-async function fastifyBytes (schema: TSchema, value: unknown): Promise<string> {
-  const app = Fastify({ logger: false })
-  app.get('/', { schema: { response: { 200: schema } } }, async () => value)
-  const res = await app.inject({ method: 'GET', url: '/' })
-  await app.close()
-  return res.body
-}
 
 /** The handle as a work runner that counts the statements its work runs. */
 function counting (handle: DbHandle): { runner: WorkRunner & { changeToken: () => string | null }, statements: () => number } {
