@@ -1,0 +1,322 @@
+/**
+ * The cache stores' contract, run on memory and on a real Redis (TEST_REDIS_URL; its
+ * keys under a prefix of this run, removed afterwards): exact round trips, expiry at
+ * staleUntil, per-pool counts and purges; then what only one store does: LRU eviction
+ * by bytes in memory; TTLs, sharing between stores and outages in Redis, where an
+ * unreachable or silent Redis makes misses and dropped writes, never a failure or a hang.
+ */
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import net from 'node:net'
+import { after, afterEach, describe, it } from 'node:test'
+import { Redis } from 'ioredis'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createMemoryStore, type CacheStore, type CachedAnswer } from './cache-store.js'
+import { createCacheStore } from './create-store.js'
+import { createRedisStore } from './redis-store.js'
+
+const redisUrl = process.env.TEST_REDIS_URL
+const redisSkip = redisUrl === undefined ? 'set TEST_REDIS_URL=redis://127.0.0.1:6379 to run the Redis suites' : undefined
+/** Every key this run writes starts with it. */
+const runPrefix = `sourcepool:test:${process.pid}:${randomBytes(4).toString('hex')}:`
+
+after(async () => {
+  if (redisUrl === undefined) return
+  const redis = new Redis(redisUrl)
+  const keys = await redis.keys(`${runPrefix}*`)
+  if (keys.length > 0) await redis.del(...keys)
+  await redis.quit()
+})
+
+/** An answer stored at `at`, fresh for `freshMs`, kept `staleMs` longer. */
+function answer (at: number, body: Buffer | string = 'hello', freshMs = 1000, staleMs = 1000): CachedAnswer {
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/octet-stream', 'set-cookie': ['a=1', 'b=2'], etag: '"v1"' },
+    body: Buffer.isBuffer(body) ? body : Buffer.from(body),
+    provider: 'alpha',
+    storedAt: at,
+    freshUntil: at + freshMs,
+    staleUntil: at + freshMs + staleMs,
+    vary: { 'accept-language': 'de', 'x-tenant': '' }
+  }
+}
+
+/** Resolves once `check` holds (the test's own timeout bounds the wait). */
+async function until (check: () => boolean | Promise<boolean>): Promise<void> {
+  while (!await check()) await sleep(20)
+}
+
+/** Resolves once `store` keeps what it is given (a Redis store misses until its first connection is made). */
+async function connected (store: CacheStore): Promise<void> {
+  await until(async () => {
+    await store.set(-1, 'probe', answer(Date.now(), 'probe', 60_000))
+    return (await store.get(-1, 'probe')) !== undefined
+  })
+}
+
+const opened: CacheStore[] = []
+afterEach(async () => { for (const store of opened.splice(0)) await store.close() })
+
+interface Kind {
+  readonly name: 'memory' | 'redis'
+  readonly skip?: string | undefined
+  make (now: () => number, keyPrefix?: string): Promise<CacheStore>
+}
+
+const kinds: Kind[] = [
+  { name: 'memory', make: async (now) => createMemoryStore({ maxBytes: 1 << 20, now }) },
+  {
+    name: 'redis',
+    skip: redisSkip,
+    async make (now, keyPrefix = `${runPrefix}${randomBytes(4).toString('hex')}:`) {
+      const store = createRedisStore({ url: redisUrl as string, keyPrefix, now })
+      opened.push(store)
+      await connected(store)
+      return store
+    }
+  }
+]
+
+for (const kind of kinds) {
+  if (kind.skip !== undefined) {
+    it(`[${kind.name}] cache store`, { skip: kind.skip }, () => {})
+    continue
+  }
+  describe(`[${kind.name}] cache store`, { timeout: 20_000 }, () => {
+    let clock = Date.now()
+    const now = (): number => clock
+
+    it('gives back the status, headers (lists too), provider, times, vary and body bytes exactly', async () => {
+      const store = await kind.make(now)
+      const body = Buffer.concat([randomBytes(70_000), Buffer.from([0, 0xff, 0xfe, 0x0a])])
+      const entry = answer(clock, body)
+      await store.set(1, 'k1', entry)
+      const got = await store.get(1, 'k1')
+      assert.ok(got)
+      assert.equal(Buffer.compare(got.body, body), 0)
+      assert.deepEqual({ ...got, body: null }, { ...entry, body: null })
+      assert.equal(store.kind, kind.name)
+      assert.equal(store.problem(), null)
+
+      const bare = { ...answer(clock, ''), status: 203, provider: null, vary: null, headers: {} }
+      await store.set(1, 'empty', bare)
+      assert.deepEqual(await store.get(1, 'empty'), bare)
+    })
+
+    it('answers undefined for a key never stored, and for the same key in another pool', async () => {
+      const store = await kind.make(now)
+      await store.set(1, 'same', answer(clock))
+      assert.equal(await store.get(1, 'other'), undefined)
+      assert.equal(await store.get(2, 'same'), undefined)
+    })
+
+    it('drops an entry once staleUntil is reached, and no longer counts it', async () => {
+      const store = await kind.make(now)
+      await store.set(1, 'short', answer(clock, 'short', 5000, 5000))
+      await store.set(1, 'long', answer(clock, 'long', 20_000, 0))
+      clock += 9999
+      assert.equal((await store.get(1, 'short'))?.body.toString(), 'short')
+      assert.equal(await store.entries(1), 2)
+      clock += 1
+      assert.equal(await store.get(1, 'short'), undefined)
+      assert.equal(await store.entries(1), 1)
+      assert.equal((await store.get(1, 'long'))?.body.toString(), 'long')
+    })
+
+    it('does not store an entry already past its staleUntil', async () => {
+      const store = await kind.make(now)
+      await store.set(1, 'late', answer(clock - 5000))
+      assert.equal(await store.get(1, 'late'), undefined)
+      assert.equal(await store.entries(1), 0)
+    })
+
+    it('keeps one entry per key: the last one stored', async () => {
+      const store = await kind.make(now)
+      await store.set(1, 'k', answer(clock, 'first'))
+      await store.set(1, 'k', answer(clock, 'second'))
+      assert.equal((await store.get(1, 'k'))?.body.toString(), 'second')
+      assert.equal(await store.entries(1), 1)
+    })
+
+    it('purges one pool, answers how many entries it removed and leaves other pools alone', async () => {
+      const store = await kind.make(now)
+      for (const key of ['a', 'b', 'c']) await store.set(7, key, answer(clock, key))
+      await store.set(7, 'gone', answer(clock, 'gone', 10, 0))
+      for (const key of ['a', 'b']) await store.set(8, key, answer(clock, key))
+      clock += 10
+      assert.equal(await store.entries(7), 3)
+      assert.equal(await store.purge(7), 3)
+      assert.equal(await store.entries(7), 0)
+      assert.equal(await store.get(7, 'a'), undefined)
+      assert.equal(await store.entries(8), 2)
+      assert.equal((await store.get(8, 'b'))?.body.toString(), 'b')
+      assert.equal(await store.purge(7), 0)
+      assert.equal(await store.purge(99), 0)
+    })
+  })
+}
+
+describe('[memory] cache store: bounded by bytes', () => {
+  const clock = Date.now()
+  const now = (): number => clock
+
+  it('evicts the least recently used entries, whatever their pool, when the bytes run out', async () => {
+    // Four 10 kB bodies do not fit in 35 kB; three do (with the headers' estimate).
+    const store = createMemoryStore({ maxBytes: 35_000, now })
+    await store.set(1, 'one', answer(clock, randomBytes(10_000)))
+    await store.set(2, 'two', answer(clock, randomBytes(10_000)))
+    await store.set(1, 'three', answer(clock, randomBytes(10_000)))
+    assert.ok(await store.get(1, 'one')) // now the most recently used
+    await store.set(1, 'four', answer(clock, randomBytes(10_000)))
+    assert.equal(await store.get(2, 'two'), undefined)
+    for (const key of ['one', 'three', 'four']) assert.ok(await store.get(1, key), key)
+    assert.equal(await store.entries(2), 0)
+    assert.equal(await store.entries(1), 3)
+    assert.equal(await store.purge(1), 3)
+  })
+
+  it('does not store an entry bigger than the whole cache, and keeps the others', async () => {
+    const store = createMemoryStore({ maxBytes: 35_000, now })
+    await store.set(1, 'small', answer(clock))
+    await store.set(1, 'huge', answer(clock, randomBytes(40_000)))
+    assert.equal(await store.get(1, 'huge'), undefined)
+    assert.ok(await store.get(1, 'small'))
+    assert.equal(await store.entries(1), 1)
+  })
+})
+
+describe('[redis] cache store: a Redis that cannot answer', { timeout: 20_000 }, () => {
+  it('misses, drops writes, counts 0, refuses a purge and says why once, its password masked', async () => {
+    const warnings: string[] = []
+    const store = createRedisStore({ url: 'redis://user:s3cret@127.0.0.1:1', keyPrefix: runPrefix, warn: (m) => warnings.push(m) })
+    opened.push(store)
+    await until(async () => { await store.get(1, 'k'); return store.problem() !== null })
+    assert.equal(await store.get(1, 'k'), undefined)
+    await store.set(1, 'k', answer(Date.now()))
+    assert.equal(await store.entries(1), 0)
+    await assert.rejects(store.purge(1), /unreachable/)
+    const problem = store.problem() ?? ''
+    assert.match(problem, /^cache: Redis at redis:\/\/user:\*\*\*@127\.0\.0\.1:1 unreachable: ECONNREFUSED; serving without the cache$/)
+    assert.deepEqual(warnings, [problem])
+  })
+
+  it('misses when the server accepts connections but never answers', async () => {
+    const server = net.createServer(() => {})
+    const sockets = new Set<net.Socket>()
+    server.on('connection', (socket) => { sockets.add(socket) })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = server.address() as net.AddressInfo
+      const store = createRedisStore({ url: `redis://127.0.0.1:${port}`, keyPrefix: runPrefix, commandTimeoutMs: 100 })
+      opened.push(store)
+      await store.set(1, 'k', answer(Date.now()))
+      assert.equal(await store.get(1, 'k'), undefined)
+      await until(() => store.problem() !== null)
+      assert.match(store.problem() ?? '', /unreachable: Command timed out/)
+      assert.equal(await store.get(1, 'k'), undefined)
+      assert.equal(await store.entries(1), 0)
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+})
+
+if (redisSkip !== undefined) {
+  it('[redis] cache store: shared and expiring in Redis', { skip: redisSkip }, () => {})
+} else {
+  describe('[redis] cache store: shared and expiring in Redis', { timeout: 20_000 }, () => {
+    const make = kinds[1] as Kind
+
+    it('lets two stores on the same Redis see, count and purge each other\'s entries', async () => {
+      const prefix = `${runPrefix}shared:`
+      const one = await make.make(Date.now, prefix)
+      const two = await make.make(Date.now, prefix)
+      await one.set(3, 'k', answer(Date.now(), 'from one', 60_000))
+      assert.equal((await two.get(3, 'k'))?.body.toString(), 'from one')
+      assert.equal(await two.entries(3), 1)
+      assert.equal(await two.purge(3), 1)
+      assert.equal(await one.get(3, 'k'), undefined)
+    })
+
+    it('lets Redis expire the entry at its staleUntil, and keeps the pool index as long as its longest entry', async () => {
+      const prefix = `${runPrefix}ttl:`
+      const store = await make.make(Date.now, prefix)
+      const at = Date.now()
+      await store.set(4, 'long', answer(at, 'x', 50_000, 10_000))
+      await store.set(4, 'short', answer(at, 'x', 5000, 0))
+      const redis = new Redis(redisUrl as string)
+      try {
+        const entryTtl = await redis.pttl(`${prefix}4:long`)
+        assert.ok(entryTtl > 50_000 && entryTtl <= 60_000, `entry TTL ${entryTtl}`)
+        const shortTtl = await redis.pttl(`${prefix}4:short`)
+        assert.ok(shortTtl > 0 && shortTtl <= 5000, `entry TTL ${shortTtl}`)
+        const indexTtl = await redis.pttl(`${prefix}index:4`)
+        // Not shortened to the short entry's 5 s by the later write.
+        assert.ok(indexTtl > 50_000 && indexTtl <= 60_000, `index TTL ${indexTtl}`)
+        // A value that is not an entry reads as a miss.
+        await redis.set(`${prefix}4:junk`, 'not an entry', 'PX', 60_000)
+        assert.equal(await store.get(4, 'junk'), undefined)
+      } finally {
+        await redis.quit()
+      }
+    })
+
+    it('serves without Redis while it is away, says so once, and once more when it is back', async () => {
+      const target = new URL(redisUrl as string)
+      const sockets = new Set<net.Socket>()
+      const relay = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 6379), target.hostname)
+        for (const socket of [client, upstream]) {
+          sockets.add(socket)
+          socket.on('error', () => {})
+          socket.on('close', () => { client.destroy(); upstream.destroy() })
+        }
+        client.pipe(upstream).pipe(client)
+      })
+      const listen = async (port: number): Promise<void> => { await new Promise<void>((resolve) => relay.listen(port, '127.0.0.1', resolve)) }
+      await listen(0)
+      const { port } = relay.address() as net.AddressInfo
+      const url = new URL(target)
+      url.hostname = '127.0.0.1'
+      url.port = String(port)
+      const warnings: string[] = []
+      const store = createRedisStore({ url: url.toString(), keyPrefix: `${runPrefix}away:`, warn: (m) => warnings.push(m) })
+      opened.push(store)
+      try {
+        await connected(store)
+        await store.set(5, 'k', answer(Date.now(), 'kept', 60_000))
+
+        relay.close()
+        for (const socket of sockets) socket.destroy()
+        await until(async () => { await store.get(5, 'k'); return store.problem() !== null })
+        assert.equal(await store.get(5, 'k'), undefined)
+        await store.set(5, 'other', answer(Date.now()))
+
+        await listen(port)
+        await until(() => store.problem() === null)
+        assert.equal((await store.get(5, 'k'))?.body.toString(), 'kept')
+        assert.equal(warnings.length, 2, warnings.join('\n'))
+        assert.match(warnings[0] ?? '', /unreachable/)
+        assert.match(warnings[1] ?? '', /answers again; serving with the cache$/)
+      } finally {
+        await store.close()
+        for (const socket of sockets) socket.destroy()
+        await new Promise((resolve) => relay.close(resolve))
+      }
+    })
+  })
+}
+
+describe('createCacheStore', () => {
+  it('keeps entries in memory without a URL, in Redis with one, and refuses another scheme', async () => {
+    const memory = createCacheStore({ url: undefined, maxBytes: 1000 })
+    assert.equal(memory.kind, 'memory')
+    await memory.close()
+    const redis = createCacheStore({ url: 'redis://127.0.0.1:1', maxBytes: 1000 })
+    opened.push(redis)
+    assert.equal(redis.kind, 'redis')
+    assert.throws(() => createCacheStore({ url: 'memcached://127.0.0.1', maxBytes: 1000 }), /CACHE_URL must be a redis/)
+  })
+})
