@@ -14,6 +14,7 @@ import { changeSeqMigration } from './migrations/008-change-seq.js'
 import { healthChecksMigration } from './migrations/009-health-checks.js'
 import { activityMigration } from './migrations/010-activity.js'
 import { auditAddressMigration } from './migrations/011-audit-address.js'
+import { cacheMigration } from './migrations/012-cache.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
@@ -28,7 +29,8 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '008-change-seq': changeSeqMigration,
     '009-health-checks': healthChecksMigration,
     '010-activity': activityMigration(dialect),
-    '011-audit-address': auditAddressMigration
+    '011-audit-address': auditAddressMigration,
+    '012-cache': cacheMigration
   }
 }
 

@@ -72,6 +72,18 @@ export interface PoolTable {
   forward_client_auth: Generated<number>
   /** Proxy: how long a provider's refusal (403) of a resource is remembered. */
   forbidden_ttl_seconds: Generated<number>
+  /** Proxy: how long a cached answer is fresh; 0 = no cache (migration 012). */
+  cache_ttl_seconds: Generated<number>
+  /** Proxy: how long after expiry a cached answer may still be served as stale. */
+  cache_stale_seconds: Generated<number>
+  /** Proxy: how long a request may wait for a member to become eligible instead of a 503. */
+  max_wait_ms: Generated<number>
+  /** Cache answers counted by the write-behind flush: served fresh, fetched upstream, served stale. */
+  cache_hits: Generated<number>
+  cache_misses: Generated<number>
+  cache_stale: Generated<number>
+  /** The cache's live entry count for the pool, as the last flush wrote it. */
+  cache_entries: Generated<number>
   /** Bumped by every write that changes the pool's status record (migration 008). */
   change_seq: Generated<number>
 }

@@ -105,6 +105,25 @@ pools:
     ])
   })
 
+  it('reads the cache and wait fields of a pool (0 when absent), and gives the line of one out of range', () => {
+    const text = `pools:
+  - name: cached
+    category: c
+    cache_ttl_seconds: 60
+    cache_stale_seconds: 86400
+    max_wait_ms: 750
+  - name: plain
+    category: c
+`
+    const [cached, plain] = parseDeclaredFile(text, 'sourcepool.yaml', {}).desired.pools
+    assert.deepEqual([cached?.cache_ttl_seconds, cached?.cache_stale_seconds, cached?.max_wait_ms], [60, 86_400, 750])
+    assert.deepEqual([plain?.cache_ttl_seconds, plain?.cache_stale_seconds, plain?.max_wait_ms], [0, 0, 0])
+    assert.deepEqual(problems(text.replace('max_wait_ms: 750', 'max_wait_ms: 30001').replace('cache_ttl_seconds: 60', 'cache_ttl_seconds: -5')), [
+      'sourcepool.yaml:4: pools[0].cache_ttl_seconds: must be >= 0',
+      'sourcepool.yaml:6: pools[0].max_wait_ms: must be <= 30000'
+    ])
+  })
+
   it('gives the path and line of the rules the API applies, and of names that do not add up', () => {
     const text = `providers:
   - name: a

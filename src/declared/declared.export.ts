@@ -98,6 +98,9 @@ export function exportedState (current: Current): DeclaredStateValue {
       retry_non_idempotent: p.retry_non_idempotent === 1,
       forward_client_auth: p.forward_client_auth === 1,
       forbidden_ttl_seconds: p.forbidden_ttl_seconds,
+      cache_ttl_seconds: p.cache_ttl_seconds,
+      cache_stale_seconds: p.cache_stale_seconds,
+      max_wait_ms: p.max_wait_ms,
       members: (members.get(p.id) ?? []).map((m) => ({
         provider: providerNames.get(m.provider_id) as string, priority: m.priority, weight: m.weight, enabled: m.enabled === 1
       }))

@@ -129,6 +129,28 @@ for (const dialect of dialects) {
       assert.deepEqual(plan.body.changes, [])
     })
 
+    it('carries the cache and wait fields: applied, planned field by field, exported and applied back to no change', async () => {
+      const cached = structuredClone(STATE) as any
+      Object.assign(cached.pools[0], { cache_ttl_seconds: 60, cache_stale_seconds: 120, max_wait_ms: 500 })
+      assert.equal((await post('/api/config/apply', cached)).status, 200)
+      const policy = (await t.request({ method: 'GET', url: '/api/pools/1' })).body.policy
+      assert.deepEqual([policy.cache_ttl_seconds, policy.cache_stale_seconds, policy.max_wait_ms], [60, 120, 500])
+      const plan = await post('/api/config/plan', { ...cached, pools: [{ ...cached.pools[0], cache_ttl_seconds: 0, max_wait_ms: undefined }] })
+      assert.deepEqual(plan.body.changes, [
+        { kind: 'pool', action: 'update', name: 'spending', fields: { cache_ttl_seconds: { from: 60, to: 0 }, max_wait_ms: { from: 500, to: 0 } } }
+      ])
+      const json = (await t.request({ method: 'GET', url: '/api/config/export' })).body
+      const pool = json.pools[0]
+      assert.deepEqual([pool.cache_ttl_seconds, pool.cache_stale_seconds, pool.max_wait_ms], [60, 120, 500])
+      const yaml = await t.app.inject({ method: 'GET', url: '/api/config/export?format=yaml' })
+      assert.match(yaml.body, /cache_ttl_seconds: 60\n\s+cache_stale_seconds: 120\n\s+max_wait_ms: 500\n/)
+      json.providers[0].auth_headers['x-api-key'] = 'KA'
+      assert.deepEqual((await post('/api/config/plan', json)).body.changes, [])
+      const applied = await post('/api/config/apply', { ...json, pools: [{ ...pool, max_wait_ms: 0 }] })
+      assert.deepEqual(applied.body.summary, { create: 0, update: 1, delete: 0 })
+      assert.equal((await t.request({ method: 'GET', url: '/api/pools/1' })).body.policy.max_wait_ms, 0)
+    })
+
     it('refuses an unknown key (never drops it: beside prune it would delete everything) and an unfilled placeholder', async () => {
       await post('/api/config/apply', STATE)
       const typo = await post('/api/config/apply', { prune: true, provider: STATE.providers, pools: STATE.pools })

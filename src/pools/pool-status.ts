@@ -15,6 +15,7 @@ import { RECENT_ROTATIONS_SHOWN } from '../db/unit-of-work.js'
 import { listHistory } from './history.repository.js'
 import { toHistoryRecords } from './history.mapper.js'
 import type { HistoryRecordValue } from './pool.schemas.js'
+import { assess } from '../rules/eligibility.js'
 import { healthAt, successRate } from '../rules/health.js'
 import { quotaAt, rateLimitUsage } from '../rules/quota.js'
 import { listMemberStatuses, type MemberStatusRow } from './member.repository.js'
@@ -59,8 +60,12 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], h
       max_attempts: pool.max_attempts,
       retry_non_idempotent: pool.retry_non_idempotent === 1,
       forward_client_auth: pool.forward_client_auth === 1,
-      forbidden_ttl_seconds: pool.forbidden_ttl_seconds
+      forbidden_ttl_seconds: pool.forbidden_ttl_seconds,
+      cache_ttl_seconds: pool.cache_ttl_seconds,
+      cache_stale_seconds: pool.cache_stale_seconds,
+      max_wait_ms: pool.max_wait_ms
     },
+    cache: cacheOf(pool),
     members: members.map((m) => ({
       member_id: m.id,
       provider_id: m.provider_id,
@@ -79,13 +84,35 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], h
       latency_ms: m.latency_ms,
       success_rate: successRate(m),
       ...quotaFields(m, now),
-      last_check: m.last_check === null ? null : JSON.parse(m.last_check) as PoolStatusValue['members'][number]['last_check']
+      last_check: m.last_check === null ? null : JSON.parse(m.last_check) as PoolStatusValue['members'][number]['last_check'],
+      ...eligibilityFields(m, now)
     })),
     recent_rotations: history
   }
 }
 
 type MemberStatusValue = PoolStatusValue['members'][number]
+
+/** Whether rotations may choose the member at `now`, as `/next` judges it (rules/eligibility.ts). */
+function eligibilityFields (member: MemberStatusRow, now: Date): Pick<MemberStatusValue, 'eligible' | 'ineligible_reason' | 'eligible_again_at'> {
+  const { eligible, reason, until } = assess(member, now)
+  return { eligible, ineligible_reason: reason, eligible_again_at: until }
+}
+
+/** The pool's response cache: its policy and the counters the proxy wrote behind. */
+function cacheOf (pool: PoolWithCurrent): PoolStatusValue['cache'] {
+  const served = pool.cache_hits + pool.cache_stale
+  const asked = served + pool.cache_misses
+  return {
+    ttl_seconds: pool.cache_ttl_seconds,
+    stale_seconds: pool.cache_stale_seconds,
+    hits: pool.cache_hits,
+    misses: pool.cache_misses,
+    stale: pool.cache_stale,
+    entries: pool.cache_entries,
+    hit_ratio: asked === 0 ? 0 : Math.round(served / asked * 10_000) / 10_000
+  }
+}
 
 /** A member's quota window twice: sourcepool's `quota` (with its reset time) and the original's `rate_limit`. */
 function quotaFields (member: MemberStatusRow, now: Date): Pick<MemberStatusValue, 'quota' | 'rate_limit'> {
@@ -97,7 +124,10 @@ function quotaFields (member: MemberStatusRow, now: Date): Pick<MemberStatusValu
 /**
  * The first instant after `now` at which the members read differently with no
  * write: a cooldown ending (health turns probing) or a quota window ending (used
- * goes back to 0, resets_at moves on). Infinity when there is none.
+ * goes back to 0, resets_at moves on). These are also the only ends of an
+ * ineligibility (`eligible_again_at`: a cooldown, a rate-limit pause, which is a
+ * cooldown, or a used-up quota window); being switched off ends only by a write.
+ * Infinity when there is none.
  */
 export function nextChangeAt (members: readonly MemberStatusRow[], now: Date): number {
   let next = Infinity

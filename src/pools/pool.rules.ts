@@ -1,7 +1,8 @@
 /**
  * What a pool's fields must be and how a new pool is stored, whoever sends them
  * (the API, or a declared state file): the defaults of the strategy and the
- * health and proxy policy, and a cooldown cap never below the first cooldown.
+ * health and proxy policy (cache and bounded wait off by default), and a cooldown
+ * cap never below the first cooldown.
  * Errors are 422s whose `loc` the caller chooses.
  */
 import type { Insertable } from 'kysely'
@@ -19,7 +20,8 @@ export function checkPolicy (cooldown: number, max: number, loc: ReadonlyArray<s
 
 /** A pool's settings as stored: everything a client or a file chooses, defaults filled in. */
 export type StoredPool = Pick<Insertable<PoolTable>, 'name' | 'category' | 'description' | 'rotation_strategy' | 'failure_threshold' | 'cooldown_seconds' |
-'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' | 'forbidden_ttl_seconds'> & { enabled: number }
+'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' | 'forbidden_ttl_seconds' |
+'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms'> & { enabled: number }
 
 /** The stored form of a pool as sent on create (absent fields: their defaults); `loc` prefixes every error. */
 export function storedPool (input: CreatePoolInput & { enabled?: boolean | null }, loc: ReadonlyArray<string | number> = ['body']): StoredPool {
@@ -39,7 +41,10 @@ export function storedPool (input: CreatePoolInput & { enabled?: boolean | null 
     max_attempts: input.max_attempts ?? 3,
     retry_non_idempotent: input.retry_non_idempotent === true ? 1 : 0,
     forward_client_auth: input.forward_client_auth === true ? 1 : 0,
-    forbidden_ttl_seconds: input.forbidden_ttl_seconds ?? 3600
+    forbidden_ttl_seconds: input.forbidden_ttl_seconds ?? 3600,
+    cache_ttl_seconds: input.cache_ttl_seconds ?? 0,
+    cache_stale_seconds: input.cache_stale_seconds ?? 0,
+    max_wait_ms: input.max_wait_ms ?? 0
   }
 }
 

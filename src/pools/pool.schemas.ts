@@ -55,7 +55,10 @@ const policyFields = {
   max_attempts: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 10, description: 'proxy: providers tried per request (default 3)' }))),
   retry_non_idempotent: Type.Optional(Nullable(Type.Boolean({ description: 'proxy: retry POST and PATCH without an Idempotency-Key too (default false)' }))),
   forward_client_auth: Type.Optional(Nullable(Type.Boolean({ description: "proxy: forward the client's Authorization and Cookie headers (default false)" }))),
-  forbidden_ttl_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_592_000, description: "proxy: how long a provider's 403 for a resource keeps it from that resource (default 3,600)" })))
+  forbidden_ttl_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_592_000, description: "proxy: how long a provider's 403 for a resource keeps it from that resource (default 3,600)" }))),
+  cache_ttl_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 86_400, description: 'proxy: how long an answer to a GET is served from the cache (default 0: no cache)' }))),
+  cache_stale_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 86_400, description: 'proxy: how long after that a cached answer is still served as STALE, while it is refreshed or when every member fails (default 0)' }))),
+  max_wait_ms: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 30_000, description: 'proxy: how long a request may wait for a member to become eligible instead of answering 503 (default 0)' })))
 }
 
 export const PoolParams = Type.Object({ pool_id: Id })
@@ -122,7 +125,21 @@ export const MemberStatus = Type.Object({
   ...HealthFields,
   quota: Quota,
   rate_limit: RateLimitUsage,
-  last_check: LastCheck
+  last_check: LastCheck,
+  eligible: Type.Boolean({ description: 'whether a rotation or the proxy may choose it now (as `/next` says)' }),
+  ineligible_reason: Nullable(Type.String({ description: 'why not, as `/next`\'s `reason` (disabled, cooling_down, rate_limited, quota_exhausted); null when eligible' })),
+  eligible_again_at: Nullable(Type.String({ description: 'ISO 8601 UTC: when its cooldown, rate-limit pause or quota window ends; null when eligible, switched off or not known' }))
+})
+
+/** What the pool's response cache did, counted since the pool was created (the proxy's counters, written behind). */
+export const PoolCache = Type.Object({
+  ttl_seconds: Type.Integer(),
+  stale_seconds: Type.Integer(),
+  hits: Type.Integer({ description: 'answers served fresh from the cache' }),
+  misses: Type.Integer({ description: 'cacheable requests that went upstream' }),
+  stale: Type.Integer({ description: 'answers served stale' }),
+  entries: Type.Integer({ description: 'live entries, as last counted' }),
+  hit_ratio: Type.Number({ minimum: 0, maximum: 1, description: '(hits + stale) / (hits + stale + misses), four decimals; 0 before any' })
 })
 
 export const PoolStatus = Type.Object({
@@ -146,8 +163,12 @@ export const PoolStatus = Type.Object({
     max_attempts: Type.Integer(),
     retry_non_idempotent: Type.Boolean(),
     forward_client_auth: Type.Boolean(),
-    forbidden_ttl_seconds: Type.Integer()
+    forbidden_ttl_seconds: Type.Integer(),
+    cache_ttl_seconds: Type.Integer(),
+    cache_stale_seconds: Type.Integer(),
+    max_wait_ms: Type.Integer()
   }),
+  cache: PoolCache,
   members: Type.Array(MemberStatus),
   recent_rotations: Type.Array(HistoryRecord)
 })

@@ -122,6 +122,9 @@ export function createPoolService ({ database: handle, now, changes = NO_CHANGES
       if (input.retry_non_idempotent != null) fields.retry_non_idempotent = input.retry_non_idempotent ? 1 : 0
       if (input.forward_client_auth != null) fields.forward_client_auth = input.forward_client_auth ? 1 : 0
       if (input.forbidden_ttl_seconds != null) fields.forbidden_ttl_seconds = input.forbidden_ttl_seconds
+      if (input.cache_ttl_seconds != null) fields.cache_ttl_seconds = input.cache_ttl_seconds
+      if (input.cache_stale_seconds != null) fields.cache_stale_seconds = input.cache_stale_seconds
+      if (input.max_wait_ms != null) fields.max_wait_ms = input.max_wait_ms
       const pool = await database.transact((db) => updatePoolWork(db, id, fields, { actor, changes: input, at }))
       return {
         pool_id: pool.id,

@@ -115,10 +115,23 @@ for (const dialect of dialects) {
         assert.equal(res.status, 200)
         const body = res.body
         assert.deepEqual(Object.keys(body).sort(), [
-          'category', 'created_at', 'current_provider', 'description', 'enabled', 'last_rotation', 'members', 'name',
+          'cache', 'category', 'created_at', 'current_provider', 'description', 'enabled', 'last_rotation', 'members', 'name',
           'policy', 'pool_id', 'pool_name', 'recent_rotations', 'rotation_strategy', 'total_rotations', 'updated_at'
         ])
-        assert.deepEqual(body.policy, { failure_threshold: 3, cooldown_seconds: 30, max_cooldown_seconds: 300, all_down: 'soonest', max_attempts: 3, retry_non_idempotent: false, forward_client_auth: false, forbidden_ttl_seconds: 3600 })
+        assert.deepEqual(body.policy, {
+          failure_threshold: 3,
+          cooldown_seconds: 30,
+          max_cooldown_seconds: 300,
+          all_down: 'soonest',
+          max_attempts: 3,
+          retry_non_idempotent: false,
+          forward_client_auth: false,
+          forbidden_ttl_seconds: 3600,
+          cache_ttl_seconds: 0,
+          cache_stale_seconds: 0,
+          max_wait_ms: 0
+        })
+        assert.deepEqual(body.cache, { ttl_seconds: 0, stale_seconds: 0, hits: 0, misses: 0, stale: 0, entries: 0, hit_ratio: 0 })
         assert.equal(body.pool_id, id)
         assert.equal(body.name, 'status')
         assert.equal(body.pool_name, 'status')
@@ -146,11 +159,60 @@ for (const dialect of dialects) {
           success_rate: 0,
           quota: null,
           rate_limit: null,
-          last_check: null
+          last_check: null,
+          eligible: true,
+          ineligible_reason: null,
+          eligible_again_at: null
         })
         assert.match(member.last_used, ISO_UTC)
         assert.equal(body.recent_rotations.length, 1)
         assert.equal(body.recent_rotations[0].to_provider, 'alpha')
+      })
+
+      it('shows whether each member may be chosen, and why not, as /next does', async () => {
+        const id = await createPool(t, 'eligibility', { failure_threshold: 1, cooldown_seconds: 60 })
+        const [on, off, cooling] = [await createProvider(t, 'on'), await createProvider(t, 'off'), await createProvider(t, 'cooling')]
+        for (const provider of [on, off, cooling]) await addMember(t, id, provider)
+        await t.request({ method: 'PUT', url: `/api/pools/${id}/members/${off}`, payload: { enabled: false } })
+        const report = await t.request({ method: 'POST', url: `/api/pools/${id}/report`, payload: { provider_id: cooling, success: false } })
+        assert.equal(report.status, 200)
+        const res = await t.request({ method: 'GET', url: `/api/pools/${id}` })
+        const shown = res.body.members.map((m: any) => [m.provider_id, m.eligible, m.ineligible_reason, m.eligible_again_at])
+        const cooldownUntil = res.body.members[2].cooldown_until
+        assert.match(cooldownUntil, ISO_UTC)
+        assert.deepEqual(shown, [[on, true, null, null], [off, false, 'disabled', null], [cooling, false, 'cooling_down', cooldownUntil]])
+        const next = await t.request({ method: 'GET', url: `/api/pools/${id}/next` })
+        assert.deepEqual(next.body.members.map((m: any) => [m.provider_id, m.eligible, m.reason, m.until]), shown)
+        const list = await t.request({ method: 'GET', url: '/api/pools' })
+        assert.deepEqual(list.body.pools[0].members, res.body.members)
+      })
+
+      it('reads a cooling-down member as eligible again once its cooldown has run out, without any write', async () => {
+        let clock = Date.parse('2026-01-01T00:00:00.000Z')
+        await t.close()
+        t = await buildTestApp(dialect, { now: () => new Date(clock) })
+        const id = await createPool(t, 'later', { failure_threshold: 1, cooldown_seconds: 30 })
+        const provider = await createProvider(t, 'p')
+        await addMember(t, id, provider)
+        await t.request({ method: 'POST', url: `/api/pools/${id}/report`, payload: { provider_id: provider, success: false } })
+        const cooling = (await t.request({ method: 'GET', url: `/api/pools/${id}` })).body.members[0]
+        assert.deepEqual([cooling.eligible, cooling.ineligible_reason, cooling.eligible_again_at], [false, 'cooling_down', '2026-01-01T00:00:30.000Z'])
+        clock += 30_000
+        const again = (await t.request({ method: 'GET', url: `/api/pools/${id}` })).body.members[0]
+        assert.deepEqual([again.eligible, again.ineligible_reason, again.eligible_again_at, again.health], [true, null, null, 'probing'])
+      })
+
+      it('shows the cache counters the proxy wrote, with (hits + stale) / all as the hit ratio', async () => {
+        const id = await createPool(t, 'cached', { cache_ttl_seconds: 60, cache_stale_seconds: 30 })
+        await t.database.db.updateTable('pools')
+          .set((eb) => ({ cache_hits: 3, cache_stale: 1, cache_misses: 2, cache_entries: 4, change_seq: eb('change_seq', '+', 1) }))
+          .where('id', '=', id).execute()
+        const res = await t.request({ method: 'GET', url: `/api/pools/${id}` })
+        assert.deepEqual(res.body.cache, { ttl_seconds: 60, stale_seconds: 30, hits: 3, misses: 2, stale: 1, entries: 4, hit_ratio: 0.6667 })
+        const list = await t.request({ method: 'GET', url: '/api/pools' })
+        assert.deepEqual(list.body.pools[0].cache, res.body.cache)
+        const summary = await t.request({ method: 'GET', url: '/api/pools?fields=summary' })
+        assert.equal(summary.body.pools[0].cache, undefined)
       })
 
       it('carries at most the 10 newest history records', async () => {
@@ -229,6 +291,33 @@ for (const dialect of dialects) {
         const id = await createPool(t, 'nobody')
         const res = await t.request({ method: 'PUT', url: `/api/pools/${id}` })
         assert.equal(res.status, 200)
+      })
+
+      it('sets, changes and shows the cache and wait fields, and refuses them out of range with 422', async () => {
+        const id = await createPool(t, 'cache', { cache_ttl_seconds: 86_400, cache_stale_seconds: 0, max_wait_ms: 30_000 })
+        const policy = async () => {
+          const { policy: p, cache } = (await t.request({ method: 'GET', url: `/api/pools/${id}` })).body
+          return [p.cache_ttl_seconds, p.cache_stale_seconds, p.max_wait_ms, cache.ttl_seconds, cache.stale_seconds]
+        }
+        assert.deepEqual(await policy(), [86_400, 0, 30_000, 86_400, 0])
+        const res = await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: { cache_ttl_seconds: 0, cache_stale_seconds: 86_400, max_wait_ms: 250 } })
+        assert.equal(res.status, 200)
+        assert.deepEqual(await policy(), [0, 86_400, 250, 0, 86_400])
+        await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: { cache_ttl_seconds: 30, cache_stale_seconds: null, max_wait_ms: null } })
+        assert.deepEqual(await policy(), [30, 86_400, 250, 30, 86_400])
+        const out = { cache_ttl_seconds: 86_401, cache_stale_seconds: -1, max_wait_ms: 30_001 }
+        const errors = (body: any) => body.detail.map((d: any) => [d.loc.join('.'), d.type, d.input])
+        const expected = [['body.cache_ttl_seconds', 'less_than_equal', 86_401], ['body.cache_stale_seconds', 'greater_than_equal', -1], ['body.max_wait_ms', 'less_than_equal', 30_001]]
+        const badUpdate = await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: out })
+        assert.equal(badUpdate.status, 422)
+        assert.deepEqual(errors(badUpdate.body), expected)
+        const badCreate = await t.request({ method: 'POST', url: '/api/pools', payload: { name: 'over', category: 'x', ...out } })
+        assert.equal(badCreate.status, 422)
+        assert.deepEqual(errors(badCreate.body), expected)
+        const fraction = await t.request({ method: 'POST', url: '/api/pools', payload: { name: 'half', category: 'x', max_wait_ms: 1.5 } })
+        assert.deepEqual(errors(fraction.body), [['body.max_wait_ms', 'int_from_float', 1.5]])
+        assert.deepEqual(await policy(), [30, 86_400, 250, 30, 86_400])
+        assert.equal((await t.request({ method: 'GET', url: '/api/pools' })).body.total, 1)
       })
 
       it('answers 404 for an unknown pool and 422 for a bad field', async () => {
