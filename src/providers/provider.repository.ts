@@ -85,3 +85,16 @@ export function * claimQuotaExhaustion (db: Db, id: number, windowStart: string)
     .where((eb) => eb.or([eb('quota_exhausted_window', 'is', null), eb('quota_exhausted_window', '<>', windowStart)]))
     .returning('id'))) !== undefined
 }
+
+/**
+ * Ends the provider's cooldowns for rejected credentials in every pool (its
+ * credentials were just changed: the new ones deserve a try). Answers how many ended.
+ */
+export function * endCredentialCooldowns (db: Db, providerId: number): Work<number> {
+  const rows = yield * all(db.updateTable('pool_members')
+    .set({ cooldown_until: null, cooldown_reason: null, consecutive_failures: 0 })
+    .where('provider_id', '=', providerId)
+    .where('cooldown_reason', '=', 'credentials_rejected')
+    .returning('id'))
+  return rows.length
+}

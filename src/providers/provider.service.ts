@@ -9,7 +9,8 @@
  * write-only: to change one, send the whole URL). A change to a provider declares it touched in its unit of
  * work (db/unit-of-work.ts): the change_seq of every pool whose status record shows
  * it (or, for its quota, that it serves) is bumped in the transaction, and the
- * change feed told once it commits.
+ * change feed told once it commits. Changed `auth_headers` end the provider's
+ * cooldowns for rejected credentials (a 401/402 on the old ones) in every pool.
  */
 import type { Updateable } from 'kysely'
 import { NO_CHANGES, type ChangeFeed } from '../changes.js'
@@ -124,14 +125,18 @@ export function * updateProviderWork (
 ): Work<repo.ProviderRow> {
   yield * touched(db, { providers: [id], reach: 'shows' })
   const written = { ...fields }
-  if (healthCheck !== undefined || fields.rate_limit_requests === null) {
+  let newCredentials = false
+  if (healthCheck !== undefined || fields.rate_limit_requests === null || fields.auth_headers !== undefined) {
     const stored = yield * repo.findProvider(db, id)
     if (stored === undefined) throw notFound(id)
     if (fields.rate_limit_requests === null && stored.rate_limit_requests !== null) Object.assign(written, { quota_window_start: null, quota_used: 0 })
     if (healthCheck !== undefined) Object.assign(written, healthCheckChange(stored.health_check, healthCheck, change.at))
+    newCredentials = fields.auth_headers !== undefined && fields.auth_headers !== stored.auth_headers
   }
   const updated = yield * audited(db, change.actor, entry('provider.update', change), repo.updateProvider(db, id, written))
   if (updated === undefined) throw notFound(id)
+  // New credentials deserve a try: a cooldown for the old ones rejected ends now.
+  if (newCredentials) yield * repo.endCredentialCooldowns(db, id)
   return updated
 }
 

@@ -13,24 +13,46 @@ const answered = (statusCode: number, headers: Record<string, string> = {}, late
 const errored = (error: unknown, timedOut = false, latencyMs = 7): SentAttempt => ({ error, timedOut, latencyMs })
 const withCode = (code: string) => Object.assign(new Error(code), { code })
 const member = { provider_id: 4, provider_name: 'alpha' }
+const pool = { forward_client_auth: 0, max_cooldown_seconds: 300 }
+const clients = { forward_client_auth: 1, max_cooldown_seconds: 300 }
+const at = new Date('2026-01-01T12:00:00.000Z')
 
 describe('one proxy attempt', () => {
   it('classifies answers by status: 2xx to 4xx answer, 403 refuses, 429 and 5xx fail', () => {
-    for (const status of [200, 201, 204, 301, 304, 400, 404, 499]) assert.deepEqual(classifyAttempt(answered(status)), { kind: 'success' }, String(status))
-    assert.deepEqual(classifyAttempt(answered(403)), { kind: 'forbidden' })
-    assert.deepEqual(classifyAttempt(answered(500)), { kind: 'failure', reason: 'http_500', statusCode: 500 })
-    assert.deepEqual(classifyAttempt(answered(503)), { kind: 'failure', reason: 'http_503', statusCode: 503 })
-    assert.deepEqual(classifyAttempt(answered(429)), { kind: 'failure', reason: 'rate_limited', statusCode: 429 })
-    assert.deepEqual(classifyAttempt(answered(429, { 'retry-after': '30' })), { kind: 'failure', reason: 'rate_limited', statusCode: 429, retryAfterS: 30 })
-    assert.deepEqual(classifyAttempt(answered(429, { 'retry-after': 'soon' })), { kind: 'failure', reason: 'rate_limited', statusCode: 429 })
+    for (const status of [200, 201, 204, 301, 304, 400, 404, 499]) assert.deepEqual(classifyAttempt(answered(status), pool, at), { kind: 'success' }, String(status))
+    assert.deepEqual(classifyAttempt(answered(403), pool, at), { kind: 'forbidden' })
+    assert.deepEqual(classifyAttempt(answered(500), pool, at), { kind: 'failure', reason: 'http_500', statusCode: 500 })
+    assert.deepEqual(classifyAttempt(answered(503), pool, at), { kind: 'failure', reason: 'http_503', statusCode: 503 })
+    assert.deepEqual(classifyAttempt(answered(429), pool, at), { kind: 'failure', reason: 'rate_limited', statusCode: 429 })
+    assert.deepEqual(classifyAttempt(answered(429, { 'retry-after': '30' }), pool, at), { kind: 'failure', reason: 'rate_limited', statusCode: 429, retryAfterS: 30 })
+    assert.deepEqual(classifyAttempt(answered(429, { 'retry-after': 'soon' }), pool, at), { kind: 'failure', reason: 'rate_limited', statusCode: 429 })
+  })
+
+  it('reads the provider\'s signals: Retry-After on 503 (seconds or a date), remaining 0 on a success, capped at max_cooldown_seconds', () => {
+    assert.deepEqual(classifyAttempt(answered(503, { 'retry-after': '20' }), pool, at), { kind: 'failure', reason: 'http_503', statusCode: 503, retryAfterS: 20 })
+    assert.deepEqual(classifyAttempt(answered(429, { 'retry-after': 'Thu, 01 Jan 2026 12:00:45 GMT' }), pool, at), { kind: 'failure', reason: 'rate_limited', statusCode: 429, retryAfterS: 45 })
+    assert.deepEqual(classifyAttempt(answered(429, { 'retry-after': '99999' }), pool, at), { kind: 'failure', reason: 'rate_limited', statusCode: 429, retryAfterS: 300 })
+    const paused = classifyAttempt(answered(200, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' }), pool, at)
+    assert.equal(paused.kind, 'success')
+    assert.equal((paused as { pauseS?: number }).pauseS, 30)
+    assert.deepEqual(classifyAttempt(answered(200, { 'x-ratelimit-remaining': '5', 'x-ratelimit-reset': '30' }), pool, at), { kind: 'success' })
+  })
+
+  it('counts a 401 or 402 as our credentials rejected (moving on whatever the method), unless the pool forwards the client\'s', () => {
+    for (const status of [401, 402]) {
+      const result = classifyAttempt(answered(status), pool, at)
+      assert.deepEqual(result, { kind: 'failure', reason: 'credentials_rejected', statusCode: status })
+      assert.equal(nextStep(result, 'POST', {}, false), 'move_on')
+      assert.deepEqual(classifyAttempt(answered(status), clients, at), { kind: 'success' })
+    }
   })
 
   it('classifies errors of the call: a passed deadline is a timeout, a refused connection a connect error, a bad argument ours', () => {
-    assert.deepEqual(classifyAttempt(errored(withCode('UND_ERR_ABORTED'), true)), { kind: 'failure', reason: 'timeout' })
-    assert.deepEqual(classifyAttempt(errored(withCode('UND_ERR_HEADERS_TIMEOUT'))), { kind: 'failure', reason: 'timeout' })
-    assert.deepEqual(classifyAttempt(errored(withCode('ECONNREFUSED'))), { kind: 'failure', reason: 'connect_error' })
+    assert.deepEqual(classifyAttempt(errored(withCode('UND_ERR_ABORTED'), true), pool, at), { kind: 'failure', reason: 'timeout' })
+    assert.deepEqual(classifyAttempt(errored(withCode('UND_ERR_HEADERS_TIMEOUT')), pool, at), { kind: 'failure', reason: 'timeout' })
+    assert.deepEqual(classifyAttempt(errored(withCode('ECONNREFUSED')), pool, at), { kind: 'failure', reason: 'connect_error' })
     const ours = withCode('UND_ERR_INVALID_ARG')
-    assert.deepEqual(classifyAttempt(errored(ours)), { kind: 'ours', error: ours })
+    assert.deepEqual(classifyAttempt(errored(ours), pool, at), { kind: 'ours', error: ours })
   })
 
   it('answers a success, moves on after a refusal, throws an error of ours', () => {
@@ -49,11 +71,11 @@ describe('one proxy attempt', () => {
 
   it('tells the runtime of successes and failures, with status, latency and Retry-After, and nothing of refusals or errors of ours', () => {
     assert.deepEqual(reportedOutcome({ kind: 'success' }, answered(200, {}, 15)),
-      { success: true, status_code: 200, latency_ms: 15, retry_after_s: null, error: null })
+      { success: true, status_code: 200, latency_ms: 15, retry_after_s: null, pause_s: null, pause_source: null, error: null })
     assert.deepEqual(reportedOutcome({ kind: 'failure', reason: 'rate_limited', statusCode: 429, retryAfterS: 30 }, answered(429, {}, 3)),
-      { success: false, status_code: 429, latency_ms: 3, retry_after_s: 30, error: 'proxy: rate_limited' })
+      { success: false, status_code: 429, latency_ms: 3, retry_after_s: 30, pause_s: null, pause_source: null, error: 'proxy: rate_limited' })
     assert.deepEqual(reportedOutcome({ kind: 'failure', reason: 'timeout' }, errored(new Error('x'), true, 10_001)),
-      { success: false, status_code: null, latency_ms: 10_001, retry_after_s: null, error: 'proxy: timeout' })
+      { success: false, status_code: null, latency_ms: 10_001, retry_after_s: null, pause_s: null, pause_source: null, error: 'proxy: timeout' })
     assert.equal(reportedOutcome({ kind: 'forbidden' }, answered(403)), undefined)
     assert.equal(reportedOutcome({ kind: 'ours', error: new TypeError('x') }, errored(new TypeError('x'))), undefined)
   })

@@ -10,7 +10,7 @@
  * (attempt.test.ts), without an upstream or a database.
  */
 import type { Outcome } from '../rules/health.js'
-import { classifyError, classifyStatus, mayRetry, upstreamRequestIdOf, type AttemptResult } from './forward.js'
+import { classifyError, classifyStatus, CREDENTIALS_REJECTED, mayRetry, upstreamRequestIdOf, type AttemptResult, type ClassifyingPool } from './forward.js'
 
 /** The start of an upstream answer, as far as the rules read it. */
 export interface AnswerStart {
@@ -27,10 +27,10 @@ export type SentAttempt<A extends AnswerStart = AnswerStart> =
   | { readonly response: A, readonly latencyMs: number }
   | { readonly error: unknown, readonly timedOut: boolean, readonly latencyMs: number }
 
-/** Classifies what an attempt's call gave: an answer by its status (classifyStatus), an error by its kind (classifyError). */
-export function classifyAttempt (sent: SentAttempt): AttemptResult {
+/** Classifies what an attempt's call gave: an answer by its status and headers (classifyStatus), an error by its kind (classifyError). */
+export function classifyAttempt (sent: SentAttempt, pool: ClassifyingPool, now: Date): AttemptResult {
   return 'response' in sent
-    ? classifyStatus(sent.response.statusCode, sent.response.headers['retry-after'])
+    ? classifyStatus(sent.response.statusCode, sent.response.headers, pool, now)
     : classifyError(sent.error, sent.timedOut)
 }
 
@@ -42,21 +42,24 @@ export function classifyAttempt (sent: SentAttempt): AttemptResult {
 export type AttemptStep = 'answer' | 'move_on' | 'stop' | 'throw'
 
 /**
- * The step after an attempt that went as `result`. A refusal means the provider
- * did nothing, so moving on is always safe; a failure may have had an effect, so
- * only a request that may be repeated (mayRetry) moves on.
+ * The step after an attempt that went as `result`. A refusal, or our credentials
+ * rejected (401/402), means the provider did nothing, so moving on is always safe;
+ * another failure may have had an effect, so only a request that may be repeated
+ * (mayRetry) moves on.
  */
 export function nextStep (result: AttemptResult, method: string, headers: Record<string, unknown>, retryNonIdempotent: boolean): AttemptStep {
   switch (result.kind) {
     case 'success': return 'answer'
     case 'forbidden': return 'move_on'
-    case 'failure': return mayRetry(method, headers, retryNonIdempotent) ? 'move_on' : 'stop'
+    case 'failure': return result.reason === CREDENTIALS_REJECTED || mayRetry(method, headers, retryNonIdempotent) ? 'move_on' : 'stop'
     case 'ours': return 'throw'
   }
 }
 
 /** What the runtime's health and counters are told of an attempt; nothing for a refusal or an error of ours. */
-export function reportedOutcome (result: AttemptResult, sent: SentAttempt): (Outcome & { readonly error: string | null }) | undefined {
+export function reportedOutcome (
+  result: AttemptResult, sent: SentAttempt
+): (Outcome & { readonly error: string | null, readonly pause_source: string | null }) | undefined {
   if (result.kind === 'forbidden' || result.kind === 'ours') return undefined
   const failure = result.kind === 'failure'
   return {
@@ -64,7 +67,9 @@ export function reportedOutcome (result: AttemptResult, sent: SentAttempt): (Out
     status_code: 'response' in sent ? sent.response.statusCode : null,
     latency_ms: sent.latencyMs,
     retry_after_s: failure ? result.retryAfterS ?? null : null,
-    error: failure ? `proxy: ${result.reason}` : null
+    pause_s: result.pauseS ?? null,
+    pause_source: result.pauseSource ?? null,
+    error: failure ? `proxy: ${result.reason}${result.reason === CREDENTIALS_REJECTED ? ` (HTTP ${result.statusCode ?? '?'})` : ''}` : null
   }
 }
 

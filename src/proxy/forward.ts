@@ -10,6 +10,7 @@
  */
 import { DomainError } from '../errors.js'
 import { REQUEST_ID_HEADER } from '../http/request-id.js'
+import { rateLimitSignals } from '../rules/rate-limit-signals.js'
 import { scrubEchoes } from '../rules/secrets.js'
 import { MAX_HASH_KEY_LENGTH } from '../rules/strategies.js'
 import { UnsafePathError } from '../rules/upstream-url.js'
@@ -28,6 +29,8 @@ export interface ProxyRequest {
   requestId: string
   /** Where each attempt's line is written (the request's logger, which adds its `reqId`). */
   log: AttemptLog
+  /** Aborts when the client leaves before its answer starts (ends a wait for a member). */
+  signal?: AbortSignal
 }
 
 /** What the proxy logs an attempt with. */
@@ -196,28 +199,41 @@ export function hasNoBody (method: string, status: number): boolean {
 /**
  * How one attempt went, as the proxy counts it; `ours` is an error of this service
  * (the request as built was refused before it left), which says nothing about the
- * provider.
+ * provider. A success or a failure may also carry the provider's own pause
+ * (`pauseS`: its rate-limit headers said no requests are left), which the member
+ * takes without it counting as a failure.
  */
 export type AttemptResult =
-  | { kind: 'success' }
+  | { kind: 'success', pauseS?: number, pauseSource?: string }
   | { kind: 'forbidden' }
-  | { kind: 'failure', reason: string, statusCode?: number, retryAfterS?: number }
+  | { kind: 'failure', reason: string, statusCode?: number, retryAfterS?: number, pauseS?: number, pauseSource?: string }
   | { kind: 'ours', error: unknown }
 
-/** Classifies an upstream answer: 5xx and 429 fail (moving on), 403 is a refusal, anything else is returned. */
-export function classifyStatus (status: number, retryAfter: string | string[] | undefined): AttemptResult {
-  if (status === 429) return { kind: 'failure', reason: 'rate_limited', statusCode: 429, ...retryAfterSeconds(retryAfter) }
-  if (status >= 500) return { kind: 'failure', reason: `http_${status}`, statusCode: status }
-  if (status === 403) return { kind: 'forbidden' }
-  return { kind: 'success' }
+/** The failure reason of a 401/402 on our credentials: the provider did nothing, so any request moves on. */
+export const CREDENTIALS_REJECTED = 'credentials_rejected'
+
+/** What classifying an answer reads of the pool. */
+export interface ClassifyingPool {
+  readonly forward_client_auth: number
+  readonly max_cooldown_seconds: number
 }
 
-/** `Retry-After` as seconds (delta-seconds or an HTTP date), when present and sensible. */
-function retryAfterSeconds (value: string | string[] | undefined): { retryAfterS?: number } {
-  const text = Array.isArray(value) ? value[0] : value
-  if (text === undefined) return {}
-  const seconds = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Math.ceil((Date.parse(text) - Date.now()) / 1000)
-  return Number.isFinite(seconds) && seconds >= 0 ? { retryAfterS: Math.min(seconds, 86_400) } : {}
+/**
+ * Classifies an upstream answer: 5xx and 429 fail (moving on), as do 401 and 402
+ * when the credentials are ours (not the client's, forwarded); 403 is a refusal;
+ * anything else is returned. The provider's rate-limit signals (Retry-After on 429
+ * and 503, remaining 0 with a reset) ride along, capped at the pool's
+ * max_cooldown_seconds.
+ */
+export function classifyStatus (status: number, headers: Record<string, string | string[] | undefined>, pool: ClassifyingPool, now: Date): AttemptResult {
+  if (status === 403) return { kind: 'forbidden' }
+  const signals = rateLimitSignals(status, headers, now, pool.max_cooldown_seconds)
+  const pause = signals.pauseS === undefined ? {} : { pauseS: signals.pauseS, ...(signals.source === undefined ? {} : { pauseSource: signals.source }) }
+  const retryAfter = signals.retryAfterS === undefined ? {} : { retryAfterS: signals.retryAfterS }
+  if (status === 429) return { kind: 'failure', reason: 'rate_limited', statusCode: 429, ...retryAfter, ...pause }
+  if (status >= 500) return { kind: 'failure', reason: `http_${status}`, statusCode: status, ...retryAfter, ...pause }
+  if ((status === 401 || status === 402) && pool.forward_client_auth !== 1) return { kind: 'failure', reason: CREDENTIALS_REJECTED, statusCode: status }
+  return { kind: 'success', ...pause }
 }
 
 /**

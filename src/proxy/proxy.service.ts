@@ -10,7 +10,10 @@
  * A failure moves on to the next provider when the request may be repeated, and
  * that failover goes into the history. The answer that ends the loop is streamed
  * back as the provider sends it (answers that have no body — to HEAD, 204, 304 —
- * without one). An error of ours (the upstream client refused the request as
+ * without one). When nothing is eligible but a member comes back within the pool's
+ * `max_wait_ms` (its cooldown, rate-limit pause or quota window ending), the
+ * request waits for it (at most MAX_WAITING requests at once; a client that leaves
+ * ends its wait) instead of answering 503. An error of ours (the upstream client refused the request as
  * built) is no provider's failure: nothing is reported, and it ends the request
  * as a 500.
  */
@@ -41,6 +44,23 @@ type Runtime = Pick<PoolRuntime, 'choose' | 'report' | 'learnRefusal' | 'release
 
 interface Deps {
   runtime: Runtime
+  now?: () => Date
+}
+
+/** Requests that may wait at once for a member to come back (max_wait_ms); past it, they answer 503 at once. */
+export const MAX_WAITING = 1024
+
+/** True once the client has left (its signal aborted). */
+const left = (incoming: ProxyRequest): boolean => incoming.signal?.aborted === true
+
+/** Resolves after `ms`, or at once when `signal` aborts (the client left). */
+async function pause (ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted === true) return
+  await new Promise<void>((resolve) => {
+    const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve() }
+    const timer = setTimeout(done, ms)
+    signal?.addEventListener('abort', done, { once: true })
+  })
 }
 
 type Chosen = Extract<ProxyChoice, { kind: 'chosen' }>
@@ -73,8 +93,9 @@ function answerWith (
 }
 
 /** Builds the proxy over the pool runtime; `close` ends its upstream connections. */
-export function createProxyService ({ runtime }: Deps) {
+export function createProxyService ({ runtime, now = () => new Date() }: Deps) {
   const upstream = createUpstreamClient()
+  let waiting = 0
 
   return {
     close: upstream.close,
@@ -91,11 +112,21 @@ export function createProxyService ({ runtime }: Deps) {
       const attempts: FailedAttemptSummary[] = []
       let failed: FailedAttempt | undefined
       let maxAttempts = 1
+      let waited = 0
       do {
         const choice = await runtime.choose(poolId, resource, tried, failed, key)
         if (choice.kind === 'unknown_pool') throw new NotFoundError(`Pool ${poolId} not found`)
         maxAttempts = choice.pool.max_attempts
         if (choice.kind === 'none') {
+          // A member back within what is left of max_wait_ms: wait for it, then choose again.
+          const back = choice.retryAfterMs
+          if (back !== null && back <= choice.pool.max_wait_ms - waited && waiting < MAX_WAITING && !left(incoming)) {
+            const ms = Math.max(1, back)
+            waiting++
+            try { await pause(ms, incoming.signal) } finally { waiting-- }
+            waited += ms
+            if (!left(incoming)) continue
+          }
           refusals = choice.refusals
           if (whenNoneLeft(attempts.length, refusals.length, choice.retryAfterS) === 'unavailable') return { kind: 'unavailable', retryAfterS: choice.retryAfterS }
           break
@@ -107,7 +138,7 @@ export function createProxyService ({ runtime }: Deps) {
         try {
           tried.add(member.provider_id)
           const sent = await upstream.send(incoming, path, choice.pool, member)
-          const result = classifyAttempt(sent)
+          const result = classifyAttempt(sent, choice.pool, now())
           incoming.log.info(attemptLogFields(attempts.length + 1, member, result, sent), 'proxy attempt')
           // Ours: the provider was never asked, so it is not told against; the request ends (500).
           if (result.kind === 'ours') throw result.error

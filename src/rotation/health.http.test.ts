@@ -137,8 +137,10 @@ for (const dialect of dialects) {
 
       it('all_down soonest: with every member cooling down, rotate answers the one whose cooldown ends first, degraded', async () => {
         const { poolId, providers } = await poolWithMembers(t, 'p', ['a', 'b'])
-        await report(poolId, { provider_id: providers.a, success: false, retry_after_s: 50 })
-        await report(poolId, { provider_id: providers.b, success: false, retry_after_s: 20 })
+        for (let i = 0; i < 3; i++) await report(poolId, { provider_id: providers.a, success: false })
+        clock -= 10_000
+        for (let i = 0; i < 3; i++) await report(poolId, { provider_id: providers.b, success: false })
+        clock += 10_000
         const res = await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate` })
         assert.equal(res.status, 200)
         assert.equal(res.body.provider_id, providers.b)
@@ -180,7 +182,7 @@ for (const dialect of dialects) {
       it('is set on create and update, and a cap below the first cooldown is refused', async () => {
         const id = await createPool(t, 'pol', { failure_threshold: 5, cooldown_seconds: 60, max_cooldown_seconds: 600, all_down: 'fail', max_attempts: 2, retry_non_idempotent: true })
         let status = (await t.request({ method: 'GET', url: `/api/pools/${id}` })).body
-        const proxy = { max_attempts: 2, retry_non_idempotent: true, forward_client_auth: false, forbidden_ttl_seconds: 3600 }
+        const proxy = { max_attempts: 2, retry_non_idempotent: true, forward_client_auth: false, forbidden_ttl_seconds: 3600, cache_ttl_seconds: 0, cache_stale_seconds: 0, max_wait_ms: 0 }
         assert.deepEqual(status.policy, { failure_threshold: 5, cooldown_seconds: 60, max_cooldown_seconds: 600, all_down: 'fail', ...proxy })
         await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: { failure_threshold: 2, all_down: 'soonest', forward_client_auth: true, max_attempts: 4 } })
         status = (await t.request({ method: 'GET', url: `/api/pools/${id}` })).body
@@ -248,7 +250,7 @@ for (const dialect of dialects) {
         const byProvider = Object.fromEntries(res.body.members.map((m: any) => [m.provider_id, m]))
         assert.deepEqual([byProvider[providers.ok].eligible, byProvider[providers.ok].reason], [true, null])
         assert.deepEqual([byProvider[providers.off].reason, byProvider[providers.off].until], ['disabled', null])
-        assert.deepEqual([byProvider[providers.cool].reason, byProvider[providers.cool].until], ['cooling_down', iso(START + 30_000)])
+        assert.deepEqual([byProvider[providers.cool].reason, byProvider[providers.cool].until], ['rate_limited', iso(START + 30_000)], 'a retry_after_s pauses the member')
         assert.deepEqual([byProvider[providers.quota].reason, byProvider[providers.quota].until], ['quota_exhausted', '2026-03-01T13:00:00.000Z'])
         const after = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body
         assert.deepEqual(after, before)

@@ -12,7 +12,11 @@ export const ReportBody = Type.Object({
   status_code: Type.Optional(Nullable(Type.Integer({ minimum: 100, maximum: 599 }))),
   latency_ms: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 86_400_000 }))),
   retry_after_s: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 604_800 }))),
-  error: Type.Optional(Nullable(Type.String({ maxLength: 500 })))
+  error: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+  headers: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 1024 }), {
+    maxProperties: 50,
+    description: "the provider's answer headers (as many as 50): its rate-limit signals (Retry-After, X-RateLimit-Remaining/Reset, RateLimit-*) are read from them"
+  }))
 })
 export type ReportInput = Static<typeof ReportBody>
 

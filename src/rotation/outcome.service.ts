@@ -1,6 +1,9 @@
 /**
  * Outcome reports (`POST …/report`): a caller tells how one call to a
- * member went, and the member's health moves (rules/health.ts) in one transaction
+ * member went (with the provider's answer headers, if it likes, whose rate-limit
+ * signals are read as the proxy reads them; a 401/402 on our credentials counts as
+ * rejected credentials whatever `success` says), and the member's health moves
+ * (rules/health.ts) in one transaction
  * that locks the pool's row first, serialised with rotations and failovers of the
  * pool. A cooldown started or a member recovered goes into the history; the pool
  * is declared touched (db/unit-of-work.ts), so its change_seq moves and the change
@@ -16,10 +19,18 @@ import { insertHistory } from '../pools/history.repository.js'
 import { addMemberMinutes } from '../pools/member-minutes.repository.js'
 import { findPoolForRotation } from '../pools/pool.repository.js'
 import { minuteOf } from '../rules/activity.js'
-import { applyOutcome, healthAt, healthChangeRecord, successRate } from '../rules/health.js'
+import { applyOutcome, healthAt, healthChangeRecord, rejectsOurCredentials, successRate } from '../rules/health.js'
+import { rateLimitSignals } from '../rules/rate-limit-signals.js'
 import type { MemberHealthValue, ReportInput } from './outcome.schemas.js'
 
 const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
+
+/** The reported headers by lower-case name (the signals are read by name). */
+function lowerCased (headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {}
+  if (headers !== undefined) for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value
+  return out
+}
 
 /** Builds the outcome service. */
 export function createOutcomeService ({ database: handle, now, events = NO_EVENTS, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, events?: RotationEvents, changes?: ChangeFeed }) {
@@ -28,6 +39,7 @@ export function createOutcomeService ({ database: handle, now, events = NO_EVENT
     /** Applies one outcome report to a member and answers its new health record. */
     async report (poolId: number, input: ReportInput): Promise<MemberHealthValue> {
       let cooldown: string | null = null
+      let reportedSuccess = input.success
       const record = await database.transact(function * (db): Work<MemberHealthValue> {
         // The pool's row lock serialises reports with rotations and failovers of the pool.
         const pool = yield * findPoolForRotation(db, poolId)
@@ -35,17 +47,22 @@ export function createOutcomeService ({ database: handle, now, events = NO_EVENT
         const member = yield * findMemberWithName(db, poolId, input.provider_id)
         if (member === undefined) throw new NotFoundError(`Member not found in pool ${poolId}`)
         const at = now()
-        const { state, cooldownStarted } = applyOutcome(member, input, pool, at)
-        const successes = input.success ? 1 : 0
-        const lastError = input.success ? null : input.error ?? (input.status_code != null ? `HTTP ${input.status_code}` : member.last_error)
+        const signals = rateLimitSignals(input.status_code ?? 0, lowerCased(input.headers), at, pool.max_cooldown_seconds)
+        const outcome = { ...input, retry_after_s: input.retry_after_s ?? signals.retryAfterS ?? null, pause_s: signals.pauseS ?? null }
+        const effect = applyOutcome(member, outcome, pool, at)
+        const { state, cooldownStarted } = effect
+        const failed = !input.success || rejectsOurCredentials(input.status_code, pool)
+        const successes = failed ? 0 : 1
+        const lastError = !failed ? null : input.error ?? (input.status_code != null ? `HTTP ${input.status_code}` : member.last_error)
         yield * updateMemberHealth(db, member.id, { ...state, last_error: lastError, successes, failures: 1 - successes })
         // The latency folded into the moving average also counts in its minute (activity charts).
         if (input.latency_ms != null) yield * addMemberMinutes(db, [{ memberId: member.id, minute: minuteOf(at), samples: 1, latencySum: input.latency_ms }])
         // A cooldown started or a member recovered goes into the history, as the proxy's do.
-        const record = healthChangeRecord(member.provider_id, healthAt(member, at), state, cooldownStarted, lastError)
+        const record = healthChangeRecord(member.provider_id, healthAt(member, at), effect, lastError, signals.source ?? null)
         if (record !== null) yield * insertHistory(db, { pool_id: poolId, ...record, timestamp: at.toISOString() })
         yield * touched(db, { pools: [poolId] })
         cooldown = cooldownStarted
+        reportedSuccess = !failed
         const counts = { success_count: member.success_count + successes, failure_count: member.failure_count + 1 - successes }
         return {
           pool_id: poolId,
@@ -61,7 +78,7 @@ export function createOutcomeService ({ database: handle, now, events = NO_EVENT
           last_error: lastError
         }
       })
-      events.reported(input.success)
+      events.reported(reportedSuccess)
       if (cooldown !== null) events.cooldownStarted(cooldown)
       return record
     }

@@ -131,11 +131,12 @@ function * failoverWork (
   const at = deps.now()
   const failed = members.find((m) => m.provider_id === failedProviderId)
   if (failed === undefined) throw new NotFoundError(`Member not found in pool ${poolId}`)
-  const { state, cooldownStarted } = applyOutcome(failed, { success: false }, pool, at)
+  const effect = applyOutcome(failed, { success: false }, pool, at)
+  const { state, cooldownStarted } = effect
   yield * updateMemberHealth(db, failed.id, { ...state, last_error: `failover: ${reason}`, successes: 0, failures: 1 })
   yield * touched(db, { pools: [poolId] })
   if (cooldownStarted !== null) cooldowns.push(cooldownStarted)
-  const record = healthChangeRecord(failedProviderId, healthAt(failed, at), state, cooldownStarted, `failover: ${reason}`)
+  const record = healthChangeRecord(failedProviderId, healthAt(failed, at), effect, `failover: ${reason}`)
   if (record !== null) yield * insertHistory(db, { pool_id: poolId, ...record, timestamp: at.toISOString() })
   const chosen = pool.enabled === 1 ? (yield * rotateWithin(db, deps.random, pool, members, at, after.exhausted, new Set([failedProviderId]))).chosen : undefined
   after.served = chosen?.member

@@ -124,7 +124,7 @@ export function applyCheck (
     }
     return { state: { ...member, check_passes: 0, check_passes_for: null }, change: null }
   }
-  const out = member.cooldown_until !== null && (member.cooldown_reason !== 'rate_limited' || health === 'probing')
+  const out = member.cooldown_until !== null && ((member.cooldown_reason !== 'rate_limited' && member.cooldown_reason !== 'credentials_rejected') || health === 'probing')
   if (!out) return { state: { ...member, latency_ms: latency, check_passes: 0, check_passes_for: null }, change: null }
   // Passes counted under an earlier cooldown (one a report or the proxy ended and another started) do not count.
   const passes = (member.check_passes_for === member.cooldown_until ? member.check_passes : 0) + 1

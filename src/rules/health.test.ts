@@ -114,3 +114,53 @@ describe('eligibility', () => {
     assert.deepEqual(candidatesFor(members, 'soonest', new Set([2])).candidates.map((m) => m.id), [1])
   })
 })
+
+describe("the provider's own signals", () => {
+  const ours = { ...policy, forward_client_auth: 0 }
+  const theirs = { ...policy, forward_client_auth: 1 }
+
+  it('a 401 or 402 on our credentials is a failure that takes the member out for max_cooldown_seconds, whatever success says', () => {
+    for (const status of [401, 402]) {
+      const r = applyOutcome(fresh, { success: true, status_code: status }, ours, at(0))
+      assert.equal(r.cooldownStarted, 'credentials_rejected')
+      assert.deepEqual([r.state.cooldown_until, r.state.cooldown_reason, r.state.consecutive_failures], [at(100).toISOString(), 'credentials_rejected', 1])
+      const passed = applyOutcome(fresh, { success: true, status_code: status }, theirs, at(0))
+      assert.deepEqual([passed.cooldownStarted, passed.state.cooldown_until, passed.state.consecutive_failures], [null, null, 0], "the client's own credentials")
+    }
+    // A longer cooldown already running is kept.
+    const paused = { ...fresh, cooldown_until: at(500).toISOString(), cooldown_reason: 'rate_limited' }
+    const r = applyOutcome(paused, { success: false, status_code: 401 }, ours, at(0))
+    assert.deepEqual([r.cooldownStarted, r.state.cooldown_until, r.state.cooldown_reason], [null, at(500).toISOString(), 'rate_limited'])
+  })
+
+  it('a pause (no requests left) is no failure: the member rests until the reset, a longer rest is never shortened', () => {
+    const r = applyOutcome(fresh, { success: true, pause_s: 40 }, policy, at(0))
+    assert.deepEqual([r.pausedUntil, r.cooldownStarted], [at(40).toISOString(), null])
+    assert.deepEqual([r.state.cooldown_until, r.state.cooldown_reason, r.state.consecutive_failures, r.state.cooldown_trips], [at(40).toISOString(), 'rate_limited', 0, 0])
+    const shorter = applyOutcome(r.state, { success: true, pause_s: 10 }, policy, at(0))
+    assert.deepEqual([shorter.pausedUntil, shorter.state.cooldown_until], [null, at(40).toISOString()])
+    const longer = applyOutcome(r.state, { success: true, pause_s: 90 }, policy, at(0))
+    assert.equal(longer.pausedUntil, at(90).toISOString())
+    assert.equal(applyOutcome(fresh, { success: true, pause_s: 0 }, policy, at(0)).pausedUntil, null)
+  })
+
+  it('once a rate limit has passed, a failure counts towards the threshold instead of doubling a cooldown as a failed probe does', () => {
+    const limited = { ...fresh, cooldown_until: at(10).toISOString(), cooldown_reason: 'rate_limited' }
+    const r = applyOutcome(limited, { success: false }, policy, at(20))
+    assert.equal(r.cooldownStarted, null)
+    const sick = { ...fresh, cooldown_until: at(10).toISOString(), cooldown_reason: 'consecutive_failures' }
+    assert.equal(applyOutcome(sick, { success: false }, policy, at(20)).cooldownStarted, 'probe_failed')
+  })
+
+  it('eligibility names a rate limit, and never offers a rate-limited member or rejected credentials when all are down', () => {
+    const base = { provider_id: 1, enabled: 1, rate_limit_requests: null, rate_limit_per: null, quota_window_start: null, quota_used: 0 }
+    const now = at(0)
+    const limited = assess({ ...base, id: 1, cooldown_until: at(30).toISOString(), cooldown_reason: 'rate_limited' }, now)
+    assert.deepEqual([limited.eligible, limited.reason, limited.until], [false, 'rate_limited', at(30).toISOString()])
+    const rejected = assess({ ...base, id: 2, provider_id: 2, cooldown_until: at(5).toISOString(), cooldown_reason: 'credentials_rejected' }, now)
+    assert.equal(rejected.reason, 'cooling_down')
+    assert.deepEqual(candidatesFor([limited, rejected], 'soonest'), { candidates: [], degraded: false })
+    const sick = assess({ ...base, id: 3, provider_id: 3, cooldown_until: at(60).toISOString(), cooldown_reason: 'consecutive_failures' }, now)
+    assert.deepEqual(candidatesFor([limited, rejected, sick], 'soonest').candidates.map((m) => m.id), [3])
+  })
+})

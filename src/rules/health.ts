@@ -5,20 +5,28 @@
  *
  *   healthy ──(failure_threshold consecutive failures)──▶ cooling_down
  *   any     ──(429, or any report with retry_after_s)───▶ cooling_down (rate_limited)
+ *   any     ──(the provider says 0 requests left: pause_s)─▶ cooling_down (rate_limited), not a failure
+ *   any     ──(401/402 on our credentials)──────────────▶ cooling_down (credentials_rejected), max_cooldown_seconds
  *   cooling_down ──(cooldown_until passes)──▶ probing (eligible again)
  *   probing ──(success)──▶ healthy, counters and doubling reset
  *   probing ──(failure)──▶ cooling_down again, for twice as long (up to the maximum)
+ *
+ * A rate limit is the provider's quota, not its sickness: once it has passed, the
+ * member is judged as healthy (a failure then counts towards failure_threshold, it
+ * does not double a cooldown as a failed probe does).
  */
-import { COOLDOWN_PREFIX, cooldownNotes, PROVIDER_NOTES, RECOVERED, type ServiceRecord } from './history-kind.js'
+import { COOLDOWN_PREFIX, cooldownNotes, PROVIDER_NOTES, rateLimitRecord, RECOVERED, type ServiceRecord } from './history-kind.js'
 import { percentOf } from './percent.js'
 
 export type Health = 'healthy' | 'cooling_down' | 'probing'
-export type CooldownReason = 'consecutive_failures' | 'probe_failed' | 'rate_limited' | 'health_check'
+export type CooldownReason = 'consecutive_failures' | 'probe_failed' | 'rate_limited' | 'health_check' | 'credentials_rejected'
 
 export interface HealthPolicy {
   readonly failure_threshold: number
   readonly cooldown_seconds: number
   readonly max_cooldown_seconds: number
+  /** 1 when the pool forwards the client's credentials: a 401/402 is then the client's, not ours. */
+  readonly forward_client_auth?: number
 }
 
 export const DEFAULT_POLICY: HealthPolicy & { readonly all_down: 'soonest' } = {
@@ -43,6 +51,11 @@ export interface Outcome {
   readonly status_code?: number | null
   readonly latency_ms?: number | null
   readonly retry_after_s?: number | null
+  /**
+   * The provider said it has no requests left for this many seconds (X-RateLimit-Remaining: 0
+   * with a reset, rules/rate-limit-signals.ts): the member pauses that long. Not a failure.
+   */
+  readonly pause_s?: number | null
 }
 
 /** Weight of the newest latency sample in the moving average. */
@@ -60,40 +73,97 @@ export function cooldownSeconds (policy: HealthPolicy, trips: number): number {
 }
 
 /**
+ * True when an answer with `status` means the provider rejects the credentials we
+ * hold for it (401, 402): only when they are ours, i.e. the pool does not forward
+ * the client's own.
+ */
+export function rejectsOurCredentials (status: number | null | undefined, policy: Pick<HealthPolicy, 'forward_client_auth'>): boolean {
+  return (status === 401 || status === 402) && policy.forward_client_auth !== 1
+}
+
+/** What one outcome did to a member's health. */
+export interface OutcomeEffect {
+  readonly state: HealthState
+  /** The cooldown it started, or null. */
+  readonly cooldownStarted: CooldownReason | null
+  /** When the provider's own pause (pause_s) ends, when the outcome started or lengthened one; else null. */
+  readonly pausedUntil: string | null
+}
+
+/**
  * The state after one outcome, and the reason of the cooldown it started (or null).
  * A success resets the consecutive count and the doubling; it ends a cooldown only
  * once that cooldown has run out (probing), so an in-flight success cannot cut a
- * rate limit short.
+ * rate limit short. A 401/402 on our credentials (rejectsOurCredentials) is a
+ * failure whatever `success` says, and takes the member out for
+ * max_cooldown_seconds. A pause the provider asked for (pause_s) is applied on top
+ * of whatever else the outcome did, when it ends later.
  */
-export function applyOutcome (
-  state: HealthState, outcome: Outcome, policy: HealthPolicy, now: Date
-): { state: HealthState, cooldownStarted: CooldownReason | null } {
+export function applyOutcome (state: HealthState, outcome: Outcome, policy: HealthPolicy, now: Date): OutcomeEffect {
+  const effect = healthAfter(state, outcome, policy, now)
+  const pause = outcome.pause_s
+  if (pause == null || !(pause > 0)) return effect
+  const until = secondsAfter(now, pause)
+  const current = effect.state.cooldown_until
+  if (current !== null && current >= until) return effect
+  return { state: { ...effect.state, cooldown_until: until, cooldown_reason: 'rate_limited' }, cooldownStarted: null, pausedUntil: until }
+}
+
+function healthAfter (state: HealthState, outcome: Outcome, policy: HealthPolicy, now: Date): OutcomeEffect {
   const health = healthAt(state, now)
   const latency = outcome.latency_ms == null
     ? state.latency_ms
     : state.latency_ms === null ? outcome.latency_ms : state.latency_ms + LATENCY_ALPHA * (outcome.latency_ms - state.latency_ms)
-  const consecutive = outcome.success ? 0 : state.consecutive_failures + 1
-  const trips = outcome.success ? 0 : state.cooldown_trips
+  const rejected = rejectsOurCredentials(outcome.status_code, policy)
+  const success = outcome.success && !rejected
+  const consecutive = success ? 0 : state.consecutive_failures + 1
+  const trips = success ? 0 : state.cooldown_trips
 
+  if (rejected) {
+    const until = secondsAfter(now, policy.max_cooldown_seconds)
+    const longer = health === 'cooling_down' && (state.cooldown_until as string) > until
+    return {
+      state: {
+        consecutive_failures: consecutive,
+        cooldown_trips: trips,
+        cooldown_until: longer ? state.cooldown_until : until,
+        cooldown_reason: longer ? state.cooldown_reason : 'credentials_rejected',
+        latency_ms: latency
+      },
+      cooldownStarted: longer ? null : 'credentials_rejected',
+      pausedUntil: null
+    }
+  }
   if (outcome.status_code === 429 || outcome.retry_after_s != null) {
     const seconds = outcome.retry_after_s ?? cooldownSeconds(policy, trips)
     return {
       state: { consecutive_failures: consecutive, cooldown_trips: trips, cooldown_until: secondsAfter(now, seconds), cooldown_reason: 'rate_limited', latency_ms: latency },
-      cooldownStarted: 'rate_limited'
+      cooldownStarted: 'rate_limited',
+      pausedUntil: null
     }
   }
-  if (outcome.success) {
+  if (success) {
     const cooldown = health === 'cooling_down' ? { cooldown_until: state.cooldown_until, cooldown_reason: state.cooldown_reason } : { cooldown_until: null, cooldown_reason: null }
-    return { state: { consecutive_failures: 0, cooldown_trips: 0, ...cooldown, latency_ms: latency }, cooldownStarted: null }
+    return { state: { consecutive_failures: 0, cooldown_trips: 0, ...cooldown, latency_ms: latency }, cooldownStarted: null, pausedUntil: null }
   }
-  const tripped: CooldownReason | null = health === 'probing' ? 'probe_failed' : health === 'healthy' && consecutive >= policy.failure_threshold ? 'consecutive_failures' : null
+  // A rate limit that has passed leaves the member healthy, not on probation.
+  const judged = health === 'probing' && state.cooldown_reason === 'rate_limited' ? 'healthy' : health
+  const tripped: CooldownReason | null = judged === 'probing' ? 'probe_failed' : judged === 'healthy' && consecutive >= policy.failure_threshold ? 'consecutive_failures' : null
   if (tripped !== null) {
     return {
       state: { consecutive_failures: consecutive, cooldown_trips: trips + 1, cooldown_until: secondsAfter(now, cooldownSeconds(policy, trips)), cooldown_reason: tripped, latency_ms: latency },
-      cooldownStarted: tripped
+      cooldownStarted: tripped,
+      pausedUntil: null
     }
   }
-  return { state: { ...state, consecutive_failures: consecutive, latency_ms: latency }, cooldownStarted: null }
+  return { state: { ...state, consecutive_failures: consecutive, latency_ms: latency }, cooldownStarted: null, pausedUntil: null }
+}
+
+/** What a history record of a health change reads of an outcome's effect. */
+export interface ChangeOf {
+  readonly state: Pick<HealthState, 'cooldown_until'>
+  readonly cooldownStarted: CooldownReason | null
+  readonly pausedUntil?: string | null
 }
 
 /** What the history records of a health change (the rest of the row is the caller's: pool and time). */
@@ -105,8 +175,10 @@ export type HealthChangeRecord = ServiceRecord
  * failovers and proxied attempts record them alike.
  */
 export function healthChangeRecord (
-  providerId: number, before: Health, after: Pick<HealthState, 'cooldown_until'>, cooldownStarted: CooldownReason | null, lastError: string | null
+  providerId: number, before: Health, effect: ChangeOf, lastError: string | null, pauseSource: string | null = null
 ): HealthChangeRecord | null {
+  const { state: after, cooldownStarted, pausedUntil } = effect
+  if (pausedUntil != null) return rateLimitRecord(providerId, pausedUntil, pauseSource)
   if (cooldownStarted !== null) {
     return {
       from_provider_id: providerId,

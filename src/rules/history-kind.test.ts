@@ -25,10 +25,10 @@ describe('historyKind', () => {
   })
 
   it('knows the health changes the service records, and no others', () => {
-    const started = healthChangeRecord(3, 'healthy', { cooldown_until: '2026-01-01T00:00:30.000Z' }, 'consecutive_failures', 'HTTP 503')
+    const started = healthChangeRecord(3, 'healthy', { state: { cooldown_until: '2026-01-01T00:00:30.000Z' }, cooldownStarted: 'consecutive_failures' }, 'HTTP 503')
     assert.equal(historyKind(started as HistoryFields), 'cooldown')
     assert.equal(started?.until, '2026-01-01T00:00:30.000Z')
-    const recovered = healthChangeRecord(3, 'probing', { cooldown_until: null }, null, null)
+    const recovered = healthChangeRecord(3, 'probing', { state: { cooldown_until: null }, cooldownStarted: null }, null)
     assert.equal(historyKind(recovered as HistoryFields), 'recovered')
     assert.equal(historyKind(record({ from_provider_id: 3, to_provider_id: null, reason: 'cooldown:health_check', notes: `${cooldownNotes(3, 'x')}: its health check failed` })), 'cooldown')
     assert.equal(historyKind(record({ from_provider_id: null, to_provider_id: 3, reason: 'recovered', notes: 'Provider 3 passed its health check 2 times in a row' })), 'recovered')

@@ -25,7 +25,7 @@ export type HistoryKind =
   | 'recovered'
   /** A provider was found refusing a resource (`refusal:<resource>`). */
   | 'refusal'
-  /** A provider used up its quota window. */
+  /** A provider used up its quota window: ours (`quota_exhausted`), or its own as it said (`rate_limited`). */
   | 'quota'
   /** A provider's health check failed after passing (or for the first time): the first failure of a streak. */
   | 'check_failed'
@@ -54,6 +54,7 @@ export const RECOVERED = 'recovered'
 export const COOLDOWN_PREFIX = 'cooldown:'
 export const REFUSAL_PREFIX = 'refusal:'
 export const QUOTA_EXHAUSTED = 'quota_exhausted'
+export const RATE_LIMITED = 'rate_limited'
 export const CHECK_FAILED = 'check_failed'
 
 /** The notes of a failover that chose another provider. */
@@ -95,6 +96,22 @@ export function quotaRecord (providerId: number, limit: number, per: string, res
   }
 }
 
+/**
+ * The record of a provider that said it has no requests left until `until` (its
+ * rate-limit headers, `source` naming the one that said so): it is not chosen
+ * until then. Not a failure: the provider's own quota window, used up.
+ */
+export function rateLimitRecord (providerId: number, until: string, source: string | null): ServiceRecord {
+  return {
+    from_provider_id: providerId,
+    to_provider_id: null,
+    reason: RATE_LIMITED,
+    success: 0,
+    notes: `${PROVIDER_NOTES}${providerId} has no requests left until ${until}${source === null ? '' : ` (its ${source})`}`,
+    until
+  }
+}
+
 /** The notes of a provider's first failed health check in a row: `failure` says how it failed. */
 export function checkFailedNotes (providerId: number, failure: string): string {
   return `${PROVIDER_NOTES}${providerId} failed its health check (${failure})`
@@ -115,6 +132,7 @@ export function historyKind (record: HistoryFields): HistoryKind {
   if (reason.startsWith(COOLDOWN_PREFIX) && about(notes, from, 'cooling down until ')) return 'cooldown'
   if (reason.startsWith(REFUSAL_PREFIX) && about(notes, from, 'refuses ')) return 'refusal'
   if (reason === QUOTA_EXHAUSTED && about(notes, from, 'used up its quota ')) return 'quota'
+  if (reason === RATE_LIMITED && about(notes, from, 'has no requests left ')) return 'quota'
   if (reason === CHECK_FAILED && about(notes, from, 'failed its health check ')) return 'check_failed'
   return 'failover_failed'
 }

@@ -36,7 +36,7 @@ export interface RotationPlan<M extends PlanMember> {
   readonly state: RotationState
   /**
    * With nothing chosen: milliseconds until the soonest member left out by a
-   * cooldown or a quota (and not excluded) comes back; null when none will.
+   * cooldown, a rate limit or a quota (and not excluded) comes back; null when none will.
    */
   readonly retryAfterMs: number | null
 }
@@ -71,7 +71,7 @@ export function planRotation<M extends PlanMember> (
   let retryAfterMs: number | null = null
   if (chosen === undefined && pool.enabled === 1) {
     for (const a of assessments) {
-      if (left.has(a.member.provider_id) || a.until === null || (a.reason !== 'cooling_down' && a.reason !== 'quota_exhausted')) continue
+      if (left.has(a.member.provider_id) || a.until === null || (a.reason !== 'cooling_down' && a.reason !== 'rate_limited' && a.reason !== 'quota_exhausted')) continue
       const ms = Date.parse(a.until) - at.getTime()
       if (retryAfterMs === null || ms < retryAfterMs) retryAfterMs = ms
     }

@@ -23,7 +23,7 @@ export interface ProxyRefusal {
 /** What the proxy gets for one attempt: a provider to call, or why there is none. */
 export type ProxyChoice =
   | { readonly kind: 'chosen', readonly pool: RuntimePoolRow, readonly member: MemberWithName, readonly degraded: boolean }
-  | { readonly kind: 'none', readonly pool: RuntimePoolRow, readonly retryAfterS: number | null, readonly refusals: ProxyRefusal[] }
+  | { readonly kind: 'none', readonly pool: RuntimePoolRow, readonly retryAfterS: number | null, readonly retryAfterMs: number | null, readonly refusals: ProxyRefusal[] }
   | { readonly kind: 'unknown_pool' }
 
 interface Deps {
@@ -56,7 +56,7 @@ export function createChoosing ({ now, random, memory, stateOf, lease, accountin
       const state = await stateOf(poolId)
       if (state === undefined) return { kind: 'unknown_pool' }
       const { pool } = state
-      if (pool.enabled !== 1) return { kind: 'none', pool, retryAfterS: null, refusals: [] }
+      if (pool.enabled !== 1) return { kind: 'none', pool, retryAfterS: null, retryAfterMs: null, refusals: [] }
       const at = now()
       const iso = at.toISOString()
       // Allocated only when needed: most pools have no quota, no refusal and no member without a URL.
@@ -75,7 +75,8 @@ export function createChoosing ({ now, random, memory, stateOf, lease, accountin
           const refusals = [...refused].filter(([id]) => !exclude.has(id)).map(([id, until]) => ({
             provider_id: id, provider_name: members.find((m) => m.provider_id === id)?.provider_name ?? null, resource, expires_at: until
           }))
-          return { kind: 'none', pool, retryAfterS: plan.retryAfterMs === null ? null : Math.max(1, Math.ceil(plan.retryAfterMs / 1000)), refusals }
+          const retryAfterMs = plan.retryAfterMs === null ? null : Math.max(0, plan.retryAfterMs)
+          return { kind: 'none', pool, retryAfterS: retryAfterMs === null ? null : Math.max(1, Math.ceil(retryAfterMs / 1000)), retryAfterMs, refusals }
         }
         if (chosen.rate_limit_requests !== null && !leases.take(chosen.provider_id, chosen, at)) {
           const want = round < MAX_LEASE_ROUNDS ? leases.want(chosen.provider_id, chosen, at) : undefined

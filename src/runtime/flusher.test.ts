@@ -39,7 +39,7 @@ for (const dialect of dialects) {
       const latencies = new Map<string, MinuteSample>()
       foldSample(latencies, memberA, at, 120)
       foldSample(latencies, memberA, at, 80)
-      const cooldown = healthChangeRecord(b, 'healthy', { cooldown_until: cooldownUntil }, 'consecutive_failures', 'HTTP 500')
+      const cooldown = healthChangeRecord(b, 'healthy', { state: { cooldown_until: cooldownUntil }, cooldownStarted: 'consecutive_failures' }, 'HTTP 500')
       assert.ok(cooldown !== null)
       const batch: FlushBatch = {
         members: new Map([
@@ -53,7 +53,7 @@ for (const dialect of dialects) {
             health: { consecutive_failures: 1, cooldown_trips: 1, cooldown_until: cooldownUntil, cooldown_reason: 'consecutive_failures', latency_ms: null, last_error: 'HTTP 500' }
           }]
         ]),
-        pools: new Map([[poolId, { rotations: 3, currentProviderId: a, lastRotation: at }]]),
+        pools: new Map([[poolId, { rotations: 3, currentProviderId: a, lastRotation: at, cacheHits: 0, cacheMisses: 0, cacheStale: 0, cacheEntries: null }]]),
         history: [
           { kind: 'health', poolId, record: cooldown, at },
           { kind: 'failover', poolId, failedProviderId: b, chosen: { providerId: a, degraded: false }, reason: 'proxy:http_500', at }

@@ -1,0 +1,247 @@
+/**
+ * The providers' own signals, end to end through the HTTP API (issue #27 items 2–4):
+ * a provider that says it has no requests left (every header form, and garbage),
+ * Retry-After on 429 and 503 as seconds or a date, a 401/402 on our credentials
+ * (and on the client's, forwarded), credentials changed ending that cooldown, the
+ * same signals in outcome reports, and the bounded wait (max_wait_ms) instead of a
+ * 503. Every path that chooses — proxy, rotate, failover, /next — leaves such a
+ * member out.
+ */
+import assert from 'node:assert/strict'
+import { request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, beforeEach, it } from 'node:test'
+import { addMember, createPool, createProvider } from '../../test/fixtures.js'
+import { buildTestApp, describeOn, dialects, sleep, type TestApp } from '../../test/helpers.js'
+import { json, upstream, type Upstream } from '../../test/upstreams.js'
+
+const START = Date.parse('2026-03-01T12:00:00.000Z')
+const iso = (ms: number) => new Date(ms).toISOString()
+
+for (const dialect of dialects) {
+  describeOn(dialect, "providers' rate-limit and credential signals", () => {
+    let t: TestApp
+    let clock: number
+    const upstreams: Upstream[] = []
+    const start = async (behave: Parameters<typeof upstream>[0]) => {
+      const u = await upstream(behave)
+      upstreams.push(u)
+      return u
+    }
+    /** A round-robin pool with one member per base URL, in order. */
+    const pool = async (name: string, baseUrls: string[], poolExtra: Record<string, unknown> = {}, providerExtra: Record<string, unknown> = {}) => {
+      const poolId = await createPool(t, name, { rotation_strategy: 'round_robin', ...poolExtra })
+      const providers: number[] = []
+      for (const [i, baseUrl] of baseUrls.entries()) {
+        const id = await createProvider(t, `${name}-${i}`, { base_url: baseUrl, ...providerExtra })
+        await addMember(t, poolId, id)
+        providers.push(id)
+      }
+      return { poolId, providers }
+    }
+    const get = async (poolId: number, path = '/x', extra: { method?: 'GET' | 'POST', headers?: Record<string, string> } = {}) =>
+      await t.app.inject({ method: extra.method ?? 'GET', url: `/api/pools/${poolId}/proxy${path}`, headers: extra.headers })
+    const next = async (poolId: number) => {
+      const res = await t.request({ method: 'GET', url: `/api/pools/${poolId}/next` })
+      assert.equal(res.status, 200)
+      return new Map<number, { eligible: boolean, reason: string | null, until: string | null }>(res.body.members.map((m: any) => [m.provider_id, m]))
+    }
+    const member = async (poolId: number, providerId: number) => {
+      await t.app.runtime.flush()
+      const res = await t.request({ method: 'GET', url: `/api/pools/${poolId}` })
+      return res.body.members.find((m: any) => m.provider_id === providerId)
+    }
+    const history = async (poolId: number) => {
+      await t.app.runtime.flush()
+      return (await t.request({ method: 'GET', url: `/api/pools/${poolId}/history?limit=50` })).body.history as any[]
+    }
+
+    beforeEach(async () => {
+      clock = START
+      t = await buildTestApp(dialect, { now: () => new Date(clock) })
+    })
+    afterEach(async () => {
+      await t.close()
+      for (const u of upstreams.splice(0)) await u.close()
+    })
+
+    it('a success saying no requests are left passes through, and the member is out until the reset: not a failure, one rate_limited record', async () => {
+      const spent = await start(json(200, { last: true }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' }))
+      const other = await start(json(200, { other: true }))
+      const { poolId, providers } = await pool('spent', [spent.url, other.url])
+      const first = await get(poolId)
+      assert.equal(first.statusCode, 200)
+      assert.deepEqual(first.json(), { last: true })
+      assert.equal(first.headers['x-ratelimit-remaining'], '0', 'the answer itself passes through as it is')
+      const out = (await next(poolId)).get(providers[0] as number)
+      assert.deepEqual([out?.eligible, out?.reason, out?.until], [false, 'rate_limited', iso(START + 60_000)])
+      // Every later request goes to the other member, however many.
+      for (let i = 0; i < 4; i++) assert.equal((await get(poolId)).json().other, true)
+      assert.equal(spent.seen.length, 1)
+      const record = await member(poolId, providers[0] as number)
+      assert.deepEqual([record.cooldown_reason, record.cooldown_until, record.failure_count, record.success_count, record.consecutive_failures],
+        ['rate_limited', iso(START + 60_000), 0, 1, 0])
+      assert.deepEqual([record.eligible, record.ineligible_reason, record.eligible_again_at], [false, 'rate_limited', iso(START + 60_000)])
+      const records = (await history(poolId)).filter((h) => h.reason === 'rate_limited')
+      assert.equal(records.length, 1)
+      assert.equal(records[0].notes, `Provider ${providers[0] as number} has no requests left until ${iso(START + 60_000)} (its x-ratelimit-remaining)`)
+      // Rotate and failover (the control plane) leave it out too.
+      const rotated = await t.request({ method: 'POST', url: `/api/pools/${poolId}/rotate` })
+      assert.equal(rotated.body.provider_id, providers[1])
+      const failover = await t.request({ method: 'POST', url: `/api/pools/${poolId}/failover`, payload: { failed_provider_id: providers[1] } })
+      assert.equal(failover.status, 404, 'no alternative: the rate-limited member is not offered')
+      // After the reset it is chosen again.
+      clock += 61_000
+      assert.equal((await next(poolId)).get(providers[0] as number)?.eligible, true)
+    })
+
+    it('reads every form of the reset: RateLimit-*, a Unix time, the RateLimit structured field; garbage is ignored and huge values capped', async () => {
+      const forms: Array<[Record<string, string>, number | null]> = [
+        [{ 'ratelimit-remaining': '0', 'ratelimit-reset': '30' }, 30],
+        [{ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(START / 1000 + 45) }, 45],
+        [{ ratelimit: '"default";r=0;t=20' }, 20],
+        [{ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': 'soon' }, null],
+        [{ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '-5' }, null],
+        [{ 'x-ratelimit-remaining': '3', 'x-ratelimit-reset': '30' }, null],
+        [{ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '999999' }, 120]
+      ]
+      for (const [i, [headers, seconds]] of forms.entries()) {
+        const up = await start(json(200, { i }, headers))
+        const { poolId, providers } = await pool(`form${i}`, [up.url], { max_cooldown_seconds: 120, cooldown_seconds: 10 })
+        const res = await get(poolId)
+        assert.equal(res.statusCode, 200, JSON.stringify(headers))
+        const out = (await next(poolId)).get(providers[0] as number)
+        if (seconds === null) assert.equal(out?.eligible, true, JSON.stringify(headers))
+        else assert.deepEqual([out?.reason, out?.until], ['rate_limited', iso(START + seconds * 1000)], JSON.stringify(headers))
+      }
+    })
+
+    it('Retry-After on a 429 or a 503, in seconds or as an HTTP date, cools the member down that long and the request moves on', async () => {
+      const dated = await start(json(429, { detail: 'slow down' }, { 'retry-after': new Date(START + 90_000).toUTCString() }))
+      const busy = await start(json(503, { detail: 'busy' }, { 'retry-after': '40' }))
+      const fine = await start(json(200, { ok: true }))
+      const { poolId, providers } = await pool('after', [dated.url, busy.url, fine.url], { max_attempts: 3 })
+      const res = await get(poolId)
+      assert.equal(res.statusCode, 200)
+      assert.equal(res.headers['x-sourcepool-attempts'], '3')
+      const members = await next(poolId)
+      assert.deepEqual([members.get(providers[0] as number)?.reason, members.get(providers[0] as number)?.until], ['rate_limited', iso(START + 90_000)])
+      assert.deepEqual([members.get(providers[1] as number)?.reason, members.get(providers[1] as number)?.until], ['rate_limited', iso(START + 40_000)])
+    })
+
+    it('a 401 or 402 on our credentials takes the member out for max_cooldown_seconds and moves on, even for a POST', async () => {
+      const revoked = await start(json(401, { detail: 'bad key' }))
+      const broke = await start(json(402, { detail: 'no credit' }))
+      const fine = await start(json(200, { ok: true }))
+      const { poolId, providers } = await pool('keys', [revoked.url, broke.url, fine.url], { max_attempts: 3, max_cooldown_seconds: 900 }, { auth_headers: { 'x-api-key': 'k1' } })
+      const res = await get(poolId, '/orders', { method: 'POST' })
+      assert.equal(res.statusCode, 200, 'the providers did nothing: a POST moves on too')
+      assert.deepEqual(res.json(), { ok: true })
+      for (const [i, status] of [[0, 401], [1, 402]] as const) {
+        const m = await member(poolId, providers[i] as number)
+        assert.deepEqual([m.health, m.cooldown_reason, m.cooldown_until, m.failure_count], ['cooling_down', 'credentials_rejected', iso(START + 900_000), 1])
+        assert.equal((await next(poolId)).get(providers[i] as number)?.reason, 'cooling_down')
+        const record = (await history(poolId)).find((h) => h.reason === 'cooldown:credentials_rejected' && h.from_provider === `keys-${i}`)
+        assert.equal(record?.notes, `Provider ${providers[i] as number} cooling down until ${iso(START + 900_000)} after: proxy: credentials_rejected (HTTP ${status})`)
+      }
+      // Not offered even when everything else is down (all_down soonest).
+      const alone = await pool('alone', [revoked.url], { all_down: 'soonest' }, { auth_headers: { 'x-api-key': 'k1' } })
+      const failed = await get(alone.poolId)
+      assert.equal(failed.statusCode, 502, 'the only member failed')
+      assert.equal(failed.json().attempts[0].status_code, 401)
+      const after = await get(alone.poolId)
+      assert.equal(after.statusCode, 503)
+      assert.deepEqual(after.json(), { detail: `No available providers in pool ${alone.poolId}` })
+      const rotate = await t.request({ method: 'POST', url: `/api/pools/${alone.poolId}/rotate` })
+      assert.equal(rotate.status, 404)
+    })
+
+    it("new auth_headers end the cooldown at once; a 401 with the client's own credentials is the client's: passed through, no penalty", async () => {
+      const revoked = await start(json(401, { detail: 'bad key' }))
+      const { poolId, providers } = await pool('renew', [revoked.url], {}, { auth_headers: { 'x-api-key': 'old' } })
+      await get(poolId)
+      assert.equal((await next(poolId)).get(providers[0] as number)?.eligible, false)
+      const same = await t.request({ method: 'PUT', url: `/api/providers/${providers[0] as number}`, payload: { description: 'only the text' } })
+      assert.equal(same.status, 200)
+      assert.equal((await next(poolId)).get(providers[0] as number)?.eligible, false, 'no new credentials: still out')
+      const renewed = await t.request({ method: 'PUT', url: `/api/providers/${providers[0] as number}`, payload: { auth_headers: { 'x-api-key': 'new' } } })
+      assert.equal(renewed.status, 200)
+      assert.equal((await next(poolId)).get(providers[0] as number)?.eligible, true)
+      assert.equal((await member(poolId, providers[0] as number)).cooldown_until, null)
+
+      const theirs = await pool('theirs', [revoked.url], { forward_client_auth: true })
+      const res = await get(theirs.poolId, '/x', { headers: { 'x-provider-authorization': 'Bearer client-key' } })
+      assert.equal(res.statusCode, 401)
+      assert.deepEqual(res.json(), { detail: 'bad key' })
+      const m = await member(theirs.poolId, theirs.providers[0] as number)
+      assert.deepEqual([m.health, m.failure_count, m.success_count], ['healthy', 0, 1])
+    })
+
+    it('reports carry the same signals: a 401 rejects our credentials, rate-limit headers pause without a failure', async () => {
+      const { poolId, providers } = await pool('reports', ['http://127.0.0.1:9', 'http://127.0.0.1:9'], { max_cooldown_seconds: 600 })
+      let res = await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers[0], success: false, status_code: 401 } })
+      assert.equal(res.status, 200)
+      assert.deepEqual([res.body.health, res.body.cooldown_reason, res.body.cooldown_until], ['cooling_down', 'credentials_rejected', iso(START + 600_000)])
+      res = await t.request({
+        method: 'POST',
+        url: `/api/pools/${poolId}/report`,
+        payload: { provider_id: providers[1], success: true, status_code: 200, headers: { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '25' } }
+      })
+      assert.equal(res.status, 200)
+      assert.deepEqual([res.body.cooldown_reason, res.body.cooldown_until, res.body.failure_count, res.body.success_count], ['rate_limited', iso(START + 25_000), 0, 1])
+      const bad = await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers[1], success: true, headers: { 'x-a': 'b'.repeat(2000) } } })
+      assert.equal(bad.status, 422)
+    })
+  })
+
+  describeOn(dialect, 'max_wait_ms: a bounded wait instead of an instant 503', () => {
+    let t: TestApp
+    const upstreams: Upstream[] = []
+    beforeEach(async () => { t = await buildTestApp(dialect) })
+    afterEach(async () => {
+      await t.close()
+      for (const u of upstreams.splice(0)) await u.close()
+    })
+
+    /** A one-member pool whose provider answered a 429 with Retry-After: 1 (so it is out for about a second). */
+    const pausedPool = async (name: string, maxWaitMs: number) => {
+      let calls = 0
+      const up = await upstream((_req, res) => {
+        calls++
+        if (calls === 1) json(429, { detail: 'wait' }, { 'retry-after': '1' })(_req, res)
+        else json(200, { served: calls })(_req, res)
+      })
+      upstreams.push(up)
+      const poolId = await createPool(t, name, { max_wait_ms: maxWaitMs })
+      await addMember(t, poolId, await createProvider(t, `${name}-p`, { base_url: up.url }))
+      assert.equal((await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy/x` })).statusCode, 502, 'its only member failed (429)')
+      return { poolId, up }
+    }
+
+    it('without it the request is a 503 at once; with it the request waits for the member and is served', async () => {
+      const plain = await pausedPool('plain', 0)
+      const refused = await t.app.inject({ method: 'GET', url: `/api/pools/${plain.poolId}/proxy/x` })
+      assert.equal(refused.statusCode, 503)
+      assert.deepEqual(refused.json(), { detail: `No available providers in pool ${plain.poolId}` })
+
+      const waiting = await pausedPool('waiting', 5000)
+      const served = await t.app.inject({ method: 'GET', url: `/api/pools/${waiting.poolId}/proxy/x` })
+      assert.equal(served.statusCode, 200)
+      assert.deepEqual(served.json(), { served: 2 })
+    })
+
+    it('a client that leaves while waiting is released: nothing goes upstream for it', async () => {
+      const { poolId, up } = await pausedPool('leaves', 5000)
+      await t.app.listen({ port: 0, host: '127.0.0.1' })
+      const { port } = t.app.server.address() as AddressInfo
+      const req = httpRequest({ host: '127.0.0.1', port, path: `/api/pools/${poolId}/proxy/x`, method: 'GET' })
+      req.on('error', () => {})
+      req.end()
+      await sleep(200)
+      req.destroy()
+      // Past the member's return: had the wait not ended with the client, it would have gone upstream now.
+      await sleep(1500)
+      assert.equal(up.seen.length, 1, 'only the first (429) request reached the provider')
+    })
+  })
+}
