@@ -169,7 +169,7 @@ async function registerPlugins (app: FastifyInstance, config: Config, { metrics,
 
 /** The routes, in the order the OpenAPI document lists them. */
 async function registerRoutes (app: FastifyInstance, config: Config, s: Services, database: DbHandle): Promise<void> {
-  await app.register(healthzRoutes, { ping: database.ping })
+  await app.register(healthzRoutes, { ping: database.ping, cacheProblem: s.proxy.problem })
   await app.register(sessionRoutes, { tokensRequired: config.authTokens.length > 0 })
   await app.register(uiRoutes)
   await app.register(providerRoutes, { providers: s.providers })

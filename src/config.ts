@@ -58,6 +58,14 @@ export interface Config {
    * or the front doors' addresses and CIDR ranges.
    */
   readonly trustProxy: boolean | number | readonly string[]
+  /** The proxy's response cache: Redis (CACHE_URL, shared by every instance) or null for this process's memory. */
+  readonly cacheUrl: string | null
+  /** What every Redis key of the cache starts with (CACHE_KEY_PREFIX): deployments sharing one Redis keep apart by it. */
+  readonly cacheKeyPrefix: string
+  /** Bytes the memory cache may hold (CACHE_MAX_BYTES); the least recently used entries go first. */
+  readonly cacheMaxBytes: number
+  /** Largest answer body stored (CACHE_MAX_ENTRY_BYTES); bigger answers stream through unstored. */
+  readonly cacheMaxEntryBytes: number
 }
 
 /** Thrown for a bad setting; its message names the variable and what is allowed. */
@@ -116,6 +124,12 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const historyMaxAgeDays = readOptionalInteger(env, 'HISTORY_MAX_AGE_DAYS', null, 1, 36_500)
   const corsOrigins = readCorsOrigins(env)
   const trustProxy = readTrustProxy(env)
+  const cacheUrl = env.CACHE_URL?.trim() || null
+  if (cacheUrl !== null && !/^rediss?:\/\//.test(cacheUrl)) throw new ConfigError('CACHE_URL: must be a redis:// or rediss:// URL')
+  const cacheKeyPrefix = env.CACHE_KEY_PREFIX ?? 'sourcepool:cache:'
+  if (cacheKeyPrefix.length > 200 || /[\s]/.test(cacheKeyPrefix)) throw new ConfigError('CACHE_KEY_PREFIX: at most 200 characters, no spaces')
+  const cacheMaxBytes = readInteger(env, 'CACHE_MAX_BYTES', 64 * 1024 * 1024, 0, 64 * 1024 * 1024 * 1024)
+  const cacheMaxEntryBytes = readInteger(env, 'CACHE_MAX_ENTRY_BYTES', 1024 * 1024, 0, 512 * 1024 * 1024)
 
   return Object.freeze({
     host,
@@ -143,7 +157,11 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     historyMaxPerPool,
     historyMaxAgeDays,
     corsOrigins,
-    trustProxy
+    trustProxy,
+    cacheUrl,
+    cacheKeyPrefix,
+    cacheMaxBytes,
+    cacheMaxEntryBytes
   })
 }
 

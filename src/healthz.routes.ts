@@ -2,6 +2,8 @@
  * `GET /healthz`: 200 while the database answers and takes writes, 503 when it is
  * read-only or does not answer. It answers within HEALTHZ_DEADLINE_MS whatever the
  * database does: a load balancer's probe must not hang on a lock or a lost server.
+ * A response cache that cannot be used (Redis unreachable) does not make the service
+ * unready — the proxy serves without it — but the 200 says so in `detail`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
@@ -18,12 +20,18 @@ class HealthCheckTimeout extends Error {
 }
 
 /** `ping` is the database handle's health check (see DbHandle.ping). */
-export const healthzRoutes: FastifyPluginAsyncTypebox<{ ping: () => Promise<void> }> = async (app, { ping }) => {
+export const healthzRoutes: FastifyPluginAsyncTypebox<{ ping: () => Promise<void>, cacheProblem?: () => string | null }> = async (app, { ping, cacheProblem = () => null }) => {
   app.get('/healthz', {
     schema: {
       tags: ['health'],
       summary: 'Readiness: the database answers and takes writes',
-      response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: ErrorBody }
+      response: {
+        200: Type.Object({
+          status: Type.Literal('ok'),
+          detail: Type.Optional(Type.String({ description: 'present when something works degraded, e.g. the response cache cannot reach Redis' }))
+        }),
+        503: ErrorBody
+      }
     }
   }, async (request, reply) => {
     let timer: NodeJS.Timeout | undefined
@@ -32,7 +40,8 @@ export const healthzRoutes: FastifyPluginAsyncTypebox<{ ping: () => Promise<void
         ping(),
         new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(new HealthCheckTimeout()), HEALTHZ_DEADLINE_MS) })
       ])
-      return { status: 'ok' as const }
+      const problem = cacheProblem()
+      return problem === null ? { status: 'ok' as const } : { status: 'ok' as const, detail: problem }
     } catch (error) {
       if (error instanceof DatabaseNotWritableError) {
         request.log.warn('health check: the database is read-only')

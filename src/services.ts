@@ -20,6 +20,8 @@ import { createMemberService } from './pools/member.service.js'
 import { createPoolService } from './pools/pool.service.js'
 import { createProviderService } from './providers/provider.service.js'
 import { createRefusalService } from './providers/refusal.service.js'
+import { createCacheStore } from './cache/create-store.js'
+import { createCachedProxy } from './proxy/cached-proxy.js'
 import { createProxyService } from './proxy/proxy.service.js'
 import { createExplainService } from './rotation/explain.service.js'
 import { createOutcomeService } from './rotation/outcome.service.js'
@@ -30,7 +32,7 @@ import { createPoolRuntime } from './runtime/pool-runtime.js'
 /** The settings the services read. */
 export type ServicesConfig = Pick<Config,
   'auditMaxAgeDays' | 'historyMaxPerPool' | 'historyMaxAgeDays' | 'flushIntervalMs' | 'maxRefusalsPerProvider' |
-  'healthCheckConcurrency' | 'eventsHeartbeatMs' | 'eventsClientBufferBytes'>
+  'healthCheckConcurrency' | 'eventsHeartbeatMs' | 'eventsClientBufferBytes' | 'cacheUrl' | 'cacheKeyPrefix' | 'cacheMaxBytes' | 'cacheMaxEntryBytes'>
 
 export interface ServicesDeps {
   config: ServicesConfig
@@ -90,7 +92,22 @@ export function buildServices ({ config, database, now, random, warn }: Services
     maxBufferedBytes: config.eventsClientBufferBytes,
     warn
   })
-  const proxy = createProxyService({ runtime })
+  const uncached = createProxyService({ runtime, now })
+  const proxy = createCachedProxy({
+    proxy: uncached,
+    runtime,
+    store: createCacheStore({
+      url: config.cacheUrl ?? undefined,
+      maxBytes: config.cacheMaxBytes,
+      keyPrefix: config.cacheKeyPrefix,
+      now: () => now().getTime(),
+      warn: (message) => { warn(undefined, message) }
+    }),
+    maxEntryBytes: config.cacheMaxEntryBytes,
+    now: () => now().getTime(),
+    events: metrics.cacheEvents,
+    warn
+  })
   const chunks = createChunkService(base)
   const chunkSearch = createChunkSearch(base)
 
@@ -99,7 +116,7 @@ export function buildServices ({ config, database, now, random, warn }: Services
   if (config.auditMaxAgeDays !== null) housekeeping.push(async () => { await audit.purgeExpired() })
   if (config.historyMaxPerPool !== null || config.historyMaxAgeDays !== null) housekeeping.push(async () => { await historyRetention.prune() })
 
-  return { metrics, audit, providers, refusals, pools, members, activity, rotation, outcomes, explain, runtime, healthChecks, declared, hub, proxy, chunks, chunkSearch, housekeeping }
+  return { metrics, audit, providers, refusals, pools, members, activity, rotation, outcomes, explain, runtime, healthChecks, declared, hub, uncached, proxy, chunks, chunkSearch, housekeeping }
 }
 
 export type Services = ReturnType<typeof buildServices>

@@ -289,6 +289,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pools/{pool_id}/cache": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Empty the pool's response cache */
+        delete: operations["deletePoolsPoolIdCache"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/pools/{pool_id}/proxy/{path}": {
         parameters: {
             query?: never;
@@ -652,6 +669,8 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
+                        /** @description present when something works degraded, e.g. the response cache cannot reach Redis */
+                        detail?: string;
                     };
                 };
             };
@@ -1881,6 +1900,23 @@ export interface operations {
                                 retry_non_idempotent: boolean;
                                 forward_client_auth: boolean;
                                 forbidden_ttl_seconds: number;
+                                cache_ttl_seconds: number;
+                                cache_stale_seconds: number;
+                                max_wait_ms: number;
+                            };
+                            cache: {
+                                ttl_seconds: number;
+                                stale_seconds: number;
+                                /** @description answers served fresh from the cache */
+                                hits: number;
+                                /** @description cacheable requests that went upstream */
+                                misses: number;
+                                /** @description answers served stale */
+                                stale: number;
+                                /** @description live entries, as last counted */
+                                entries: number;
+                                /** @description (hits + stale) / (hits + stale + misses), four decimals; 0 before any */
+                                hit_ratio: number;
                             };
                             members: {
                                 member_id: number;
@@ -1930,6 +1966,12 @@ export interface operations {
                                     error: string | null;
                                     latency_ms: number | null;
                                 } | null;
+                                /** @description whether a rotation or the proxy may choose it now (as `/next` says) */
+                                eligible: boolean;
+                                /** @description why not, as `/next`'s `reason` (disabled, cooling_down, rate_limited, quota_exhausted); null when eligible */
+                                ineligible_reason: string | null;
+                                /** @description ISO 8601 UTC: when its cooldown, rate-limit pause or quota window ends; null when eligible, switched off or not known */
+                                eligible_again_at: string | null;
                             }[];
                             recent_rotations: {
                                 id: number;
@@ -2097,6 +2139,12 @@ export interface operations {
                     forward_client_auth?: boolean | null;
                     /** @description proxy: how long a provider's 403 for a resource keeps it from that resource (default 3,600) */
                     forbidden_ttl_seconds?: number | null;
+                    /** @description proxy: how long an answer to a GET is served from the cache (default 0: no cache) */
+                    cache_ttl_seconds?: number | null;
+                    /** @description proxy: how long after that a cached answer is still served as STALE, while it is refreshed or when every member fails (default 0) */
+                    cache_stale_seconds?: number | null;
+                    /** @description proxy: how long a request may wait for a member to become eligible instead of answering 503 (default 0) */
+                    max_wait_ms?: number | null;
                 };
             };
         };
@@ -2281,6 +2329,23 @@ export interface operations {
                             retry_non_idempotent: boolean;
                             forward_client_auth: boolean;
                             forbidden_ttl_seconds: number;
+                            cache_ttl_seconds: number;
+                            cache_stale_seconds: number;
+                            max_wait_ms: number;
+                        };
+                        cache: {
+                            ttl_seconds: number;
+                            stale_seconds: number;
+                            /** @description answers served fresh from the cache */
+                            hits: number;
+                            /** @description cacheable requests that went upstream */
+                            misses: number;
+                            /** @description answers served stale */
+                            stale: number;
+                            /** @description live entries, as last counted */
+                            entries: number;
+                            /** @description (hits + stale) / (hits + stale + misses), four decimals; 0 before any */
+                            hit_ratio: number;
                         };
                         members: {
                             member_id: number;
@@ -2330,6 +2395,12 @@ export interface operations {
                                 error: string | null;
                                 latency_ms: number | null;
                             } | null;
+                            /** @description whether a rotation or the proxy may choose it now (as `/next` says) */
+                            eligible: boolean;
+                            /** @description why not, as `/next`'s `reason` (disabled, cooling_down, rate_limited, quota_exhausted); null when eligible */
+                            ineligible_reason: string | null;
+                            /** @description ISO 8601 UTC: when its cooldown, rate-limit pause or quota window ends; null when eligible, switched off or not known */
+                            eligible_again_at: string | null;
                         }[];
                         recent_rotations: {
                             id: number;
@@ -2476,6 +2547,12 @@ export interface operations {
                     forward_client_auth?: boolean | null;
                     /** @description proxy: how long a provider's 403 for a resource keeps it from that resource (default 3,600) */
                     forbidden_ttl_seconds?: number | null;
+                    /** @description proxy: how long an answer to a GET is served from the cache (default 0: no cache) */
+                    cache_ttl_seconds?: number | null;
+                    /** @description proxy: how long after that a cached answer is still served as STALE, while it is refreshed or when every member fails (default 0) */
+                    cache_stale_seconds?: number | null;
+                    /** @description proxy: how long a request may wait for a member to become eligible instead of answering 503 (default 0) */
+                    max_wait_ms?: number | null;
                 };
             };
         };
@@ -3823,6 +3900,10 @@ export interface operations {
                     latency_ms?: number | null;
                     retry_after_s?: number | null;
                     error?: string | null;
+                    /** @description the provider's answer headers (as many as 50): its rate-limit signals (Retry-After, X-RateLimit-Remaining/Reset, RateLimit-*) are read from them */
+                    headers?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -4122,6 +4203,120 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: string;
+                    };
+                };
+            };
+        };
+    };
+    deletePoolsPoolIdCache: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pool_id: number;
+                        purged: number;
+                        message: string;
+                    };
+                };
+            };
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
+                            loc: (string | number)[];
+                            msg: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -7238,6 +7433,12 @@ export interface operations {
                         forward_client_auth?: boolean | null;
                         /** @description proxy: how long a provider's 403 for a resource keeps it from that resource (default 3,600) */
                         forbidden_ttl_seconds?: number | null;
+                        /** @description proxy: how long an answer to a GET is served from the cache (default 0: no cache) */
+                        cache_ttl_seconds?: number | null;
+                        /** @description proxy: how long after that a cached answer is still served as STALE, while it is refreshed or when every member fails (default 0) */
+                        cache_stale_seconds?: number | null;
+                        /** @description proxy: how long a request may wait for a member to become eligible instead of answering 503 (default 0) */
+                        max_wait_ms?: number | null;
                         enabled?: boolean | null;
                         members?: {
                             /** @description a provider declared in the same state, by name */
@@ -7467,6 +7668,12 @@ export interface operations {
                         forward_client_auth?: boolean | null;
                         /** @description proxy: how long a provider's 403 for a resource keeps it from that resource (default 3,600) */
                         forbidden_ttl_seconds?: number | null;
+                        /** @description proxy: how long an answer to a GET is served from the cache (default 0: no cache) */
+                        cache_ttl_seconds?: number | null;
+                        /** @description proxy: how long after that a cached answer is still served as STALE, while it is refreshed or when every member fails (default 0) */
+                        cache_stale_seconds?: number | null;
+                        /** @description proxy: how long a request may wait for a member to become eligible instead of answering 503 (default 0) */
+                        max_wait_ms?: number | null;
                         enabled?: boolean | null;
                         members?: {
                             /** @description a provider declared in the same state, by name */
@@ -7712,6 +7919,12 @@ export interface operations {
                             forward_client_auth?: boolean | null;
                             /** @description proxy: how long a provider's 403 for a resource keeps it from that resource (default 3,600) */
                             forbidden_ttl_seconds?: number | null;
+                            /** @description proxy: how long an answer to a GET is served from the cache (default 0: no cache) */
+                            cache_ttl_seconds?: number | null;
+                            /** @description proxy: how long after that a cached answer is still served as STALE, while it is refreshed or when every member fails (default 0) */
+                            cache_stale_seconds?: number | null;
+                            /** @description proxy: how long a request may wait for a member to become eligible instead of answering 503 (default 0) */
+                            max_wait_ms?: number | null;
                             enabled?: boolean | null;
                             members?: {
                                 /** @description a provider declared in the same state, by name */

@@ -105,6 +105,29 @@ export function createMetrics (membersByHealth: () => Promise<Record<string, num
     cooldownStarted: (reason) => cooldowns.inc({ reason })
   }
 
+  // Counted in a plain map per request, added to the counter at a scrape (a hit costs one Map update).
+  const cacheCounts = new Map<string, number>()
+  // eslint-disable-next-line no-new -- registered through `registers`
+  new Counter({
+    name: 'sourcepool_cache_requests_total',
+    help: 'Proxied requests of pools with a response cache, by what the cache did (HIT, STALE: no upstream call; MISS, BYPASS: one went upstream)',
+    labelNames: ['pool_id', 'result'],
+    registers,
+    collect () {
+      for (const [label, count] of cacheCounts) {
+        const [poolId, result] = label.split(' ')
+        this.inc({ pool_id: poolId, result }, count)
+      }
+      cacheCounts.clear()
+    }
+  })
+  const cacheEvents = {
+    cacheResult: (poolId: number, result: string) => {
+      const label = `${poolId} ${result}`
+      cacheCounts.set(label, (cacheCounts.get(label) ?? 0) + 1)
+    }
+  }
+
   const checkEvents: CheckEvents = {
     checked: (provider, result, seconds) => {
       checks.inc({ provider, result })
@@ -116,6 +139,7 @@ export function createMetrics (membersByHealth: () => Promise<Record<string, num
     registry,
     events,
     checkEvents,
+    cacheEvents,
     observeRequest: (method: string, route: string, statusCode: number, seconds: number) => {
       durations.observe({ method, route, status_code: String(statusCode) }, seconds)
     }

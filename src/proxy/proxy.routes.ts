@@ -1,9 +1,12 @@
 /**
  * `/api/pools/{pool_id}/proxy/*` for every method: the request goes to a member
- * of the pool and the answer streams back with `x-sourcepool-provider`,
- * `x-sourcepool-attempts` and our `x-request-id` (the provider's own, if any, as
- * `x-upstream-request-id`). Bodies of any type are taken as bytes (up to 10 MiB,
- * kept so each attempt can send them again). TRACE and CONNECT are refused (405).
+ * of the pool (or is answered by the pool's response cache, cached-proxy.ts) and
+ * the answer streams back with `x-sourcepool-provider`, `x-sourcepool-attempts`,
+ * `x-sourcepool-cache` and `Age` when the pool has a cache, and our `x-request-id`
+ * (the provider's own, if any, as `x-upstream-request-id`). Bodies of any type
+ * are taken as bytes (up to 10 MiB, kept so each attempt can send them again).
+ * TRACE and CONNECT are refused (405). `DELETE /api/pools/{pool_id}/cache` (admin)
+ * empties the pool's cache.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
@@ -12,7 +15,7 @@ import { REQUEST_ID_HEADER } from '../http/request-id.js'
 import { Id } from '../http/schemas.js'
 import { UnsafePathError } from '../rules/upstream-url.js'
 import { ALLOWED_METHODS, MethodNotAllowedError } from './forward.js'
-import type { ProxyService } from './proxy.service.js'
+import type { CachedProxy } from './cached-proxy.js'
 
 /** The proxy's route (API calls other than this one first write down pending proxied traffic). */
 export const PROXY_ROUTE = '/api/pools/:pool_id/proxy/*'
@@ -34,10 +37,31 @@ function varyWithOrigin (vary: string | string[]): string {
  * `Access-Control-*` headers are dropped from its answers: the browser must see
  * the service's CORS policy, not one the provider wrote for its own origin.
  */
-export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService, ownCors?: boolean }> = async (app, { proxy, ownCors = false }) => {
+export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: CachedProxy, ownCors?: boolean }> = async (app, { proxy, ownCors = false }) => {
   // This plugin's own parsers: any content type, as bytes.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT }, (_request, body, done) => { done(null, body) })
+
+  app.delete('/api/pools/:pool_id/cache', {
+    schema: {
+      tags: ['proxy'],
+      summary: "Empty the pool's response cache",
+      params: Type.Object({ pool_id: Id }),
+      response: { 200: Type.Object({ pool_id: Type.Integer(), purged: Type.Integer(), message: Type.String() }) }
+    },
+    config: { failure: 'Failed to purge the cache' }
+  }, async (request) => {
+    const poolId = request.params.pool_id
+    if (!await proxy.poolExists(poolId)) throw new DomainError(404, `Pool ${poolId} not found`)
+    let purged: number
+    try {
+      purged = await proxy.purge(poolId)
+    } catch (error) {
+      request.log.warn({ err: error }, 'cache purge failed')
+      throw new DomainError(503, `Cache of pool ${poolId} could not be purged: ${proxy.problem() ?? 'the cache store did not answer'}`)
+    }
+    return { pool_id: poolId, purged, message: `Purged ${purged} cached ${purged === 1 ? 'answer' : 'answers'} of pool ${poolId}` }
+  })
 
   app.all(PROXY_ROUTE, {
     schema: {
@@ -49,6 +73,10 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService, ownCo
     config: { failure: 'Failed to proxy the request' }
   }, async (request, reply) => {
     const poolId = request.params.pool_id
+    // Aborted when the client leaves before its answer starts: ends a wait (max_wait_ms, or for another request's answer).
+    const left = new AbortController()
+    const onClose = () => { if (!reply.raw.headersSent) left.abort() }
+    reply.raw.once('close', onClose)
     let answer
     try {
       answer = await proxy.forward(poolId, {
@@ -60,13 +88,17 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService, ownCo
         peer: request.socket.remoteAddress ?? request.ip,
         protocol: request.protocol,
         requestId: request.id,
-        log: request.log
+        log: request.log,
+        signal: left.signal
       })
     } catch (error) {
       if (error instanceof UnsafePathError) throw new DomainError(400, error.message)
       if (error instanceof MethodNotAllowedError) return reply.code(405).header('allow', ALLOWED_METHODS).send({ detail: error.message })
       throw error
+    } finally {
+      reply.raw.removeListener('close', onClose)
     }
+    if (answer.cache !== undefined) reply.header('x-sourcepool-cache', answer.cache)
     if (answer.kind === 'unavailable') {
       if (answer.retryAfterS !== null) reply.header('retry-after', String(answer.retryAfterS))
       return reply.code(503).send({ detail: `No available providers in pool ${poolId}` })
@@ -83,6 +115,8 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: ProxyService, ownCo
     }
     headers['x-sourcepool-provider'] = headerSafe(answer.provider ?? '')
     headers['x-sourcepool-attempts'] = String(answer.attempts)
+    if (answer.cache !== undefined) headers['x-sourcepool-cache'] = answer.cache
+    if (answer.age !== undefined) headers.age = String(answer.age)
     // Ours, whatever the provider sent (downstreamHeaders moved its own to x-upstream-request-id).
     headers[REQUEST_ID_HEADER] = request.id
     reply.code(answer.status).headers(headers)

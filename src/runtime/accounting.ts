@@ -55,7 +55,7 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
      * a cooldown started or a member recovered goes into the history. A member
      * removed meanwhile has nothing to report to.
      */
-    report (poolId: number, providerId: number, outcome: Outcome & { readonly error?: string | null }): void {
+    report (poolId: number, providerId: number, outcome: Outcome & { readonly error?: string | null, readonly pause_source?: string | null }): void {
       const state = pools.get(poolId)
       const member = state?.members.find((m) => m.provider_id === providerId)
       if (state === undefined || member === undefined) return
@@ -63,7 +63,8 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
       const at = now()
       const iso = at.toISOString()
       const before = healthAt(member, at)
-      const { state: health, cooldownStarted } = applyOutcome(member, outcome, state.pool, at)
+      const effect = applyOutcome(member, outcome, state.pool, at)
+      const { state: health, cooldownStarted } = effect
       const lastError = outcome.success ? null : outcome.error ?? (outcome.status_code != null ? `HTTP ${outcome.status_code}` : member.last_error)
       Object.assign(member, health, { last_error: lastError })
       const delta = memberPendingOf(pending, poolId, member.id)
@@ -78,7 +79,7 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
         delta.failures++
       }
       poolPendingOf(pending, poolId)
-      const record = healthChangeRecord(providerId, before, health, cooldownStarted, lastError)
+      const record = healthChangeRecord(providerId, before, effect, lastError, outcome.pause_source ?? null)
       if (record !== null) pending.history.push({ kind: 'health', poolId, record, at: iso })
       if (cooldownStarted !== null) events.cooldownStarted(cooldownStarted)
       events.reported(outcome.success)
@@ -101,6 +102,19 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
         byResource.set(resource, expiresAt)
       }
       memory.pending().refusals.push({ poolId, providerId, resource, at: at.toISOString(), expiresAt })
+    },
+
+    /**
+     * Counts what the response cache did for one proxied request of the pool (a hit
+     * or a stale answer spent no upstream call; a miss went upstream), and, when
+     * known, how many entries the pool now has. Written down by the next flush.
+     */
+    cacheCounted (poolId: number, result: 'hit' | 'miss' | 'stale' | null, entries?: number): void {
+      const delta = poolPendingOf(memory.pending(), poolId)
+      if (result === 'hit') delta.cacheHits++
+      else if (result === 'miss') delta.cacheMisses++
+      else if (result === 'stale') delta.cacheStale++
+      if (entries !== undefined) delta.cacheEntries = entries
     },
 
     /** Ends an attempt `choose` handed out (its answer is complete, or it failed). */

@@ -28,6 +28,12 @@ export interface PendingPool {
   rotations: number
   currentProviderId: number | null
   lastRotation: string | null
+  /** Proxied requests the response cache answered (hits, stale) or sent upstream (misses). */
+  cacheHits: number
+  cacheMisses: number
+  cacheStale: number
+  /** The pool's live cache entries as last counted, or null when not counted since the last flush. */
+  cacheEntries: number | null
 }
 
 /** A history record a proxied request made: a failover inside it, or a health change one of its attempts caused. */
@@ -101,7 +107,7 @@ export function memberPendingOf (pending: Pending, poolId: number, memberId: num
 /** The pool's pending counters, started when it has none. */
 export function poolPendingOf (pending: Pending, poolId: number): PendingPool {
   let delta = pending.pools.get(poolId)
-  if (delta === undefined) pending.pools.set(poolId, delta = { rotations: 0, currentProviderId: null, lastRotation: null })
+  if (delta === undefined) pending.pools.set(poolId, delta = { rotations: 0, currentProviderId: null, lastRotation: null, cacheHits: 0, cacheMisses: 0, cacheStale: 0, cacheEntries: null })
   return delta
 }
 
@@ -130,6 +136,10 @@ export function mergePending (first: PendingView, later: PendingView): Pending {
       if (p === undefined) merged.pools.set(id, { ...d })
       else {
         p.rotations += d.rotations
+        p.cacheHits += d.cacheHits
+        p.cacheMisses += d.cacheMisses
+        p.cacheStale += d.cacheStale
+        if (d.cacheEntries !== null) p.cacheEntries = d.cacheEntries
         if (d.currentProviderId !== null) p.currentProviderId = d.currentProviderId
         if (d.lastRotation !== null) p.lastRotation = d.lastRotation
       }

@@ -57,6 +57,10 @@ export function createPoolRuntime ({
     report: accounting.report,
     learnRefusal: accounting.learnRefusal,
     release: accounting.release,
+    cacheCounted: accounting.cacheCounted,
+
+    /** The pool's row as this runtime keeps it (its policy), or undefined for an unknown pool. */
+    pool: async (poolId: number) => (await stateOf(poolId))?.pool,
 
     /** True when proxied traffic is not written down yet (pending, a flush under way, or a write beside a lease). */
     unsettled: (): boolean => memory.unsettled() || leasing.busy(),

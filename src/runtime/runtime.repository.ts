@@ -7,17 +7,19 @@
 import type { Selectable } from 'kysely'
 import type { Db, PoolTable } from '../db/types.js'
 import { all, execute, first, type Work } from '../db/work.js'
+import type { PendingPool } from './batch.js'
 
 /** What the runtime keeps of a pool. */
 export type RuntimePoolRow = Pick<Selectable<PoolTable>, 'id' | 'enabled' | 'rotation_strategy' | 'rotation_state' | 'current_provider_id' |
 'failure_threshold' | 'cooldown_seconds' | 'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' |
-'forbidden_ttl_seconds' | 'change_seq'>
+'forbidden_ttl_seconds' | 'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'change_seq'>
 
 /** The pool's row as the runtime keeps it (no lock taken), or undefined. */
 export function * findRuntimePool (db: Db, id: number): Work<RuntimePoolRow | undefined> {
   return yield * first(db.selectFrom('pools')
     .select(['id', 'enabled', 'rotation_strategy', 'rotation_state', 'current_provider_id', 'failure_threshold', 'cooldown_seconds',
-      'max_cooldown_seconds', 'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds', 'change_seq'])
+      'max_cooldown_seconds', 'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds',
+      'cache_ttl_seconds', 'cache_stale_seconds', 'max_wait_ms', 'change_seq'])
     .where('id', '=', id))
 }
 
@@ -93,12 +95,19 @@ export function * writeMemberDelta (db: Db, delta: MemberDelta, at: string): Wor
   })).where('id', '=', delta.memberId).returning('id'))) !== undefined
 }
 
-/** Adds proxied rotations to the pool and marks it changed; answers the new change_seq (undefined: pool gone). */
+/**
+ * Adds proxied rotations and what the response cache did to the pool and marks it
+ * changed; answers the new change_seq (undefined: pool gone).
+ */
 export function * writePoolDelta (
-  db: Db, poolId: number, delta: { rotations: number, currentProviderId: number | null, lastRotation: string | null }
+  db: Db, poolId: number, delta: Pick<PendingPool, 'rotations' | 'currentProviderId' | 'lastRotation' | 'cacheHits' | 'cacheMisses' | 'cacheStale' | 'cacheEntries'>
 ): Work<number | undefined> {
   const row = yield * first(db.updateTable('pools').set((eb) => ({
     total_rotations: eb('total_rotations', '+', delta.rotations),
+    ...(delta.cacheHits === 0 ? {} : { cache_hits: eb('cache_hits', '+', delta.cacheHits) }),
+    ...(delta.cacheMisses === 0 ? {} : { cache_misses: eb('cache_misses', '+', delta.cacheMisses) }),
+    ...(delta.cacheStale === 0 ? {} : { cache_stale: eb('cache_stale', '+', delta.cacheStale) }),
+    ...(delta.cacheEntries === null ? {} : { cache_entries: delta.cacheEntries }),
     ...(delta.currentProviderId === null ? {} : { current_provider_id: delta.currentProviderId }),
     ...(delta.lastRotation === null ? {} : { last_rotation: delta.lastRotation }),
     change_seq: eb('change_seq', '+', 1)

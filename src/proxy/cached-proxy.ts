@@ -1,0 +1,349 @@
+/**
+ * The response cache in front of the proxy (proxy.service.ts), per pool, so a
+ * provider's quota is spent once per answer rather than once per caller. For a pool
+ * with `cache_ttl_seconds` > 0, a GET (or a HEAD, answered from a stored GET) is
+ * looked up by its key (rules/cache-policy.ts: pool, path and query as sent,
+ * Accept, Accept-Encoding, the client's credentials when the pool forwards them,
+ * and the stored answer's Vary):
+ *
+ * - fresh → HIT, served from the store without choosing a member;
+ * - expired but within `cache_stale_seconds` → STALE, served at once while one
+ *   refresh runs in the background; a refresh that fails keeps the entry, so within
+ *   that window failing or cooling members never turn into a 502/503;
+ * - otherwise → MISS: one request per key goes upstream (the leader); identical
+ *   requests arriving meanwhile wait for it and get the same answer (HIT, Age 0),
+ *   or its failure. An answer too big to store (CACHE_MAX_ENTRY_BYTES) streams to
+ *   the leader's client and the waiters go upstream each on their own.
+ *
+ * A client's `Cache-Control: no-cache` fetches anew and stores the result (BYPASS);
+ * answers that may not be stored, and other methods, are BYPASS. Hits spend no
+ * quota, count no use and leave health alone; what the cache did is counted per
+ * pool (written behind by the runtime's flush) and in Prometheus.
+ */
+import { Readable } from 'node:stream'
+import type { CachedAnswer, CacheStore } from '../cache/cache-store.js'
+import type { PoolRuntime } from '../runtime/pool-runtime.js'
+import { ageSeconds, cacheKey, forbidsStore, freshSeconds, varyMatches, varyValues, wantsFresh } from '../rules/cache-policy.js'
+import { assertSafePath } from '../rules/upstream-url.js'
+import { proxiedPath, type ProxyRequest } from './forward.js'
+import type { ProxyAnswer, ProxyService } from './proxy.service.js'
+
+/** What the cache did for one proxied request, as `x-sourcepool-cache` says it. */
+export type CacheResult = 'HIT' | 'MISS' | 'STALE' | 'BYPASS'
+
+/** A proxied answer, with what the cache did (absent for a pool without a cache) and the Age of a stored one. */
+export type ServedAnswer = (ProxyAnswer | StoredAnswer) & { readonly cache?: CacheResult, readonly age?: number }
+
+/** An answer served from memory: its body is a Buffer (null for HEAD). */
+interface StoredAnswer {
+  readonly kind: 'answer'
+  readonly status: number
+  readonly headers: Record<string, string | string[]>
+  readonly body: Buffer | null
+  readonly provider: string | null
+  readonly attempts: number
+}
+
+/** What the leader of a key shares with the requests waiting for it. */
+type Shared =
+  | { readonly kind: 'stored', readonly entry: CachedAnswer, readonly attempts: number }
+  | { readonly kind: 'unstored', readonly answer: StoredAnswer }
+  | { readonly kind: 'failed', readonly answer: Extract<ProxyAnswer, { kind: 'failed' | 'unavailable' }> }
+  /** The answer was too big to keep: each waiter goes upstream on its own. */
+  | { readonly kind: 'streamed' }
+
+/**
+ * One key's request in flight: the leader's outcome to come, and the clients still
+ * waiting for it; it is called off (its signal) only when every one of them has
+ * left, so one client leaving never fails the others. A background refresh has no
+ * client and is never called off.
+ */
+interface Flight {
+  readonly led: Promise<Led>
+  readonly controller: AbortController
+  interested: number
+  readonly background: boolean
+}
+
+/** The leader's outcome: what it shares, and its own client's answer. */
+interface Led {
+  readonly shared: Shared
+  readonly own: ServedAnswer
+}
+
+/** What the cache counts per request, as Prometheus shows it. */
+export interface CacheEvents {
+  cacheResult: (poolId: number, result: CacheResult) => void
+}
+
+interface Deps {
+  proxy: Pick<ProxyService, 'forward' | 'close'>
+  runtime: Pick<PoolRuntime, 'pool' | 'cacheCounted'>
+  store: CacheStore
+  /** Largest body stored (CACHE_MAX_ENTRY_BYTES); bigger answers stream through unstored. */
+  maxEntryBytes: number
+  now?: () => number
+  events?: CacheEvents
+  warn?: (error: unknown, message: string) => void
+}
+
+/** Longest a request waits for the leader of its key before going upstream itself (the leader's attempts are bounded by their own timeouts). */
+const MAX_COALESCED_WAIT_MS = 120_000
+
+/** Counted per pool: a hit or stale answer spent no upstream call; a miss or a bypass did. */
+function counted (result: CacheResult): 'hit' | 'miss' | 'stale' {
+  return result === 'HIT' ? 'hit' : result === 'STALE' ? 'stale' : 'miss'
+}
+
+/** The answer a stored entry gives a request: its status, headers and body exactly (none for HEAD). */
+function fromEntry (entry: CachedAnswer, method: string, attempts: number): StoredAnswer {
+  const headers = { ...entry.headers }
+  if (headers['content-length'] === undefined && entry.status !== 204 && entry.status !== 304) headers['content-length'] = String(entry.body.length)
+  return { kind: 'answer', status: entry.status, headers, body: method === 'HEAD' ? null : entry.body, provider: entry.provider, attempts }
+}
+
+/** Resolves with the leader's outcome, or undefined when `signal` aborts or the wait is too long. */
+async function waitFor (leader: Promise<Led>, signal: AbortSignal | undefined, limitMs: number): Promise<Led | undefined> {
+  if (signal?.aborted === true) return undefined
+  let timer: NodeJS.Timeout | undefined
+  let stop: (() => void) | undefined
+  const given = new Promise<undefined>((resolve) => {
+    stop = () => { resolve(undefined) }
+    if (Number.isFinite(limitMs)) timer = setTimeout(stop, limitMs)
+    signal?.addEventListener('abort', stop, { once: true })
+  })
+  try {
+    return await Promise.race([leader, given])
+  } finally {
+    clearTimeout(timer)
+    if (stop !== undefined) signal?.removeEventListener('abort', stop)
+  }
+}
+
+/** Reads `body` into memory up to `limit` bytes; past it, answers a stream of everything (read and unread) instead. */
+async function readUpTo (body: Readable, limit: number): Promise<Buffer | Readable> {
+  const chunks: Buffer[] = []
+  let size = 0
+  const it = body[Symbol.asyncIterator]()
+  for (;;) {
+    const next = await it.next()
+    if (next.done === true) return Buffer.concat(chunks, size)
+    const chunk = next.value as Buffer
+    chunks.push(chunk)
+    size += chunk.length
+    if (size > limit) break
+  }
+  return Readable.from((async function * () {
+    try {
+      yield * chunks
+      for (;;) {
+        const next = await it.next()
+        if (next.done === true) return
+        yield next.value as Buffer
+      }
+    } finally {
+      // The client left early: the upstream body is let go too.
+      await it.return?.()
+    }
+  })(), { objectMode: false })
+}
+
+/** Builds the cache in front of `proxy`. */
+export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, now = Date.now, events, warn = () => {} }: Deps) {
+  /** `${poolId}:${key}` → the request in flight for that key. */
+  const inFlight = new Map<string, Flight>()
+
+  function count (poolId: number, result: CacheResult): void {
+    runtime.cacheCounted(poolId, counted(result))
+    events?.cacheResult(poolId, result)
+  }
+
+  /** Counts the pool's entries after a change (in the background: it is only shown). */
+  function recount (poolId: number): void {
+    store.entries(poolId).then((n) => { runtime.cacheCounted(poolId, null, n) }, () => {})
+  }
+
+  /**
+   * Sends the request upstream as a GET and makes what came back shareable: stored
+   * when the answer may be (MISS; BYPASS when the client asked anew), otherwise kept
+   * for the waiters only; a failure is shared as it is.
+   */
+  async function lead (
+    poolId: number, key: string, incoming: ProxyRequest, pool: { cache_ttl_seconds: number, cache_stale_seconds: number }, label: 'MISS' | 'BYPASS', signal: AbortSignal
+  ): Promise<Led> {
+    // Sent with the flight's signal, not the leader's client's: others may be waiting for it.
+    const asked = { ...incoming, method: 'GET', signal }
+    const answer = await proxy.forward(poolId, asked)
+    if (answer.kind !== 'answer') return { shared: { kind: 'failed', answer }, own: { ...answer, cache: label } }
+    let body: Buffer
+    if (answer.body === null) body = Buffer.alloc(0)
+    else {
+      const read = await readUpTo(answer.body, maxEntryBytes)
+      if (!Buffer.isBuffer(read)) {
+        const own = { ...answer, body: incoming.method === 'HEAD' ? null : read, cache: 'BYPASS' as const }
+        if (incoming.method === 'HEAD') read.destroy()
+        return { shared: { kind: 'streamed' }, own }
+      }
+      body = read
+    }
+    const at = now()
+    const fresh = freshSeconds('GET', answer.status, answer.headers, pool.cache_ttl_seconds)
+    if (fresh === null || forbidsStore(incoming.headers)) {
+      const unstored: StoredAnswer = { kind: 'answer', status: answer.status, headers: answer.headers, body, provider: answer.provider, attempts: answer.attempts }
+      return { shared: { kind: 'unstored', answer: unstored }, own: { ...fromUnstored(unstored, incoming.method), cache: 'BYPASS' } }
+    }
+    const freshUntil = at + fresh * 1000
+    const entry: CachedAnswer = {
+      status: answer.status,
+      headers: answer.headers,
+      body,
+      provider: answer.provider,
+      storedAt: at,
+      freshUntil,
+      staleUntil: freshUntil + pool.cache_stale_seconds * 1000,
+      vary: varyValues(answer.headers.vary, incoming.headers)
+    }
+    await store.set(poolId, key, entry)
+    recount(poolId)
+    return { shared: { kind: 'stored', entry, attempts: answer.attempts }, own: { ...fromEntry(entry, incoming.method, answer.attempts), cache: label, age: 0 } }
+  }
+
+  /** Starts the flight of `id` (none is in flight); `start` leads it under the flight's signal. */
+  function takeOff (id: string, background: boolean, start: (signal: AbortSignal) => Promise<Led>): Flight {
+    const controller = new AbortController()
+    const flight: Flight = { led: start(controller.signal), controller, interested: 0, background }
+    inFlight.set(id, flight)
+    const done = () => { if (inFlight.get(id) === flight) inFlight.delete(id) }
+    flight.led.then(done, done)
+    return flight
+  }
+
+  /** Waits for the flight as one more interested client (bounded by `limitMs`; undefined when it gave up or left). */
+  async function board (flight: Flight, signal: AbortSignal | undefined, limitMs: number): Promise<Led | undefined> {
+    flight.interested++
+    const leave = () => {
+      flight.interested--
+      if (flight.interested === 0 && !flight.background) flight.controller.abort()
+    }
+    signal?.addEventListener('abort', leave, { once: true })
+    try {
+      return await waitFor(flight.led, signal, limitMs)
+    } finally {
+      signal?.removeEventListener('abort', leave)
+    }
+  }
+
+  /** An entry of the key still within its stale window, served in place of a failure (stale if error). */
+  async function staleInstead (poolId: number, key: string, incoming: ProxyRequest): Promise<ServedAnswer | undefined> {
+    const stale = await store.get(poolId, key)
+    const at = now()
+    if (stale === undefined || at >= stale.staleUntil || !varyMatches(stale.vary, incoming.headers)) return undefined
+    return { ...fromEntry(stale, incoming.method, 0), cache: 'STALE', age: ageSeconds(stale.storedAt, at) }
+  }
+
+  /** What a waiter gets from its leader's outcome (undefined: go upstream alone). */
+  function asWaiter (led: Led, method: string): ServedAnswer | undefined {
+    const { shared } = led
+    switch (shared.kind) {
+      case 'stored': return { ...fromEntry(shared.entry, method, 0), cache: 'HIT', age: 0 }
+      case 'unstored': return { ...fromUnstored(shared.answer, method), attempts: 0, cache: 'HIT' }
+      // Its leader's failure: not a hit (it saved no call that would have worked).
+      case 'failed': return { ...shared.answer, cache: 'MISS' }
+      case 'streamed': return undefined
+    }
+  }
+
+  return {
+    /** Answers a proxied request of the pool, from the cache when it can (see the file's header). */
+    async forward (poolId: number, incoming: ProxyRequest): Promise<ServedAnswer> {
+      const pool = await runtime.pool(poolId)
+      // No cache (or no such pool, or a pool switched off: the proxy answers the 404 or 503).
+      if (pool === undefined || pool.cache_ttl_seconds <= 0 || pool.enabled !== 1) return await proxy.forward(poolId, incoming)
+      if (incoming.method !== 'GET' && incoming.method !== 'HEAD') {
+        const answer = await proxy.forward(poolId, incoming)
+        count(poolId, 'BYPASS')
+        return { ...answer, cache: 'BYPASS' }
+      }
+      const path = proxiedPath(incoming.url)
+      assertSafePath(path)
+      const key = cacheKey(path, incoming.headers, pool.forward_client_auth === 1)
+      const id = `${poolId}:${key}`
+      const anew = wantsFresh(incoming.headers)
+      if (!anew) {
+        const entry = await store.get(poolId, key)
+        if (entry !== undefined && varyMatches(entry.vary, incoming.headers)) {
+          const at = now()
+          if (at < entry.freshUntil) {
+            count(poolId, 'HIT')
+            return { ...fromEntry(entry, incoming.method, 0), cache: 'HIT', age: ageSeconds(entry.storedAt, at) }
+          }
+          if (at < entry.staleUntil) {
+            // Stale while revalidating: served at once, one refresh in the background.
+            count(poolId, 'STALE')
+            if (!inFlight.has(id)) {
+              takeOff(id, true, async (signal) => await lead(poolId, key, incoming, pool, 'MISS', signal)).led
+                .then(letGo, (error: unknown) => { warn(error, 'cache: background refresh failed') })
+            }
+            return { ...fromEntry(entry, incoming.method, 0), cache: 'STALE', age: ageSeconds(entry.storedAt, at) }
+          }
+        }
+      }
+      const running = inFlight.get(id)
+      if (running !== undefined) {
+        const led = await board(running, incoming.signal, MAX_COALESCED_WAIT_MS + pool.max_wait_ms)
+        let served = led === undefined ? undefined : asWaiter(led, incoming.method)
+        if (served !== undefined && served.kind !== 'answer') served = await staleInstead(poolId, key, incoming) ?? served
+        if (served !== undefined) {
+          count(poolId, served.cache ?? 'HIT')
+          return served
+        }
+        if (incoming.signal?.aborted === true) return { kind: 'unavailable', retryAfterS: null, cache: 'MISS' }
+        // Too big to share, or waited too long: upstream on its own.
+        const answer = await proxy.forward(poolId, incoming)
+        count(poolId, 'BYPASS')
+        return { ...answer, cache: 'BYPASS' }
+      }
+      const label = anew ? 'BYPASS' : 'MISS'
+      const flight = takeOff(id, false, async (signal) => await lead(poolId, key, incoming, pool, label, signal))
+      const led = await board(flight, incoming.signal, Infinity)
+      if (led === undefined) {
+        // The client left: an answer too big to share, streaming for it alone, is let go when it comes.
+        flight.led.then(letGo, () => {})
+        return { kind: 'unavailable', retryAfterS: null, cache: label }
+      }
+      const { own } = led
+      // Stale if error: every member failed or none is eligible, but an entry within its stale window is kept.
+      const served = own.kind === 'answer' ? own : await staleInstead(poolId, key, incoming) ?? own
+      count(poolId, served.cache ?? label)
+      return served
+    },
+
+    /** True when the pool exists (as the runtime keeps it). */
+    poolExists: async (poolId: number): Promise<boolean> => await runtime.pool(poolId) !== undefined,
+
+    /** Empties the pool's entries; answers how many were removed. */
+    async purge (poolId: number): Promise<number> {
+      const purged = await store.purge(poolId)
+      runtime.cacheCounted(poolId, null, 0)
+      return purged
+    },
+
+    /** A sentence when the store cannot be used (Redis unreachable), else null. */
+    problem: (): string | null => store.problem(),
+
+    /** Ends the upstream connections and the store's. */
+    close: async (): Promise<void> => { await proxy.close(); await store.close() }
+  }
+}
+
+/** Lets go of a led answer nobody will read: its body still streaming from the provider is destroyed. */
+function letGo (led: Led): void {
+  if (led.own.kind === 'answer' && led.own.body instanceof Readable) led.own.body.destroy()
+}
+
+/** An unstored answer as one request gets it (no body for HEAD). */
+function fromUnstored (answer: StoredAnswer, method: string): StoredAnswer {
+  return method === 'HEAD' ? { ...answer, headers: { ...answer.headers }, body: null } : { ...answer, headers: { ...answer.headers } }
+}
+
+export type CachedProxy = ReturnType<typeof createCachedProxy>
