@@ -6,6 +6,7 @@
  * forwards client credentials by those credentials, so two callers never share.
  */
 import { createHash } from 'node:crypto'
+import { splitOutsideQuotes } from './header-lists.js'
 
 /** Request or answer headers with lower-case names, as Node gives them. */
 type Headers = Record<string, string | string[] | undefined>
@@ -15,24 +16,6 @@ function joined (value: unknown): string | undefined {
   if (typeof value === 'string') return value
   if (Array.isArray(value)) return value.filter((v) => typeof v === 'string').join(', ')
   return undefined
-}
-
-/** `text` split at `separator`s that are outside double-quoted strings. */
-function splitOutsideQuotes (text: string, separator: string): string[] {
-  const parts: string[] = []
-  let start = 0
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (quoted && c === '\\') i++
-    else if (c === '"') quoted = !quoted
-    else if (!quoted && c === separator) {
-      parts.push(text.slice(start, i))
-      start = i + 1
-    }
-  }
-  parts.push(text.slice(start))
-  return parts
 }
 
 function unquote (value: string): string {

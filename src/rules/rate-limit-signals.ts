@@ -20,6 +20,7 @@
  *    counts and the longest t wins; also draft 07's `remaining=0, reset=N`.
  * Several sources at 0 → the longest pause. A value over 1 KiB is not read.
  */
+import { splitOutsideQuotes } from './header-lists.js'
 
 type Headers = Record<string, string | string[] | undefined>
 
@@ -122,24 +123,6 @@ function retryAfterSeconds (text: string | undefined, nowMs: number): number | u
   if (n !== undefined) return positive(n)
   const ms = dateMs(text, nowMs)
   return ms === undefined ? undefined : positive((ms - nowMs) / 1000)
-}
-
-/** `text` split at `separator`s that are outside double-quoted strings. */
-function splitOutsideQuotes (text: string, separator: string): string[] {
-  const parts: string[] = []
-  let start = 0
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (quoted && c === '\\') i++
-    else if (c === '"') quoted = !quoted
-    else if (!quoted && c === separator) {
-      parts.push(text.slice(start, i).trim())
-      start = i + 1
-    }
-  }
-  parts.push(text.slice(start).trim())
-  return parts
 }
 
 /** `key=value` pieces as a map (lower-case keys; the first of a key wins). */
