@@ -3,8 +3,9 @@
  * `rotate`: see targets.ts), then the older parts: `pools` (the service on a
  * temporary SQLite database and a bare Fastify route beside it, loaded with
  * autocannon in this process, requests/s, p50/p99 and each endpoint's ratio to
- * the bare route), `chunks`, `auth`, `checks` (checks.ts) and `event-loop` (event-loop.ts: the
- * largest event-loop delay during heavy requests). BENCH_ONLY (or `npm run bench -- --only <parts>`)
+ * the bare route), `chunks`, `auth`, `checks` (checks.ts), `event-loop` (event-loop.ts: the
+ * largest event-loop delay during heavy requests) and `cache` (cache.ts: the response cache's HIT
+ * against NGINX's and a bare route, and request coalescing). BENCH_ONLY (or `npm run bench -- --only <parts>`)
  * picks parts (comma-separated); BENCH_DURATION sets the seconds of each load (default 10).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { http, startServer } from '../test/server-process.js'
+import { measureCache } from './cache.js'
 import { measureChecks } from './checks.js'
 import { measureChunks } from './chunks.js'
 import { measureEventLoop } from './event-loop.js'
@@ -231,11 +233,12 @@ const SECTIONS: Record<string, (dir: string) => Promise<void>> = {
   chunks: measureChunks,
   auth: async (dir) => { await measureAuthCost(dir); await measureAuthCpu() },
   checks: measureChecks,
-  'event-loop': measureEventLoop
+  'event-loop': measureEventLoop,
+  cache: measureCache
 }
 const PARTS = [...TARGET_JOBS, ...Object.keys(SECTIONS)]
 
-/** `BENCH_ONLY=reads,proxy,rotate,pools,chunks,auth,checks,event-loop` runs those parts only; all by default. */
+/** `BENCH_ONLY=reads,proxy,rotate,pools,chunks,auth,checks,event-loop,cache` runs those parts only; all by default. */
 const only = ONLY ?? PARTS
 const unknown = only.filter((name) => !PARTS.includes(name))
 if (unknown.length > 0) {
