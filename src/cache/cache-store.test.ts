@@ -2,18 +2,19 @@
  * The cache stores' contract, run on memory and on a real Redis (TEST_REDIS_URL; its
  * keys under a prefix of this run, removed afterwards): exact round trips, expiry at
  * staleUntil, per-pool counts and purges; then what only one store does: LRU eviction
- * by bytes in memory; TTLs, sharing between stores and outages in Redis, where an
+ * by bytes in memory; in Redis the same bound kept across every store on a prefix (the
+ * entries closest to expiry evicted), TTLs, sharing between stores and outages, where an
  * unreachable or silent Redis makes misses and dropped writes, never a failure or a hang.
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import net from 'node:net'
-import { after, afterEach, describe, it } from 'node:test'
+import { after, afterEach, before, describe, it } from 'node:test'
 import { Redis } from 'ioredis'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createMemoryStore, type CacheStore, type CachedAnswer } from './cache-store.js'
 import { createCacheStore } from './create-store.js'
-import { createRedisStore } from './redis-store.js'
+import { createRedisStore, encodeAnswer, redisEntryBytes } from './redis-store.js'
 
 const redisUrl = process.env.TEST_REDIS_URL
 const redisSkip = redisUrl === undefined ? 'set TEST_REDIS_URL=redis://127.0.0.1:6379 to run the Redis suites' : undefined
@@ -305,6 +306,180 @@ if (redisSkip !== undefined) {
         for (const socket of sockets) socket.destroy()
         await new Promise((resolve) => relay.close(resolve))
       }
+    })
+  })
+}
+
+if (redisSkip !== undefined) {
+  it('[redis] cache store: bounded by bytes across its prefix', { skip: redisSkip }, () => {})
+} else {
+  describe('[redis] cache store: bounded by bytes across its prefix', { timeout: 20_000 }, () => {
+    let clock = Date.now()
+    const now = (): number => clock
+    let raw: Redis
+    before(() => { raw = new Redis(redisUrl as string) })
+    after(async () => { await raw.quit() })
+
+    /** A store on `prefix` holding at most `maxBytes`, connected, its probe entry gone. */
+    async function bounded (prefix: string, maxBytes: number): Promise<CacheStore> {
+      const store = createRedisStore({ url: redisUrl as string, keyPrefix: prefix, now, maxBytes })
+      opened.push(store)
+      await connected(store)
+      await store.purge(-1)
+      return store
+    }
+
+    /** What Redis really holds under `prefix`: the entries (redisEntryBytes of each value there), and the ledger's total. */
+    async function held (prefix: string): Promise<{ bytes: number, entries: number, total: number }> {
+      const keys = (await raw.keys(`${prefix}*`)).filter((key) => !/^(index|bound):/.test(key.slice(prefix.length)))
+      let bytes = 0
+      for (const key of keys) {
+        const value = await raw.getBuffer(key)
+        if (value !== null) bytes += redisEntryBytes(key.slice(prefix.length), value)
+      }
+      return { bytes, entries: keys.length, total: Number(await raw.hget(`${prefix}bound:bytes`, 'total') ?? 0) }
+    }
+
+    /** The keys of `pool` that `store` still serves, among `keys`. */
+    async function kept (store: CacheStore, pool: number, keys: string[]): Promise<string[]> {
+      const found: string[] = []
+      for (const key of keys) if (await store.get(pool, key) !== undefined) found.push(key)
+      return found
+    }
+
+    it('never holds more than maxBytes, however many distinct keys callers make it store', async () => {
+      const prefix = `${runPrefix}many:`
+      const maxBytes = 40_000
+      const store = await bounded(prefix, maxBytes)
+      for (let i = 0; i < 200; i++) {
+        // Bodies of 500-4000 bytes, lives of 1-60 s, some keys written again: deterministic, so a failure repeats.
+        const body = randomBytes(500 + (i * 337) % 3500)
+        await store.set(1 + i % 3, `k${i % 120}`, answer(clock, body, 1000 + (i * 7919) % 59_000, 0))
+        const { total } = await held(prefix)
+        assert.ok(total <= maxBytes, `after set ${i}: ${total} > ${maxBytes}`)
+        assert.ok(await store.get(1 + i % 3, `k${i % 120}`), `set ${i} not stored`)
+      }
+      const { bytes, entries, total } = await held(prefix)
+      assert.equal(total, bytes)
+      assert.ok(bytes <= maxBytes && bytes > maxBytes / 2, `${bytes} bytes held`)
+      assert.ok(entries > 5 && entries < 120, `${entries} entries held`)
+      assert.equal(await store.entries(1) + await store.entries(2) + await store.entries(3), entries)
+    })
+
+    it('evicts the entries closest to expiry, whatever their pool, and forgets expired ones first', async () => {
+      const prefix = `${runPrefix}closest:`
+      // Three 10 kB entries fit in 35 kB, four do not.
+      const store = await bounded(prefix, 35_000)
+      const set = async (pool: number, key: string, lifeMs: number): Promise<void> => {
+        await store.set(pool, key, answer(clock, randomBytes(10_000), lifeMs, 0))
+      }
+      await set(1, 'a', 30_000)
+      await set(2, 'b', 10_000)
+      await set(1, 'c', 20_000)
+      await set(1, 'd', 40_000)
+      assert.deepEqual(await kept(store, 1, ['a', 'c', 'd']), ['a', 'c', 'd'])
+      assert.equal(await store.get(2, 'b'), undefined)
+      assert.equal(await store.entries(2), 0)
+      assert.equal(await raw.exists(`${prefix}2:b`), 0)
+
+      await set(2, 'e', 5000) // the new entry is the one closest to expiry: c goes
+      assert.deepEqual(await kept(store, 1, ['a', 'c', 'd']), ['a', 'd'])
+      assert.ok(await store.get(2, 'e'))
+
+      clock += 6000 // e has expired (for the store; Redis still has it)
+      await set(1, 'f', 50_000)
+      assert.equal(await raw.exists(`${prefix}2:e`), 0)
+      assert.deepEqual(await kept(store, 1, ['a', 'd', 'f']), ['a', 'd', 'f'])
+      const { bytes, entries, total } = await held(prefix)
+      assert.equal(entries, 3)
+      assert.equal(total, bytes)
+    })
+
+    it('forgets expired entries on the next write even with room to spare', async () => {
+      const prefix = `${runPrefix}expired:`
+      const store = await bounded(prefix, 1 << 20)
+      await store.set(1, 'old', answer(clock, randomBytes(5000), 1000, 0))
+      clock += 1000
+      await store.set(2, 'new', answer(clock, 'new', 60_000, 0))
+      assert.equal(await raw.exists(`${prefix}1:old`), 0)
+      const { bytes, entries, total } = await held(prefix)
+      assert.equal(entries, 1)
+      assert.equal(total, bytes)
+    })
+
+    it('does not store an entry bigger than maxBytes, nor one that 64 evictions cannot make room for, and then evicts nothing', async () => {
+      const store = await bounded(`${runPrefix}huge:`, 35_000)
+      await store.set(1, 'small', answer(clock))
+      await store.set(1, 'huge', answer(clock, randomBytes(40_000), 60_000))
+      assert.equal(await store.get(1, 'huge'), undefined)
+      assert.ok(await store.get(1, 'small'))
+      assert.equal(await store.entries(1), 1)
+
+      const small = (i: number): CachedAnswer => answer(clock, 'x', 1000 + i, 0)
+      const keys = Array.from({ length: 70 }, (_, i) => `k${10 + i}`)
+      const each = redisEntryBytes('1:k10', encodeAnswer(small(0)))
+      const maxBytes = 70 * each + 100
+      const many = await bounded(`${runPrefix}cap:`, maxBytes)
+      for (const [i, key] of keys.entries()) await many.set(1, key, small(i))
+      assert.equal(await many.entries(1), 70)
+      const big = (size: number): CachedAnswer => answer(clock, randomBytes(size), 60_000, 0)
+      const needs = (size: number): number => redisEntryBytes('1:big', encodeAnswer(big(size))) - 100
+      assert.ok(needs(66 * each) > 64 * each && needs(66 * each) <= maxBytes)
+      await many.set(1, 'big', big(66 * each))
+      assert.equal(await many.get(1, 'big'), undefined)
+      assert.equal(await many.entries(1), 70)
+      await many.set(1, 'big', big(10 * each))
+      assert.ok(await many.get(1, 'big'))
+      const left = await kept(many, 1, keys)
+      assert.ok(left.length >= 58 && left.length < 70, `${left.length} left`)
+      assert.deepEqual(left, keys.slice(70 - left.length)) // the first stored expire first
+    })
+
+    it('takes a purged pool\'s bytes off the bound, and stays consistent when filled again', async () => {
+      const prefix = `${runPrefix}purge:`
+      const store = await bounded(prefix, 35_000)
+      const set = async (pool: number, key: string, lifeMs: number): Promise<void> => {
+        await store.set(pool, key, answer(clock, randomBytes(10_000), lifeMs, 0))
+      }
+      await set(1, 'a', 30_000)
+      await set(2, 'b', 10_000)
+      await set(1, 'c', 20_000)
+      assert.equal(await store.purge(1), 2)
+      let state = await held(prefix)
+      assert.equal(state.entries, 1)
+      assert.equal(state.total, state.bytes)
+      // Room for two more without evicting b, the entry closest to expiry.
+      await set(1, 'd', 40_000)
+      await set(1, 'e', 50_000)
+      assert.ok(await store.get(2, 'b'))
+      await set(1, 'f', 60_000)
+      assert.equal(await store.get(2, 'b'), undefined)
+      assert.deepEqual(await kept(store, 1, ['d', 'e', 'f']), ['d', 'e', 'f'])
+      state = await held(prefix)
+      assert.equal(state.entries, 3)
+      assert.equal(state.total, state.bytes)
+      assert.ok(state.bytes <= 35_000)
+    })
+
+    it('shares one bound between stores on the same prefix, not with another prefix', async () => {
+      const prefix = `${runPrefix}bound-shared:`
+      const one = await bounded(prefix, 35_000)
+      const two = await bounded(prefix, 35_000)
+      const other = await bounded(`${runPrefix}bound-other:`, 35_000)
+      const body = (): Buffer => randomBytes(10_000)
+      await one.set(1, 'a', answer(clock, body(), 10_000, 0))
+      await one.set(1, 'b', answer(clock, body(), 20_000, 0))
+      await other.set(1, 'x', answer(clock, body(), 5000, 0))
+      await two.set(1, 'c', answer(clock, body(), 30_000, 0))
+      await two.set(2, 'd', answer(clock, body(), 40_000, 0))
+      assert.equal(await one.get(1, 'a'), undefined)
+      assert.deepEqual(await kept(one, 1, ['b', 'c']), ['b', 'c'])
+      assert.ok(await one.get(2, 'd'))
+      assert.ok(await other.get(1, 'x'))
+      const { bytes, entries, total } = await held(prefix)
+      assert.equal(entries, 3)
+      assert.equal(total, bytes)
+      assert.ok(bytes <= 35_000)
     })
   })
 }

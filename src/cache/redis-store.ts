@@ -5,7 +5,10 @@
  * dropped, the client reconnects in the background, and the outage is logged once
  * (and once when it ends). Each entry is one binary value that expires by TTL at its
  * staleUntil; each pool has an index (a sorted set of its keys scored by staleUntil)
- * so counting and purging a pool never scans the keyspace.
+ * so counting and purging a pool never scans the keyspace. What callers can make it
+ * hold is bounded (CACHE_MAX_BYTES) across every instance sharing the key prefix:
+ * a prefix-wide ledger of entries, their sizes and their total, kept by Lua scripts,
+ * evicts the entries closest to expiry to make room.
  */
 import { Redis, type RedisOptions } from 'ioredis'
 import { maskText } from '../rules/secrets.js'
@@ -38,17 +41,87 @@ export function decodeAnswer (value: Buffer): CachedAnswer | undefined {
   }
 }
 
+/** What an entry `value` stored under `member` (`${poolId}:${key}`) counts against the bound: the value, the member named in four places (its key, its pool's index, the ledger's set and hash), and Redis' own structures (an estimate). */
+export function redisEntryBytes (member: string, value: Buffer): number {
+  return value.length + 4 * Buffer.byteLength(member) + 128
+}
+
+/** Evictions one set may make to find room; when these are not enough, the new entry is not stored. */
+const MAX_EVICTIONS = 64
+
 /**
- * Stores an entry and indexes it in one step. KEYS: the entry, the pool's index.
- * ARGV: the value, its TTL (ms), its staleUntil, its index member, now. Members
- * whose entries have expired leave the index; the index lives as long as its
- * longest-lived entry.
+ * Removes one entry (ARGV prefix, the ledger's KEYS, a member `${poolId}:${key}`) from
+ * Redis, its pool's index and the ledger, subtracting its size; answers 1 when the
+ * entry itself was still there.
  */
-const SET_SCRIPT = `
+const DROP_FUNCTION = `
+local function drop (prefix, ledger, sizes, member)
+  local pool, key = string.match(member, '^(-?%d+):(.*)$')
+  local removed = redis.call('DEL', prefix .. member)
+  if pool then redis.call('ZREM', prefix .. 'index:' .. pool, key) end
+  redis.call('ZREM', ledger, member)
+  local bytes = tonumber(redis.call('HGET', sizes, member))
+  if bytes then
+    redis.call('HDEL', sizes, member)
+    redis.call('HINCRBY', sizes, 'total', -bytes)
+  end
+  return removed
+end
+`
+
+/**
+ * Stores an entry, indexes it and keeps the prefix's bound, in one step. KEYS: the
+ * entry, its pool's index, the ledger (a sorted set of members scored by staleUntil)
+ * and its sizes (a hash: member → bytes, and 'total'). ARGV: the value, its TTL (ms),
+ * its staleUntil, its key, now, the prefix, its member, its bytes, the bound. The
+ * entry it replaces goes first, then (at most MAX_EVICTIONS of each) expired members,
+ * then the members closest to expiry while the new entry would not fit; when it still
+ * would not, nothing more is evicted and it is not stored (answers 0). The index and
+ * the ledger live as long as their longest-lived entry.
+ */
+const SET_SCRIPT = DROP_FUNCTION + `
+local prefix, member, bytes, bound = ARGV[6], ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
+drop(prefix, KEYS[3], KEYS[4], member)
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[5], 'LIMIT', 0, ${MAX_EVICTIONS})) do
+  drop(prefix, KEYS[3], KEYS[4], old)
+end
+if redis.call('ZCARD', KEYS[3]) == 0 then redis.call('DEL', KEYS[4]) end
+if bytes > bound then return 0 end
+local total = tonumber(redis.call('HGET', KEYS[4], 'total')) or 0
+if total + bytes > bound then
+  local candidates = redis.call('ZRANGE', KEYS[3], 0, ${MAX_EVICTIONS - 1})
+  local freed, count = 0, 0
+  for i, candidate in ipairs(candidates) do
+    if total - freed + bytes <= bound then break end
+    freed = freed + (tonumber(redis.call('HGET', KEYS[4], candidate)) or 0)
+    count = i
+  end
+  if total - freed + bytes > bound then return 0 end
+  for i = 1, count do drop(prefix, KEYS[3], KEYS[4], candidates[i]) end
+end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[5])
-if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
+redis.call('ZADD', KEYS[3], ARGV[3], member)
+redis.call('HSET', KEYS[4], member, bytes)
+redis.call('HINCRBY', KEYS[4], 'total', bytes)
+for i = 2, 4 do
+  if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+end
+return 1
+`
+
+/**
+ * Removes entries of one pool and their ledger records. KEYS: the pool's index, the
+ * ledger, its sizes. ARGV: the prefix, the pool id, then the keys. Answers how many
+ * entries were still there.
+ */
+const PURGE_SCRIPT = DROP_FUNCTION + `
+local removed = 0
+for i = 3, #ARGV do
+  removed = removed + drop(ARGV[1], KEYS[2], KEYS[3], ARGV[2] .. ':' .. ARGV[i])
+end
+return removed
 `
 
 /** Keys deleted per command by purge. */
@@ -56,13 +129,16 @@ const PURGE_BATCH = 500
 
 /**
  * A store in the Redis at `url` (redis:// or rediss://), its keys
- * `${keyPrefix}${poolId}:${key}` and each pool's index `${keyPrefix}index:${poolId}`.
- * `warn` hears of each outage once, and of its end.
+ * `${keyPrefix}${poolId}:${key}`, each pool's index `${keyPrefix}index:${poolId}` and
+ * the ledger `${keyPrefix}bound:entries` and `${keyPrefix}bound:bytes`, which keeps the
+ * entries' redisEntryBytes under `maxBytes` (64 MiB by default) for every store on this
+ * prefix. `warn` hears of each outage once, and of its end.
  */
 export function createRedisStore (options: {
-  url: string, keyPrefix?: string, now?: () => number, warn?: (message: string) => void, commandTimeoutMs?: number
+  url: string, keyPrefix?: string, now?: () => number, warn?: (message: string) => void, commandTimeoutMs?: number, maxBytes?: number
 }): CacheStore {
   const now = options.now ?? Date.now
+  const maxBytes = Math.max(0, Math.floor(options.maxBytes ?? 64 * 1024 * 1024))
   const warn = options.warn ?? (() => {})
   const prefix = options.keyPrefix ?? 'sourcepool:cache:'
   const shownUrl = maskText(options.url)
@@ -81,6 +157,7 @@ export function createRedisStore (options: {
   const redis = new Redis(options.url, clientOptions)
   const entryKey = (poolId: number, key: string): string => `${prefix}${poolId}:${key}`
   const indexKey = (poolId: number): string => `${prefix}index:${poolId}`
+  const ledgerKeys = [`${prefix}bound:entries`, `${prefix}bound:bytes`]
 
   let problem: string | null = null
   /** The last connection error: why commands are refused while disconnected. */
@@ -133,8 +210,11 @@ export function createRedisStore (options: {
       const at = now()
       const ttl = Math.ceil(entry.staleUntil - at)
       if (!(ttl > 0)) return
+      const value = encodeAnswer(entry)
+      const member = `${poolId}:${key}`
       await guarded(async () => {
-        await redis.eval(SET_SCRIPT, 2, entryKey(poolId, key), indexKey(poolId), encodeAnswer(entry), ttl, entry.staleUntil, key, at)
+        await redis.eval(SET_SCRIPT, 4, entryKey(poolId, key), indexKey(poolId), ...ledgerKeys,
+          value, ttl, entry.staleUntil, key, at, prefix, member, redisEntryBytes(member, value), maxBytes)
       }, undefined)
     },
     async purge (poolId) {
@@ -143,8 +223,7 @@ export function createRedisStore (options: {
         let removed = 0
         for (let i = 0; i < members.length; i += PURGE_BATCH) {
           const batch = members.slice(i, i + PURGE_BATCH)
-          removed += await redis.del(...batch.map((member) => entryKey(poolId, member)))
-          await redis.zrem(indexKey(poolId), ...batch)
+          removed += Number(await redis.eval(PURGE_SCRIPT, 3, indexKey(poolId), ...ledgerKeys, prefix, poolId, ...batch))
         }
         recovered()
         return removed
