@@ -14,7 +14,7 @@ import { Redis } from 'ioredis'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createMemoryStore, type CacheStore, type CachedAnswer } from './cache-store.js'
 import { createCacheStore } from './create-store.js'
-import { createRedisStore, encodeAnswer, redisEntryBytes } from './redis-store.js'
+import { createRedisStore, encodeAnswer, redisEntryBytes, redisKeyName } from './redis-store.js'
 
 const redisUrl = process.env.TEST_REDIS_URL
 const redisSkip = redisUrl === undefined ? 'set TEST_REDIS_URL=redis://127.0.0.1:6379 to run the Redis suites' : undefined
@@ -249,15 +249,15 @@ if (redisSkip !== undefined) {
       await store.set(4, 'short', answer(at, 'x', 5000, 0))
       const redis = new Redis(redisUrl as string)
       try {
-        const entryTtl = await redis.pttl(`${prefix}4:long`)
+        const entryTtl = await redis.pttl(`${prefix}4:${redisKeyName('long')}`)
         assert.ok(entryTtl > 50_000 && entryTtl <= 60_000, `entry TTL ${entryTtl}`)
-        const shortTtl = await redis.pttl(`${prefix}4:short`)
+        const shortTtl = await redis.pttl(`${prefix}4:${redisKeyName('short')}`)
         assert.ok(shortTtl > 0 && shortTtl <= 5000, `entry TTL ${shortTtl}`)
         const indexTtl = await redis.pttl(`${prefix}index:4`)
         // Not shortened to the short entry's 5 s by the later write.
         assert.ok(indexTtl > 50_000 && indexTtl <= 60_000, `index TTL ${indexTtl}`)
         // A value that is not an entry reads as a miss.
-        await redis.set(`${prefix}4:junk`, 'not an entry', 'PX', 60_000)
+        await redis.set(`${prefix}4:${redisKeyName('junk')}`, 'not an entry', 'PX', 60_000)
         assert.equal(await store.get(4, 'junk'), undefined)
       } finally {
         await redis.quit()
@@ -380,7 +380,7 @@ if (redisSkip !== undefined) {
       assert.deepEqual(await kept(store, 1, ['a', 'c', 'd']), ['a', 'c', 'd'])
       assert.equal(await store.get(2, 'b'), undefined)
       assert.equal(await store.entries(2), 0)
-      assert.equal(await raw.exists(`${prefix}2:b`), 0)
+      assert.equal(await raw.exists(`${prefix}2:${redisKeyName('b')}`), 0)
 
       await set(2, 'e', 5000) // the new entry is the one closest to expiry: c goes
       assert.deepEqual(await kept(store, 1, ['a', 'c', 'd']), ['a', 'd'])
@@ -388,7 +388,7 @@ if (redisSkip !== undefined) {
 
       clock += 6000 // e has expired (for the store; Redis still has it)
       await set(1, 'f', 50_000)
-      assert.equal(await raw.exists(`${prefix}2:e`), 0)
+      assert.equal(await raw.exists(`${prefix}2:${redisKeyName('e')}`), 0)
       assert.deepEqual(await kept(store, 1, ['a', 'd', 'f']), ['a', 'd', 'f'])
       const { bytes, entries, total } = await held(prefix)
       assert.equal(entries, 3)
@@ -401,7 +401,7 @@ if (redisSkip !== undefined) {
       await store.set(1, 'old', answer(clock, randomBytes(5000), 1000, 0))
       clock += 1000
       await store.set(2, 'new', answer(clock, 'new', 60_000, 0))
-      assert.equal(await raw.exists(`${prefix}1:old`), 0)
+      assert.equal(await raw.exists(`${prefix}1:${redisKeyName('old')}`), 0)
       const { bytes, entries, total } = await held(prefix)
       assert.equal(entries, 1)
       assert.equal(total, bytes)
@@ -417,13 +417,13 @@ if (redisSkip !== undefined) {
 
       const small = (i: number): CachedAnswer => answer(clock, 'x', 1000 + i, 0)
       const keys = Array.from({ length: 70 }, (_, i) => `k${10 + i}`)
-      const each = redisEntryBytes('1:k10', encodeAnswer(small(0)))
+      const each = redisEntryBytes(`1:${redisKeyName('k10')}`, encodeAnswer(small(0)))
       const maxBytes = 70 * each + 100
       const many = await bounded(`${runPrefix}cap:`, maxBytes)
       for (const [i, key] of keys.entries()) await many.set(1, key, small(i))
       assert.equal(await many.entries(1), 70)
       const big = (size: number): CachedAnswer => answer(clock, randomBytes(size), 60_000, 0)
-      const needs = (size: number): number => redisEntryBytes('1:big', encodeAnswer(big(size))) - 100
+      const needs = (size: number): number => redisEntryBytes(`1:${redisKeyName('big')}`, encodeAnswer(big(size))) - 100
       assert.ok(needs(66 * each) > 64 * each && needs(66 * each) <= maxBytes)
       await many.set(1, 'big', big(66 * each))
       assert.equal(await many.get(1, 'big'), undefined)

@@ -10,6 +10,7 @@
  * a prefix-wide ledger of entries, their sizes and their total, kept by Lua scripts,
  * evicts the entries closest to expiry to make room.
  */
+import { createHash } from 'node:crypto'
 import { Redis, type RedisOptions } from 'ioredis'
 import { maskText } from '../rules/secrets.js'
 import type { CacheStore, CachedAnswer } from './cache-store.js'
@@ -39,6 +40,11 @@ export function decodeAnswer (value: Buffer): CachedAnswer | undefined {
   } catch {
     return undefined
   }
+}
+
+/** A request's cache key as a short Redis name: its hex sha256 (a key may be as long as a URL). */
+export function redisKeyName (request: string): string {
+  return createHash('sha256').update(request).digest('hex')
 }
 
 /** What an entry `value` stored under `member` (`${poolId}:${key}`) counts against the bound: the value, the member named in four places (its key, its pool's index, the ledger's set and hash), and Redis' own structures (an estimate). */
@@ -201,12 +207,14 @@ export function createRedisStore (options: {
 
   return {
     kind: 'redis',
-    async get (poolId, key) {
+    async get (poolId, request) {
+      const key = redisKeyName(request)
       const value = await guarded(async () => await redis.getBuffer(entryKey(poolId, key)), null)
       const entry = value === null ? undefined : decodeAnswer(value)
       return entry !== undefined && entry.staleUntil > now() ? entry : undefined
     },
-    async set (poolId, key, entry) {
+    async set (poolId, request, entry) {
+      const key = redisKeyName(request)
       const at = now()
       const ttl = Math.ceil(entry.staleUntil - at)
       if (!(ttl > 0)) return

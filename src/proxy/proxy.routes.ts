@@ -73,10 +73,10 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: CachedProxy, ownCor
     config: { failure: 'Failed to proxy the request' }
   }, async (request, reply) => {
     const poolId = request.params.pool_id
-    // Aborted when the client leaves before its answer starts: ends a wait (max_wait_ms, or for another request's answer).
-    const left = new AbortController()
-    const onClose = () => { if (!reply.raw.headersSent) left.abort() }
-    reply.raw.once('close', onClose)
+    // Aborted when the client leaves before its answer starts: ends a wait (max_wait_ms, or
+    // for another request's answer). Made only when something waits: a cache hit never does.
+    let left: AbortController | undefined
+    const onClose = () => { if (!reply.raw.headersSent) left?.abort() }
     let answer
     try {
       answer = await proxy.forward(poolId, {
@@ -89,14 +89,21 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: CachedProxy, ownCor
         protocol: request.protocol,
         requestId: request.id,
         log: request.log,
-        signal: left.signal
+        get signal () {
+          if (left === undefined) {
+            left = new AbortController()
+            if (reply.raw.destroyed || request.raw.socket?.destroyed === true) left.abort()
+            else reply.raw.once('close', onClose)
+          }
+          return left.signal
+        }
       })
     } catch (error) {
       if (error instanceof UnsafePathError) throw new DomainError(400, error.message)
       if (error instanceof MethodNotAllowedError) return reply.code(405).header('allow', ALLOWED_METHODS).send({ detail: error.message })
       throw error
     } finally {
-      reply.raw.removeListener('close', onClose)
+      if (left !== undefined) reply.raw.removeListener('close', onClose)
     }
     if (answer.cache !== undefined) reply.header('x-sourcepool-cache', answer.cache)
     if (answer.kind === 'unavailable') {

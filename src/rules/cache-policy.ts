@@ -100,12 +100,13 @@ function sha256 (text: string): string {
 }
 
 /**
- * The cache key (hex sha256) of a request: the proxied path and query exactly as
+ * The cache key of a request: the proxied path and query exactly as
  * sent, `Accept` and `Accept-Encoding` as sent (absent ≠ empty), and, when
  * `forwardClientAuth`, a hash of the client's credentials (`X-Provider-Authorization`
  * and `Cookie`, the two the proxy forwards then), so callers with different
- * credentials never share an entry. The parts are framed as a JSON array, so no two
- * different requests give one key. The pool is not in it: the caller keeps each
+ * credentials never share an entry (the credentials only as a hash). The parts are
+ * framed as a JSON array, so no two different requests give one key; a store that
+ * needs a short name (Redis) hashes it. The pool is not in it: the caller keeps each
  * pool's entries apart.
  */
 export function cacheKey (path: string, requestHeaders: Headers, forwardClientAuth: boolean): string {
@@ -113,7 +114,7 @@ export function cacheKey (path: string, requestHeaders: Headers, forwardClientAu
   if (forwardClientAuth) {
     parts.push(sha256(JSON.stringify([asSent(requestHeaders['x-provider-authorization']), asSent(requestHeaders.cookie)])))
   }
-  return sha256(JSON.stringify(parts))
+  return JSON.stringify(parts)
 }
 
 /** A request header's value for Vary matching: several lines joined, absent → ''. */
