@@ -2,10 +2,12 @@
  * The walkthroughs, run as written, so they can never drift from what the service
  * does: the README's five minutes with a file (the service started with the
  * example file, then every `npx sourcepool` command, each table line shown after
- * `# →` found in its output), and the quick start with curl of docs/api.md (every
- * command through bash and curl against a fresh server, every answer shown —
- * `…` standing for any value — the answer given). And no document links outside
- * the repository or to a file that does not exist.
+ * `# →` found in its output), and the curl examples of docs/api.md — the quick
+ * start, the cache and the providers' signals (every command through bash and curl
+ * against a fresh server, every answer shown the answer given: JSON field by field,
+ * other output line by line, `…` standing for any value or text; the examples'
+ * provider at http://127.0.0.1:9100 is a test upstream here). And no document
+ * links outside the repository or to a file that does not exist.
  */
 import assert from 'node:assert/strict'
 import { execFile, execFileSync } from 'node:child_process'
@@ -15,6 +17,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { http, startServer, type ServerProcess } from './server-process.js'
 import { json, upstream, type Upstream } from './upstreams.js'
 
@@ -33,11 +36,10 @@ function blocks (text: string, title: string): string[] {
   return [...text.slice(start, end === -1 ? undefined : end).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string)
 }
 
-/** The commands of the quick start's first `sh` block, each with the answer shown after it (`# → …` and its `#   ` continuations). */
-function quickStartSteps (): Step[] {
-  const section = API.slice(API.indexOf('## Quick start with curl'))
-  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1]
-  assert.ok(block !== undefined, 'the README has a quick start with an sh block')
+/** The commands of the first `sh` block of docs/api.md's section `title`, each with the answer shown after it (`# → …` and its `#   ` continuations). */
+function curlSteps (title: string): Step[] {
+  const block = blocks(API, title)[0]
+  assert.ok(block !== undefined, `docs/api.md's '${title}' has an sh block`)
   const steps: Step[] = []
   let pending = ''
   let answering = false
@@ -63,9 +65,16 @@ function quickStartSteps (): Step[] {
   return steps
 }
 
-/** Whether `actual` is `expected` with every `"…"` standing for any value. */
+/** `shown` as a whole-text pattern, each `…` in it standing for any text. */
+const pattern = (shown: string) => new RegExp(`^${shown.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's')
+
+/** Whether `actual` is `expected` with every `"…"` standing for any value, and `…` within a string for any text. */
 function matches (actual: unknown, expected: unknown, path = '$'): void {
   if (expected === '…') return
+  if (typeof expected === 'string' && expected.includes('…')) {
+    assert.ok(typeof actual === 'string' && pattern(expected).test(actual), `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`)
+    return
+  }
   if (Array.isArray(expected)) {
     assert.ok(Array.isArray(actual), `${path}: expected an array, got ${JSON.stringify(actual)}`)
     assert.equal(actual.length, expected.length, `${path}: length`)
@@ -79,6 +88,72 @@ function matches (actual: unknown, expected: unknown, path = '$'): void {
     return
   }
   assert.equal(actual, expected, path)
+}
+
+/**
+ * Whether a command's output is the answer shown: JSON when the output is JSON
+ * (matches), else its non-blank lines, each trimmed, one for one with the lines shown.
+ */
+function answered (stdout: string, shown: string[], command: string): void {
+  let json: unknown
+  try {
+    json = JSON.parse(stdout)
+  } catch {
+    const lines = stdout.split('\n').map((line) => line.trim()).filter((line) => line !== '')
+    assert.equal(lines.length, shown.length, `${command}: ${shown.length} lines shown, got\n${stdout}`)
+    shown.forEach((line, i) => assert.match(lines[i] as string, pattern(line.trim()), `${command}: line ${i + 1} is not '${line.trim()}' in\n${stdout}`))
+    return
+  }
+  matches(json, JSON.parse(shown.join('')), command)
+}
+
+/** Where the examples of docs/api.md put their provider; a test upstream's URL stands in for it. */
+const DOC_PROVIDER = 'http://127.0.0.1:9100'
+
+/**
+ * The provider of the Cache and Provider signals examples, as their text describes
+ * it: the key `revoked-key` gets 401; `/quote?symbol=…` answers after 200 ms with a
+ * price and the number of requests it has had for that path and query; `/price` a
+ * price; `/last-call` a price with no requests left for 30 s; `/busy` a 429
+ * (Retry-After: 1) the first time, then a price.
+ */
+function docProvider (): (req: IncomingMessage, res: ServerResponse) => void {
+  const calls = new Map<string, number>()
+  return (req, res) => {
+    if (req.headers['x-api-key'] === 'revoked-key') return json(401, { error: 'invalid api key' })(req, res)
+    const url = new URL(req.url ?? '/', DOC_PROVIDER)
+    const n = (calls.get(url.pathname + url.search) ?? 0) + 1
+    calls.set(url.pathname + url.search, n)
+    const price = json(200, { price: 101.5 })
+    if (url.pathname === '/quote') setTimeout(() => json(200, { symbol: url.searchParams.get('symbol'), price: 101.5, calls: n })(req, res), 200)
+    else if (url.pathname === '/price') price(req, res)
+    else if (url.pathname === '/last-call') json(200, { price: 101.5 }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' })(req, res)
+    else if (url.pathname === '/busy') (n === 1 ? json(429, { error: 'slow down' }, { 'retry-after': '1' }) : price)(req, res)
+    else json(404, { error: 'no such thing' })(req, res)
+  }
+}
+
+/**
+ * Runs `steps` in order through bash (pipefail) against `server`, the examples' provider
+ * being `provider` when given, and checks each answer shown. A step without one must
+ * succeed and, when it answers JSON, not with an error.
+ */
+async function runSteps (steps: Step[], server: ServerProcess, provider?: Upstream): Promise<void> {
+  const host = new URL(server.url).host
+  for (const step of steps) {
+    assert.match(step.command, /^(curl |for .*curl |sleep \d+$)/, 'the examples are curl commands')
+    let command = step.command.replaceAll('localhost:8000', host)
+    if (provider !== undefined) command = command.replaceAll(DOC_PROVIDER, provider.url)
+    const { stdout: raw } = await run('bash', ['-o', 'pipefail', '-c', command])
+    const stdout = provider === undefined ? raw : raw.replaceAll(provider.url, DOC_PROVIDER)
+    if (step.answer.length > 0) {
+      answered(stdout, step.answer, step.command)
+      continue
+    }
+    let answer: unknown
+    try { answer = JSON.parse(stdout) } catch { continue }
+    assert.ok(answer !== null && typeof answer === 'object' && !('detail' in answer), `${step.command} → ${stdout}`)
+  }
 }
 
 describe('README', () => {
@@ -112,26 +187,31 @@ describe('README', () => {
   })
 
   it('quick start runs as written and answers what it shows', async () => {
-    const steps = quickStartSteps()
+    const steps = curlSteps('## Quick start with curl')
     assert.ok(steps.filter((s) => s.answer.length > 0).length >= 8, 'the quick start shows its answers')
     const server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'pools.db')}` })
     try {
-      const host = new URL(server.url).host
-      for (const step of steps) {
-        assert.match(step.command, /^curl /, 'the quick start is curl commands')
-        const command = step.command.replaceAll('localhost:8000', host)
-        const { stdout } = await run('bash', ['-c', command])
-        const answer: unknown = JSON.parse(stdout)
-        if (step.answer.length === 0) {
-          assert.ok(answer !== null && typeof answer === 'object' && !('detail' in answer), `${step.command} → ${stdout}`)
-        } else {
-          matches(answer, JSON.parse(step.answer.join('')), step.command)
-        }
-      }
+      await runSteps(steps, server)
     } finally {
       await server.stop()
     }
   })
+
+  for (const [title, database] of [['## Cache', 'cache.db'], ['## Provider signals', 'signals.db']] as const) {
+    it(`docs/api.md's '${title.slice(3)}' examples run as written and answer what they show`, async () => {
+      const steps = curlSteps(title)
+      assert.ok(steps.filter((s) => s.answer.length > 0).length >= 12, 'the section shows its answers')
+      assert.ok(steps.some((s) => s.command.includes(DOC_PROVIDER)), `the examples' provider is at ${DOC_PROVIDER}`)
+      const provider = await upstream(docProvider())
+      const server = await startServer({ DATABASE_URL: `sqlite:${join(dir, database)}` })
+      try {
+        await runSteps(steps, server, provider)
+      } finally {
+        await server.stop()
+        await provider.close()
+      }
+    })
+  }
 
   describe('calling a pool from your application', () => {
     const section = README.slice(README.indexOf('## Calling a pool from your application'), README.indexOf('## The dashboard'))

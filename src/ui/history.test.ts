@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { healthChangeRecord } from '../rules/health.js'
-import { checkFailedNotes, cooldownNotes, failoverNotes, historyKind, noAlternativeNotes, quotaRecord, refusalRecord, type HistoryFields } from '../rules/history-kind.js'
+import { checkFailedNotes, cooldownNotes, failoverNotes, historyKind, noAlternativeNotes, quotaRecord, rateLimitRecord, refusalRecord, type HistoryFields } from '../rules/history-kind.js'
 
 // A browser module without types: loaded by a computed specifier.
 const page: { recordKind: (record: unknown) => string } = await import(['.', 'public', 'history.js'].join('/'))
@@ -40,6 +40,8 @@ describe('the page\'s history kinds', () => {
       { from_provider_id: 3, to_provider_id: null, reason: 'check_failed', notes: checkFailedNotes(3, 'timeout') },
       { from_provider_id: 3, to_provider_id: 4, reason: 'check_failed', notes: null },
       quotaRecord(3, 600, 'minute', '2026-01-01T00:01:00.000Z'),
+      rateLimitRecord(3, '2026-01-01T00:01:00.000Z', 'x-ratelimit-remaining'),
+      { from_provider_id: 3, to_provider_id: null, reason: 'rate_limited', notes: noAlternativeNotes(3) },
       // A failover without an alternative whose client-chosen reason looks like the service's records.
       { from_provider_id: 3, to_provider_id: null, reason: 'refusal:/x', notes: noAlternativeNotes(3) },
       { from_provider_id: 3, to_provider_id: null, reason: 'quota_exhausted', notes: noAlternativeNotes(3) }

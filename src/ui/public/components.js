@@ -1,21 +1,35 @@
 // Why: the pieces every page is built from, written once: the health dot and
-// its countdown, the quota bar, charts (uPlot), a confirmed action that shows
-// the service's answer or its error text, and the notice line.
+// its countdown (a rate limit and a rejected key told apart from a failure),
+// the quota bar, charts (uPlot), a confirmed action that shows the service's
+// answer or its error text, and the notice line.
 import UPlot from './vendor/uplot.js'
 import { ApiError } from './api.js'
-import { STATE_LABEL, duration, html, memberState, quotaShare, secondsUntil, useEffect, useRef, useState, clock } from './ui.js'
+import { COOLDOWN_LABEL, STATE_LABEL, clock, cooldownKind, duration, html, memberState, quotaShare, secondsUntil, useEffect, useRef, useState } from './ui.js'
 
-/** A coloured dot with its state as text beside it (colour is never the only sign). */
+/** What a member's cooldown reads as, and the longer sentence of its tooltip. */
+function cooldownWords (member, kind, now) {
+  if (kind === 'rate_limited') return { label: `${COOLDOWN_LABEL.rate_limited} until ${clock(member.cooldown_until)}`, more: ': the provider said it takes no more requests until then' }
+  if (kind === 'credentials_rejected') return { label: COOLDOWN_LABEL.credentials_rejected, more: ': the provider refused our credentials (HTTP 401/402); new auth_headers bring it back at once' }
+  const state = memberState(member, now)
+  const why = state === 'cooling_down' && member.cooldown_reason ? ` (${member.cooldown_reason})` : ''
+  return { label: `${STATE_LABEL[state]}${why}`, more: '' }
+}
+
+/**
+ * A coloured dot with its state as text beside it (colour is never the only sign).
+ * A rate limit and rejected credentials have their own words, colour and shape.
+ */
 export function Health ({ member, now, compact = false }) {
   const state = memberState(member, now)
+  const kind = cooldownKind(member, now)
   const left = state === 'cooling_down' ? secondsUntil(member.cooldown_until, now) : null
-  const label = STATE_LABEL[state]
-  const why = state === 'cooling_down' && member.cooldown_reason ? ` (${member.cooldown_reason})` : ''
-  const title = `${member.provider_name ?? `provider ${member.provider_id}`}: ${label}${why}${left === null ? '' : `, ${duration(left)} left`}`
-  if (compact) return html`<span class="dot dot-${state}" role="img" aria-label=${title} title=${title} data-state=${state} data-provider=${member.provider_id}></span>`
-  return html`<span class="health" data-state=${state} data-provider=${member.provider_id}>
-    <span class="dot dot-${state}" aria-hidden="true"></span>
-    <span>${label}${why}</span>
+  const { label, more } = cooldownWords(member, kind, now)
+  const look = kind ?? state
+  const title = `${member.provider_name ?? `provider ${member.provider_id}`}: ${label}${more}${left === null ? '' : `, ${duration(left)} left`}`
+  if (compact) return html`<span class="dot dot-${look}" role="img" aria-label=${title} title=${title} data-state=${state} data-cooldown=${kind ?? undefined} data-provider=${member.provider_id}></span>`
+  return html`<span class="health" data-state=${state} data-cooldown=${kind ?? undefined} data-provider=${member.provider_id} title=${kind === null ? undefined : title}>
+    <span class="dot dot-${look}" aria-hidden="true"></span>
+    <span class=${kind === null ? undefined : `tag tag-${kind}`}>${label}</span>
     ${left === null ? null : html`<span class="countdown" aria-label=${`${left} seconds left`}>${duration(left)}</span>`}
   </span>`
 }

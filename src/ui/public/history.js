@@ -14,7 +14,8 @@ const about = (notes, what) => new RegExp(`^Provider \\d+ ${what}`).test(notes)
 /**
  * rotation, failover (another provider chosen), failover_failed (none was),
  * cooldown (a member started cooling down), recovered, refusal (a provider found
- * refusing a resource), quota (a provider's quota window used up) or check_failed
+ * refusing a resource), quota (a provider's quota window used up: ours, or its
+ * own as it said, `rate_limited`) or check_failed
  * (a provider's health check failed, the first of a streak).
  */
 export function recordKind (record) {
@@ -26,6 +27,7 @@ export function recordKind (record) {
   if (record.reason.startsWith('cooldown:') && about(notes, 'cooling down until ')) return 'cooldown'
   if (record.reason.startsWith('refusal:') && about(notes, 'refuses ')) return 'refusal'
   if (record.reason === 'quota_exhausted' && about(notes, 'used up its quota ')) return 'quota'
+  if (record.reason === 'rate_limited' && about(notes, 'has no requests left ')) return 'quota'
   if (record.reason === 'check_failed' && about(notes, 'failed its health check ')) return 'check_failed'
   return 'failover_failed'
 }

@@ -1,12 +1,13 @@
 // Why: the page an operator opens first. Every pool as a card: strategy, the
-// provider serving it, members as health dots, rotations per minute over the
-// last hour, and alerts for what needs a person (every member down, a quota
-// nearly used up) on one line of fixed height, so a card never grows when one appears.
+// provider serving it, members as health dots, its response cache (hit ratio,
+// quota saved) when it has one, rotations per minute over the last hour, and
+// alerts for what needs a person (every member down, a quota nearly used up, a
+// key rejected) on one line of fixed height, so a card never grows when one appears.
 import { Chart, Health, Loaded, minuteSeconds } from './components.js'
 import { useLive, useNow } from './live.js'
-import { html, memberState, percent, quotaShare, useMemo } from './ui.js'
+import { COOLDOWN_LABEL, cacheSummary, calls, cooldownKind, html, memberState, percent, quotaShare, useMemo } from './ui.js'
 
-/** What needs a person in a pool: every member down, or a quota above 90 %. */
+/** What needs a person in a pool: every member down, a quota above 90 %, a key the provider rejects. */
 export function poolAlerts (pool, now) {
   const alerts = []
   const states = pool.members.map((member) => memberState(member, now))
@@ -15,6 +16,7 @@ export function poolAlerts (pool, now) {
   for (const member of pool.members) {
     const share = quotaShare(member.quota)
     if (share !== null && share > 0.9) alerts.push(`${member.provider_name}: ${percent(share)} of its quota used`)
+    if (cooldownKind(member, now) === 'credentials_rejected') alerts.push(`${member.provider_name}: ${COOLDOWN_LABEL.credentials_rejected}`)
   }
   if (!pool.enabled) alerts.push('pool disabled')
   return alerts
@@ -22,6 +24,7 @@ export function poolAlerts (pool, now) {
 
 function PoolCard ({ pool, activity, now }) {
   const alerts = poolAlerts(pool, now)
+  const cache = cacheSummary(pool)
   const rotations = activity?.rotations
   const perMinute = useMemo(() => activity === undefined ? null : [minuteSeconds(activity.minute_starts), activity.rotations], [activity])
   const lastHour = rotations === undefined ? null : rotations.reduce((sum, n) => sum + n, 0)
@@ -34,6 +37,10 @@ function PoolCard ({ pool, activity, now }) {
       <div><dt>Strategy</dt><dd>${pool.rotation_strategy}</dd></div>
       <div><dt>Serving</dt><dd class="current">${pool.current_provider?.name ?? '—'}</dd></div>
       <div><dt>Members</dt><dd class="dots">${pool.members.length === 0 ? html`<span class="muted">none</span>` : pool.members.map((member) => html`<${Health} key=${member.member_id} member=${member} now=${now} compact />`)}</dd></div>
+      ${cache === null
+        ? null
+        : html`<div data-cache><dt>Cache hits</dt><dd class="num cache-ratio" title=${`${cache.saved} of ${cache.asked} proxied requests answered from the cache`}>${cache.ratio === null ? '—' : percent(cache.ratio)}</dd></div>
+          <div data-cache><dt>Quota saved</dt><dd class="num cache-saved" title="upstream calls the cache answered instead (hits and stale answers)">${calls(cache.saved)}</dd></div>`}
       <div><dt>Rotations, last hour</dt><dd class="spark">
         ${perMinute === null
           ? html`<span class="muted">—</span>`
@@ -70,5 +77,6 @@ export function Overview () {
 export function Legend () {
   return html`<p class="legend" aria-hidden="true">
     ${['healthy', 'probing', 'cooling_down', 'disabled'].map((state) => html`<span key=${state}><span class=${`dot dot-${state}`}></span>${state.replace('_', ' ')}</span>`)}
+    ${Object.entries(COOLDOWN_LABEL).map(([kind, label]) => html`<span key=${kind}><span class=${`dot dot-${kind}`}></span>${label}</span>`)}
   </p>`
 }

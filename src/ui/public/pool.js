@@ -1,13 +1,14 @@
 // Why: one pool in full. Its members with their health (a cooldown counting
-// down), latency, success rate, quota and last check; which provider "next"
-// would choose and why; the last hour as charts; the history as a timeline;
-// and, for a token allowed to, the actions an operator takes at night.
+// down; a rate limit or a rejected key in its own words), its response cache
+// (hit ratio, quota saved), latency, success rate, quota and last check; which
+// provider "next" would choose and why; the last hour as charts; the history as
+// a timeline; and, for a token allowed to, the actions an operator takes at night.
 import { api } from './api.js'
 import { Chart, ConfirmButton, Health, Loaded, QuotaBar, minuteSeconds } from './components.js'
 import { useLive, useNow } from './live.js'
 import { recordKind } from './history.js'
 import { Legend, poolAlerts } from './overview.js'
-import { ago, clock, html, useEffect, useMemo, useState } from './ui.js'
+import { ago, cacheSummary, calls, clock, html, percent, useEffect, useMemo, useState } from './ui.js'
 
 function lastCheck (check, now) {
   if (check === null) return html`<span class="muted">no check</span>`
@@ -71,12 +72,30 @@ function MemberRow ({ pool, member, now, admin, onDone }) {
   </tr>`
 }
 
+/** The ISO time a service note names after `until `, or null. */
+const untilIn = (notes) => /until (\d{4}-\d{2}-\d{2}T[\d:.]+Z)/.exec(notes ?? '')?.[1] ?? null
+
+/** The HTTP status a cooldown's notes end with (`… (HTTP 401)` or `… HTTP 401`), or null. */
+const statusIn = (notes) => /HTTP (\d{3})\)?\s*$/.exec(notes ?? '')?.[1] ?? null
+
 /** How each kind of record reads in the timeline. */
 function describe (record, kind) {
   if (kind === 'recovered') return `${record.to_provider ?? '?'} recovered`
+  if (kind === 'cooldown' && record.reason === 'cooldown:credentials_rejected') {
+    const status = statusIn(record.notes)
+    return `${record.from_provider ?? '?'}: key rejected${status === null ? '' : ` (HTTP ${status})`}, out of rotation until new credentials or the cooldown ends`
+  }
+  if (kind === 'cooldown' && record.reason === 'cooldown:rate_limited') {
+    const until = untilIn(record.notes)
+    return `${record.from_provider ?? '?'} rate limited${until === null ? '' : ` until ${clock(until)}`}`
+  }
   if (kind === 'cooldown') return `${record.from_provider ?? '?'} started cooling down (${record.reason.slice('cooldown:'.length)})`
   if (kind === 'failover_failed') return `${record.from_provider ?? '?'} failed; no other provider to fail over to`
   if (kind === 'refusal') return `${record.from_provider ?? '?'} refuses ${record.reason.slice('refusal:'.length)} (HTTP 403)`
+  if (kind === 'quota' && record.reason === 'rate_limited') {
+    const until = untilIn(record.notes)
+    return `${record.from_provider ?? '?'} said it has no requests left${until === null ? '' : ` until ${clock(until)}`}`
+  }
   if (kind === 'quota') return `${record.from_provider ?? '?'} used up its quota`
   if (kind === 'check_failed') return `${record.from_provider ?? '?'} ${(record.notes ?? '').replace(/^Provider \d+ /, '')}`
   return `${record.from_provider ?? '—'} → ${record.to_provider ?? 'none'}`
@@ -95,6 +114,13 @@ function Timeline ({ history, now }) {
       <span class="muted when">${ago(record.timestamp, now)}</span>
     </li>`
   })}</ol>`
+}
+
+/** The pool's response cache: its policy, hit ratio and the upstream calls it saved (quota saved). */
+function CacheFacts ({ cache }) {
+  return html`<div data-cache="policy"><dt>Cache</dt><dd>${cache.ttl} s${cache.stale > 0 ? ` + ${cache.stale} s stale` : ''} <span class="muted">· ${cache.entries} ${cache.entries === 1 ? 'entry' : 'entries'}</span></dd></div>
+    <div data-cache="ratio"><dt>Cache hit ratio</dt><dd class="num">${cache.ratio === null ? '—' : percent(cache.ratio)} <span class="muted">(${cache.saved} of ${cache.asked})</span></dd></div>
+    <div data-cache="saved"><dt>Quota saved</dt><dd class="num">${calls(cache.saved)}</dd></div>`
 }
 
 const PALETTE = ['#0b5cad', '#b35900', '#1a7f37', '#8250df', '#cf222e', '#1b7c83', '#6e5494', '#946300']
@@ -128,6 +154,7 @@ export function PoolPage ({ id, session }) {
     <h1 id="pool-title">Pool ${id}</h1><p class="error" role="alert">${pool.error?.message}: it was deleted, or never existed. <a href="#/">Back to the pools</a>.</p></section>`
   return html`<${Loaded} result=${pool} gone=${gone}>${([status, next, history]) => {
     const alerts = poolAlerts(status, now)
+    const cache = cacheSummary(status)
     const current = status.current_provider
     return html`<section aria-labelledby="pool-title">
       <p class="crumbs"><a href="#/">Pools</a> /</p>
@@ -150,6 +177,7 @@ export function PoolPage ({ id, session }) {
         <div><dt>Rotations</dt><dd>${status.total_rotations}</dd></div>
         <div><dt>Last rotation</dt><dd>${ago(status.last_rotation, now)}</dd></div>
         <div><dt>Enabled</dt><dd>${status.enabled ? 'yes' : 'no'}</dd></div>
+        ${cache === null ? null : html`<${CacheFacts} cache=${cache} />`}
       </dl>
       ${alerts.length > 0 ? html`<ul class="alerts">${alerts.map((alert) => html`<li key=${alert}>${alert}</li>`)}</ul>` : null}
       <p class="next" data-next=${next.provider_id ?? ''}><strong>Next:</strong> ${next.explanation}</p>

@@ -21,6 +21,36 @@ export function memberState (member, now) {
 
 export const STATE_LABEL = { healthy: 'healthy', probing: 'probing', cooling_down: 'cooling down', disabled: 'disabled' }
 
+/**
+ * The cooldowns an operator must tell apart from a failing provider's: the
+ * provider's own rate limit (a 429 or its headers saying no requests are left),
+ * and our credentials rejected (a 401/402: new auth_headers end it). The kind of
+ * a member cooling down now, or null (another reason, or not cooling down).
+ */
+export function cooldownKind (member, now) {
+  if (memberState(member, now) !== 'cooling_down') return null
+  return Object.hasOwn(COOLDOWN_LABEL, member.cooldown_reason ?? '') ? member.cooldown_reason : null
+}
+
+export const COOLDOWN_LABEL = { rate_limited: 'rate limited', credentials_rejected: 'key rejected' }
+
+/**
+ * A pool's response cache as the page shows it, or null when the pool has none
+ * (cache_ttl_seconds 0): the hit ratio (null before any request) and the quota
+ * saved, i.e. the answers served from the cache, fresh or stale, each of which
+ * would otherwise have been an upstream call.
+ */
+export function cacheSummary (pool) {
+  const cache = pool.cache
+  if (cache === undefined || cache === null || !(cache.ttl_seconds > 0)) return null
+  const saved = cache.hits + cache.stale
+  const asked = saved + cache.misses
+  return { ratio: asked === 0 ? null : cache.hit_ratio, saved, asked, entries: cache.entries, ttl: cache.ttl_seconds, stale: cache.stale_seconds }
+}
+
+/** 1 → "1 call", 7 → "7 calls". */
+export const calls = (n) => `${n} call${n === 1 ? '' : 's'}`
+
 /** Seconds left until `iso`, at least 0. */
 export const secondsUntil = (iso, now) => Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000))
 
