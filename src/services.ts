@@ -104,6 +104,7 @@ export function buildServices ({ config, database, now, random, warn }: Services
       warn: (message) => { warn(undefined, message) }
     }),
     maxEntryBytes: config.cacheMaxEntryBytes,
+    maxBytes: config.cacheMaxBytes,
     now: () => now().getTime(),
     events: metrics.cacheEvents,
     warn

@@ -75,6 +75,13 @@ export function createMemoryStore (options: { maxBytes: number, now?: () => numb
     }
   })
   const live = (held: Held | undefined): held is Held => held !== undefined && held.entry.staleUntil > now()
+  /**
+   * Per pool, the soonest an entry expires (until then every key held is live, so the
+   * count is the set's size) and when its keys were last walked to drop the expired
+   * ones (at most once a second: between two walks the count may hold a few expired).
+   */
+  const soonest = new Map<number, number>()
+  const walked = new Map<number, number>()
 
   return {
     kind: 'memory',
@@ -97,6 +104,7 @@ export function createMemoryStore (options: { maxBytes: number, now?: () => numb
       let keys = byPool.get(poolId)
       if (keys === undefined) byPool.set(poolId, keys = new Set())
       keys.add(id)
+      soonest.set(poolId, Math.min(soonest.get(poolId) ?? Infinity, entry.staleUntil))
     },
     async purge (poolId) {
       let removed = 0
@@ -107,12 +115,19 @@ export function createMemoryStore (options: { maxBytes: number, now?: () => numb
       return removed
     },
     async entries (poolId) {
-      let count = 0
-      for (const id of [...byPool.get(poolId) ?? []]) {
-        if (live(lru.peek(id))) count++
+      const keys = byPool.get(poolId)
+      if (keys === undefined) return 0
+      const at = now()
+      if (at < (soonest.get(poolId) ?? Infinity) || at - (walked.get(poolId) ?? -Infinity) < 1000) return keys.size
+      walked.set(poolId, at)
+      let next = Infinity
+      for (const id of [...keys]) {
+        const held = lru.peek(id)
+        if (live(held)) next = Math.min(next, held.entry.staleUntil)
         else lru.delete(id)
       }
-      return count
+      soonest.set(poolId, next)
+      return byPool.get(poolId)?.size ?? 0
     },
     problem: () => null,
     async close () {

@@ -1909,7 +1909,7 @@ export interface operations {
                                 stale_seconds: number;
                                 /** @description answers served fresh from the cache */
                                 hits: number;
-                                /** @description cacheable requests that went upstream */
+                                /** @description proxied requests of the pool that went upstream: misses and bypasses (not cacheable, no-cache, other methods) */
                                 misses: number;
                                 /** @description answers served stale */
                                 stale: number;
@@ -2338,7 +2338,7 @@ export interface operations {
                             stale_seconds: number;
                             /** @description answers served fresh from the cache */
                             hits: number;
-                            /** @description cacheable requests that went upstream */
+                            /** @description proxied requests of the pool that went upstream: misses and bypasses (not cacheable, no-cache, other methods) */
                             misses: number;
                             /** @description answers served stale */
                             stale: number;

@@ -136,7 +136,7 @@ export const PoolCache = Type.Object({
   ttl_seconds: Type.Integer(),
   stale_seconds: Type.Integer(),
   hits: Type.Integer({ description: 'answers served fresh from the cache' }),
-  misses: Type.Integer({ description: 'cacheable requests that went upstream' }),
+  misses: Type.Integer({ description: 'proxied requests of the pool that went upstream: misses and bypasses (not cacheable, no-cache, other methods)' }),
   stale: Type.Integer({ description: 'answers served stale' }),
   entries: Type.Integer({ description: 'live entries, as last counted' }),
   hit_ratio: Type.Number({ minimum: 0, maximum: 1, description: '(hits + stale) / (hits + stale + misses), four decimals; 0 before any' })

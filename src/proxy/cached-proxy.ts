@@ -11,10 +11,15 @@
  *   refresh runs in the background; a refresh that fails keeps the entry, so within
  *   that window failing or cooling members never turn into a 502/503;
  * - otherwise → MISS: one request per key goes upstream (the leader); identical
- *   requests arriving meanwhile wait for it and get the same answer (HIT, Age 0),
- *   or its failure. An answer too big to store (CACHE_MAX_ENTRY_BYTES) streams to
- *   the leader's client and the waiters go upstream each on their own.
+ *   requests arriving meanwhile wait for it and get the same stored answer (HIT,
+ *   when its Vary matches theirs), or its failure. An answer that is not stored
+ *   (private to its caller, too big for CACHE_MAX_ENTRY_BYTES or for the bytes all
+ *   leaders may hold while reading, an event stream, slower than READ_DEADLINE_MS)
+ *   goes to the leader's client alone, and the waiters go upstream each on their own.
  *
+ * A request for a range or with a condition (If-None-Match…) passes through as
+ * BYPASS: its answer is its own. An answer fetched before a purge is not stored
+ * after it. The entry's Age counts from the provider's own Age.
  * A client's `Cache-Control: no-cache` fetches anew and stores the result (BYPASS);
  * answers that may not be stored, and other methods, are BYPASS. Hits spend no
  * quota, count no use and leave health alone; what the cache did is counted per
@@ -23,7 +28,7 @@
 import { Readable } from 'node:stream'
 import type { CachedAnswer, CacheStore } from '../cache/cache-store.js'
 import type { PoolRuntime } from '../runtime/pool-runtime.js'
-import { ageSeconds, cacheKey, forbidsStore, freshSeconds, varyMatches, varyValues, wantsFresh } from '../rules/cache-policy.js'
+import { ageSeconds, asksForItsOwn, cacheKey, forbidsStore, freshSeconds, varyMatches, varyValues, wantsFresh } from '../rules/cache-policy.js'
 import { assertSafePath } from '../rules/upstream-url.js'
 import { proxiedPath, type ProxyRequest } from './forward.js'
 import type { ProxyAnswer, ProxyService } from './proxy.service.js'
@@ -82,6 +87,8 @@ interface Deps {
   store: CacheStore
   /** Largest body stored (CACHE_MAX_ENTRY_BYTES); bigger answers stream through unstored. */
   maxEntryBytes: number
+  /** Bytes of answers all leaders may hold while reading them (CACHE_MAX_BYTES). */
+  maxBytes: number
   now?: () => number
   events?: CacheEvents
   warn?: (error: unknown, message: string) => void
@@ -91,7 +98,7 @@ interface Deps {
 const MAX_COALESCED_WAIT_MS = 120_000
 
 /** Counted per pool: a hit or stale answer spent no upstream call; a miss or a bypass did. */
-function counted (result: CacheResult): 'hit' | 'miss' | 'stale' {
+function countedAs (result: CacheResult): 'hit' | 'miss' | 'stale' {
   return result === 'HIT' ? 'hit' : result === 'STALE' ? 'stale' : 'miss'
 }
 
@@ -120,22 +127,65 @@ async function waitFor (leader: Promise<Led>, signal: AbortSignal | undefined, l
   }
 }
 
-/** Reads `body` into memory up to `limit` bytes; past it, answers a stream of everything (read and unread) instead. */
-async function readUpTo (body: Readable, limit: number): Promise<Buffer | Readable> {
+/** Bytes of answers being read into memory at once, for all keys (CACHE_MAX_BYTES): past it, answers stream unstored. */
+interface ReadBudget { left: number }
+
+/** How long reading an answer to store it may take; past it, the answer streams to its client unstored (an event stream, a slow body). */
+const READ_DEADLINE_MS = 5_000
+
+/** `pending`, or undefined once `deadline` passes or `signal` aborts first. */
+async function within<T> (pending: Promise<T>, deadline: number, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return undefined
+  let timer: NodeJS.Timeout | undefined
+  let stop: (() => void) | undefined
+  const given = new Promise<undefined>((resolve) => {
+    stop = () => { resolve(undefined) }
+    timer = setTimeout(stop, Math.max(0, deadline - Date.now()))
+    signal.addEventListener('abort', stop, { once: true })
+  })
+  try {
+    return await Promise.race([pending, given])
+  } finally {
+    clearTimeout(timer)
+    if (stop !== undefined) signal.removeEventListener('abort', stop)
+  }
+}
+
+/**
+ * Reads `body` into memory, up to `limit` bytes and the read budget, within
+ * READ_DEADLINE_MS and while `signal` holds; past any of them, answers a stream of
+ * everything (read and unread) instead. A body that fails while read throws.
+ */
+async function readUpTo (body: Readable, limit: number, budget: ReadBudget, signal: AbortSignal): Promise<Buffer | Readable> {
   const chunks: Buffer[] = []
   let size = 0
   const it = body[Symbol.asyncIterator]()
-  for (;;) {
-    const next = await it.next()
-    if (next.done === true) return Buffer.concat(chunks, size)
-    const chunk = next.value as Buffer
-    chunks.push(chunk)
-    size += chunk.length
-    if (size > limit) break
+  const deadline = Date.now() + READ_DEADLINE_MS
+  let pending: Promise<IteratorResult<unknown>> | undefined = it.next()
+  try {
+    for (;;) {
+      const next = await within(pending, deadline, signal)
+      if (next === undefined) break
+      if (next.done === true) return Buffer.concat(chunks, size)
+      const chunk = next.value as Buffer
+      chunks.push(chunk)
+      size += chunk.length
+      budget.left -= chunk.length
+      if (size > limit || budget.left < 0) { pending = undefined; break }
+      pending = it.next()
+    }
+  } finally {
+    budget.left += size
   }
+  const waiting = pending
   return Readable.from((async function * () {
     try {
       yield * chunks
+      if (waiting !== undefined) {
+        const next = await waiting
+        if (next.done === true) return
+        yield next.value as Buffer
+      }
       for (;;) {
         const next = await it.next()
         if (next.done === true) return
@@ -149,12 +199,16 @@ async function readUpTo (body: Readable, limit: number): Promise<Buffer | Readab
 }
 
 /** Builds the cache in front of `proxy`. */
-export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, now = Date.now, events, warn = () => {} }: Deps) {
+export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBytes, now = Date.now, events, warn = () => {} }: Deps) {
   /** `${poolId}:${key}` → the request in flight for that key. */
   const inFlight = new Map<string, Flight>()
+  /** Bytes all leaders may hold while reading answers. */
+  const budget: ReadBudget = { left: maxBytes }
+  /** Per pool, how many purges: an answer fetched before one is not stored after it. */
+  const purges = new Map<number, number>()
 
   function count (poolId: number, result: CacheResult): void {
-    runtime.cacheCounted(poolId, counted(result))
+    runtime.cacheCounted(poolId, countedAs(result))
     events?.cacheResult(poolId, result)
   }
 
@@ -173,12 +227,22 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, now =
   ): Promise<Led> {
     // Sent with the flight's signal, not the leader's client's: others may be waiting for it.
     const asked = { ...incoming, method: 'GET', signal }
+    const purged = purges.get(poolId) ?? 0
     const answer = await proxy.forward(poolId, asked)
     if (answer.kind !== 'answer') return { shared: { kind: 'failed', answer }, own: { ...answer, cache: label } }
     let body: Buffer
     if (answer.body === null) body = Buffer.alloc(0)
     else {
-      const read = await readUpTo(answer.body, maxEntryBytes)
+      let read: Buffer | Readable
+      try {
+        // An event stream is never read whole: it streams to its client.
+        read = isEventStream(answer.headers) ? answer.body : await readUpTo(answer.body, maxEntryBytes, budget, signal)
+      } catch (error) {
+        // The provider's body failed after it started: a failure to share (stale if error applies), not a 500.
+        warn(error, 'cache: the answer broke off while it was read')
+        const failed = { kind: 'failed' as const, attempts: [], refusals: [] }
+        return { shared: { kind: 'failed', answer: failed }, own: { ...failed, cache: label } }
+      }
       if (!Buffer.isBuffer(read)) {
         const own = { ...answer, body: incoming.method === 'HEAD' ? null : read, cache: 'BYPASS' as const }
         if (incoming.method === 'HEAD') read.destroy()
@@ -188,7 +252,7 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, now =
     }
     const at = now()
     const fresh = freshSeconds('GET', answer.status, answer.headers, pool.cache_ttl_seconds)
-    if (fresh === null || forbidsStore(incoming.headers)) {
+    if (fresh === null || forbidsStore(incoming.headers) || (purges.get(poolId) ?? 0) !== purged) {
       const unstored: StoredAnswer = { kind: 'answer', status: answer.status, headers: answer.headers, body, provider: answer.provider, attempts: answer.attempts }
       return { shared: { kind: 'unstored', answer: unstored }, own: { ...fromUnstored(unstored, incoming.method), cache: 'BYPASS' } }
     }
@@ -198,14 +262,18 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, now =
       headers: answer.headers,
       body,
       provider: answer.provider,
-      storedAt: at,
+      // Its age counts from when the provider's own caches had it (its Age header).
+      storedAt: at - upstreamAge(answer.headers) * 1000,
       freshUntil,
       staleUntil: freshUntil + pool.cache_stale_seconds * 1000,
       vary: varyValues(answer.headers.vary, incoming.headers)
     }
     await store.set(poolId, key, entry)
     recount(poolId)
-    return { shared: { kind: 'stored', entry, attempts: answer.attempts }, own: { ...fromEntry(entry, incoming.method, answer.attempts), cache: label, age: 0 } }
+    return {
+      shared: { kind: 'stored', entry, attempts: answer.attempts },
+      own: { ...fromEntry(entry, incoming.method, answer.attempts), cache: label, age: ageSeconds(entry.storedAt, at) }
+    }
   }
 
   /** Starts the flight of `id` (none is in flight); `start` leads it under the flight's signal. */
@@ -241,14 +309,20 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, now =
     return { ...fromEntry(stale, incoming.method, 0), cache: 'STALE', age: ageSeconds(stale.storedAt, at) }
   }
 
-  /** What a waiter gets from its leader's outcome (undefined: go upstream alone). */
-  function asWaiter (led: Led, method: string): ServedAnswer | undefined {
+  /**
+   * What a waiter gets from its leader's outcome: the stored answer when its Vary
+   * matches the waiter's request, or the leader's failure (a MISS: it saved no call
+   * that would have worked); undefined — go upstream alone — for an answer that was
+   * not stored (private to its caller, or too big, or not to be kept).
+   */
+  function asWaiter (led: Led, incoming: ProxyRequest): ServedAnswer | undefined {
     const { shared } = led
     switch (shared.kind) {
-      case 'stored': return { ...fromEntry(shared.entry, method, 0), cache: 'HIT', age: 0 }
-      case 'unstored': return { ...fromUnstored(shared.answer, method), attempts: 0, cache: 'HIT' }
-      // Its leader's failure: not a hit (it saved no call that would have worked).
+      case 'stored':
+        if (!varyMatches(shared.entry.vary, incoming.headers)) return undefined
+        return { ...fromEntry(shared.entry, incoming.method, 0), cache: 'HIT', age: ageSeconds(shared.entry.storedAt, now()) }
       case 'failed': return { ...shared.answer, cache: 'MISS' }
+      case 'unstored': return undefined
       case 'streamed': return undefined
     }
   }
@@ -259,7 +333,7 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, now =
       const pool = await runtime.pool(poolId)
       // No cache (or no such pool, or a pool switched off: the proxy answers the 404 or 503).
       if (pool === undefined || pool.cache_ttl_seconds <= 0 || pool.enabled !== 1) return await proxy.forward(poolId, incoming)
-      if (incoming.method !== 'GET' && incoming.method !== 'HEAD') {
+      if ((incoming.method !== 'GET' && incoming.method !== 'HEAD') || asksForItsOwn(incoming.headers)) {
         const answer = await proxy.forward(poolId, incoming)
         count(poolId, 'BYPASS')
         return { ...answer, cache: 'BYPASS' }
@@ -291,14 +365,14 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, now =
       const running = inFlight.get(id)
       if (running !== undefined) {
         const led = await board(running, incoming.signal, MAX_COALESCED_WAIT_MS + pool.max_wait_ms)
-        let served = led === undefined ? undefined : asWaiter(led, incoming.method)
+        let served = led === undefined ? undefined : asWaiter(led, incoming)
         if (served !== undefined && served.kind !== 'answer') served = await staleInstead(poolId, key, incoming) ?? served
         if (served !== undefined) {
           count(poolId, served.cache ?? 'HIT')
           return served
         }
         if (incoming.signal?.aborted === true) return { kind: 'unavailable', retryAfterS: null, cache: 'MISS' }
-        // Too big to share, or waited too long: upstream on its own.
+        // Not shareable, or waited too long: upstream on its own.
         const answer = await proxy.forward(poolId, incoming)
         count(poolId, 'BYPASS')
         return { ...answer, cache: 'BYPASS' }
@@ -323,6 +397,7 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, now =
 
     /** Empties the pool's entries; answers how many were removed. */
     async purge (poolId: number): Promise<number> {
+      purges.set(poolId, (purges.get(poolId) ?? 0) + 1)
       const purged = await store.purge(poolId)
       runtime.cacheCounted(poolId, null, 0)
       return purged
@@ -334,6 +409,18 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, now =
     /** Ends the upstream connections and the store's. */
     close: async (): Promise<void> => { await proxy.close(); await store.close() }
   }
+}
+
+/** True for an event stream (`text/event-stream`), which is never read whole. */
+function isEventStream (headers: Record<string, string | string[]>): boolean {
+  const type = headers['content-type']
+  return typeof type === 'string' && type.toLowerCase().startsWith('text/event-stream')
+}
+
+/** The answer's own `Age` in whole seconds (0 when absent or malformed). */
+function upstreamAge (headers: Record<string, string | string[]>): number {
+  const age = headers.age
+  return typeof age === 'string' && /^\d{1,9}$/.test(age.trim()) ? Number(age.trim()) : 0
 }
 
 /** Lets go of a led answer nobody will read: its body still streaming from the provider is destroyed. */

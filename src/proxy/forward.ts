@@ -220,16 +220,18 @@ export interface ClassifyingPool {
 
 /**
  * Classifies an upstream answer: 5xx and 429 fail (moving on), as do 401 and 402
- * when the credentials are ours (not the client's, forwarded); 403 is a refusal;
+ * when the credentials are ours (not the client's, forwarded), and a 403 saying no
+ * requests are left; another 403 is a refusal;
  * anything else is returned. The provider's rate-limit signals (Retry-After on 429
  * and 503, remaining 0 with a reset) ride along, capped at the pool's
  * max_cooldown_seconds.
  */
 export function classifyStatus (status: number, headers: Record<string, string | string[] | undefined>, pool: ClassifyingPool, now: Date): AttemptResult {
-  if (status === 403) return { kind: 'forbidden' }
   const signals = rateLimitSignals(status, headers, now, pool.max_cooldown_seconds)
   const pause = signals.pauseS === undefined ? {} : { pauseS: signals.pauseS, ...(signals.source === undefined ? {} : { pauseSource: signals.source }) }
   const retryAfter = signals.retryAfterS === undefined ? {} : { retryAfterS: signals.retryAfterS }
+  // A 403 saying no requests are left (as GitHub answers) is a rate limit, not a refusal of the resource.
+  if (status === 403) return signals.pauseS === undefined ? { kind: 'forbidden' } : { kind: 'failure', reason: 'rate_limited', statusCode: 403, ...pause }
   if (status === 429) return { kind: 'failure', reason: 'rate_limited', statusCode: 429, ...retryAfter, ...pause }
   if (status >= 500) return { kind: 'failure', reason: `http_${status}`, statusCode: status, ...retryAfter, ...pause }
   if ((status === 401 || status === 402) && pool.forward_client_auth !== 1) return { kind: 'failure', reason: CREDENTIALS_REJECTED, statusCode: status }

@@ -13,7 +13,9 @@
  * without one). When nothing is eligible but a member comes back within the pool's
  * `max_wait_ms` (its cooldown, rate-limit pause or quota window ending), the
  * request waits for it (at most MAX_WAITING requests at once; a client that leaves
- * ends its wait) instead of answering 503. An error of ours (the upstream client refused the request as
+ * ends its wait) instead of answering 503. A 401/402 on our credentials takes its
+ * member out and moves on; a second one in the same request is the request's own
+ * doing: that answer goes back, and no second member is taken out. An error of ours (the upstream client refused the request as
  * built) is no provider's failure: nothing is reported, and it ends the request
  * as a 500.
  */
@@ -26,7 +28,7 @@ import {
   attemptLogFields, classifyAttempt, failedAttemptSummary, failoverReason, nextStep, reportedOutcome, whenNoneLeft, type FailedAttemptSummary
 } from './attempt.js'
 import {
-  assertForwardableMethod, downstreamHeaders, hashKeyOf, hasNoBody, proxiedPath, resourceOf, type AttemptResult, type ProxyRequest
+  assertForwardableMethod, CREDENTIALS_REJECTED, downstreamHeaders, hashKeyOf, hasNoBody, proxiedPath, resourceOf, type AttemptResult, type ProxyRequest
 } from './forward.js'
 import { createUpstreamClient, type SentUpstream } from './upstream-client.js'
 
@@ -49,6 +51,9 @@ interface Deps {
 
 /** Requests that may wait at once for a member to come back (max_wait_ms); past it, they answer 503 at once. */
 export const MAX_WAITING = 1024
+
+/** True for our credentials rejected (a 401/402). */
+const isCredentialsRejected = (result: AttemptResult): boolean => result.kind === 'failure' && result.reason === CREDENTIALS_REJECTED
 
 /** True once the client has left (its signal aborted). */
 const left = (incoming: ProxyRequest): boolean => incoming.signal?.aborted === true
@@ -113,6 +118,7 @@ export function createProxyService ({ runtime, now = () => new Date() }: Deps) {
       let failed: FailedAttempt | undefined
       let maxAttempts = 1
       let waited = 0
+      let rejected = false
       do {
         const choice = await runtime.choose(poolId, resource, tried, failed, key)
         if (choice.kind === 'unknown_pool') throw new NotFoundError(`Pool ${poolId} not found`)
@@ -142,8 +148,13 @@ export function createProxyService ({ runtime, now = () => new Date() }: Deps) {
           incoming.log.info(attemptLogFields(attempts.length + 1, member, result, sent), 'proxy attempt')
           // Ours: the provider was never asked, so it is not told against; the request ends (500).
           if (result.kind === 'ours') throw result.error
-          record(runtime, poolId, choice, resource, result, sent)
-          const step = nextStep(result, incoming.method, incoming.headers, choice.pool.retry_non_idempotent === 1)
+          // A second member rejecting the credentials in one request: it is the request (a
+          // key of its own in the query, a premium path), not our keys; its answer goes back
+          // and no other member is taken out for it.
+          const requestRejected = isCredentialsRejected(result) && rejected
+          if (!requestRejected) record(runtime, poolId, choice, resource, result, sent)
+          rejected ||= isCredentialsRejected(result)
+          const step = requestRejected ? 'answer' : nextStep(result, incoming.method, incoming.headers, choice.pool.retry_non_idempotent === 1)
           if ('response' in sent) {
             if (step === 'answer') {
               streaming = !hasNoBody(incoming.method, sent.response.statusCode)

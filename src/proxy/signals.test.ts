@@ -133,17 +133,26 @@ for (const dialect of dialects) {
       const revoked = await start(json(401, { detail: 'bad key' }))
       const broke = await start(json(402, { detail: 'no credit' }))
       const fine = await start(json(200, { ok: true }))
-      const { poolId, providers } = await pool('keys', [revoked.url, broke.url, fine.url], { max_attempts: 3, max_cooldown_seconds: 900 }, { auth_headers: { 'x-api-key': 'k1' } })
+      const { poolId, providers } = await pool('keys', [revoked.url, fine.url, broke.url], { max_attempts: 3, max_cooldown_seconds: 900 }, { auth_headers: { 'x-api-key': 'k1' } })
+      // Round robin: the first request meets the 401 then the fine one, the second the 402 then the fine one.
       const res = await get(poolId, '/orders', { method: 'POST' })
-      assert.equal(res.statusCode, 200, 'the providers did nothing: a POST moves on too')
+      assert.equal(res.statusCode, 200, 'the provider did nothing: a POST moves on too')
       assert.deepEqual(res.json(), { ok: true })
-      for (const [i, status] of [[0, 401], [1, 402]] as const) {
+      assert.equal((await get(poolId)).statusCode, 200)
+      for (const [i, status] of [[0, 401], [2, 402]] as const) {
         const m = await member(poolId, providers[i] as number)
         assert.deepEqual([m.health, m.cooldown_reason, m.cooldown_until, m.failure_count], ['cooling_down', 'credentials_rejected', iso(START + 900_000), 1])
         assert.equal((await next(poolId)).get(providers[i] as number)?.reason, 'cooling_down')
         const record = (await history(poolId)).find((h) => h.reason === 'cooldown:credentials_rejected' && h.from_provider === `keys-${i}`)
         assert.equal(record?.notes, `Provider ${providers[i] as number} cooling down until ${iso(START + 900_000)} after: proxy: credentials_rejected (HTTP ${status})`)
       }
+      // A request that two members reject is the request's doing: the second answer goes back, the second member stays.
+      const twice = await pool('twice', [revoked.url, broke.url, fine.url], { max_attempts: 3 }, { auth_headers: { 'x-api-key': 'k1' } })
+      const own = await get(twice.poolId, '/premium')
+      assert.equal(own.statusCode, 402)
+      assert.deepEqual(own.json(), { detail: 'no credit' })
+      assert.equal((await next(twice.poolId)).get(twice.providers[0] as number)?.eligible, false)
+      assert.equal((await next(twice.poolId)).get(twice.providers[1] as number)?.eligible, true, 'not taken out for the request')
       // Not offered even when everything else is down (all_down soonest).
       const alone = await pool('alone', [revoked.url], { all_down: 'soonest' }, { auth_headers: { 'x-api-key': 'k1' } })
       const failed = await get(alone.poolId)

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ageSeconds, CACHEABLE_STATUSES, cacheKey, forbidsStore, freshSeconds, parseCacheControl, varyMatches, varyValues, wantsFresh } from './cache-policy.js'
+import { ageSeconds, asksForItsOwn, CACHEABLE_STATUSES, cacheKey, forbidsStore, freshSeconds, parseCacheControl, varyMatches, varyValues, wantsFresh } from './cache-policy.js'
 
 describe('parseCacheControl', () => {
   it('reads names in lower case, values unquoted, flags as true', () => {
@@ -164,6 +164,20 @@ describe('cacheKey', () => {
     assert.equal(new Set(keys).size, keys.length)
     assert.equal(cacheKey('/a', alice, true), cacheKey('/a', { ...alice }, true))
     assert.notEqual(cacheKey('/a', base, true), cacheKey('/a', base, false), 'a forwarding pool never shares with a keyless lookup')
+  })
+
+  it('counts every other header that goes upstream (a custom credential), not the neutral ones', () => {
+    const alice = cacheKey('/a', { ...base, 'x-api-key': 'alice' }, false)
+    assert.notEqual(alice, cacheKey('/a', { ...base, 'x-api-key': 'bob' }, false))
+    assert.notEqual(alice, cacheKey('/a', base, false))
+    assert.ok(!alice.includes('alice'), 'only as a hash')
+    assert.equal(cacheKey('/a', { ...base, 'user-agent': 'x', 'x-request-id': 'r1', authorization: 'Bearer ours', 'x-sourcepool-key': 'k' }, false), cacheKey('/a', base, false))
+    assert.equal(cacheKey('/a', { ...base, 'x-b': '2', 'x-a': '1' }, false), cacheKey('/a', { ...base, 'x-a': '1', 'x-b': '2' }, false), 'in any order')
+  })
+
+  it('passes through a request for a range or with a condition', () => {
+    for (const name of ['range', 'if-range', 'if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since']) assert.equal(asksForItsOwn({ [name]: 'x' }), true, name)
+    assert.equal(asksForItsOwn({ accept: 'application/json' }), false)
   })
 
   it('does not contain the credentials', () => {

@@ -100,21 +100,54 @@ function sha256 (text: string): string {
 }
 
 /**
- * The cache key of a request: the proxied path and query exactly as
- * sent, `Accept` and `Accept-Encoding` as sent (absent ≠ empty), and, when
- * `forwardClientAuth`, a hash of the client's credentials (`X-Provider-Authorization`
- * and `Cookie`, the two the proxy forwards then), so callers with different
- * credentials never share an entry (the credentials only as a hash). The parts are
- * framed as a JSON array, so no two different requests give one key; a store that
- * needs a short name (Redis) hashes it. The pool is not in it: the caller keeps each
- * pool's entries apart.
+ * Request headers that never make two requests' answers differ for a cache key: the
+ * ones in it already (Accept, Accept-Encoding), the ones the provider's Vary speaks
+ * for, the connection's own, tracing and forwarding, and ours that never go upstream
+ * (our token in Authorization, x-sourcepool-*). Every other header that goes upstream
+ * (a custom `X-Api-Key`, say) is part of the key, as a hash.
+ */
+const KEY_NEUTRAL = new Set([
+  'accept', 'accept-encoding', 'accept-language', 'user-agent', 'host', 'connection', 'keep-alive', 'content-length',
+  'content-type', 'cache-control', 'pragma', 'x-request-id', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host',
+  'x-forwarded-port', 'x-real-ip', 'forwarded', 'via', 'te', 'upgrade', 'referer', 'dnt', 'priority', 'traceparent',
+  'tracestate', 'baggage', 'expect', 'authorization', 'proxy-authorization', 'sec-fetch-site', 'sec-fetch-mode',
+  'sec-fetch-dest', 'sec-fetch-user', 'sec-ch-ua', 'sec-ch-ua-mobile', 'sec-ch-ua-platform', 'upgrade-insecure-requests'
+])
+
+/**
+ * The cache key of a request: the proxied path and query exactly as sent, `Accept`
+ * and `Accept-Encoding` as sent (absent ≠ empty), and a hash of every other header
+ * that goes upstream and may change the answer (KEY_NEUTRAL aside): a custom
+ * credential header, and, when `forwardClientAuth`, the client's credentials
+ * (`X-Provider-Authorization`, `Cookie`), which go upstream only then. So callers
+ * with different credentials never share an entry, and a credential is only ever in
+ * a key as a hash. The parts are framed as a JSON array, so no two different
+ * requests give one key; a store that needs a short name (Redis) hashes it. The pool
+ * is not in it: the caller keeps each pool's entries apart.
  */
 export function cacheKey (path: string, requestHeaders: Headers, forwardClientAuth: boolean): string {
   const parts: unknown[] = ['sourcepool-cache/1', path, asSent(requestHeaders.accept), asSent(requestHeaders['accept-encoding'])]
-  if (forwardClientAuth) {
-    parts.push(sha256(JSON.stringify([asSent(requestHeaders['x-provider-authorization']), asSent(requestHeaders.cookie)])))
+  let others: Array<[string, string | string[] | null]> | undefined
+  for (const name in requestHeaders) {
+    if (KEY_NEUTRAL.has(name) || name.startsWith('x-sourcepool-') || requestHeaders[name] === undefined) continue
+    if (!forwardClientAuth && (name === 'cookie' || name === 'x-provider-authorization')) continue
+    ;(others ??= []).push([name, asSent(requestHeaders[name])])
   }
+  if (others !== undefined || forwardClientAuth) parts.push(sha256(JSON.stringify((others ?? []).sort((a, b) => a[0] < b[0] ? -1 : 1))))
   return JSON.stringify(parts)
+}
+
+/** Request headers asking for part of an answer or for one only if changed: such a request is passed through uncached. */
+const CONDITIONAL = ['range', 'if-range', 'if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since']
+
+/**
+ * True when a request must go upstream as it is, neither answered from the cache nor
+ * stored nor shared: it asks for a range or sets a condition, so its answer (206, 304,
+ * 412) is its own.
+ */
+export function asksForItsOwn (requestHeaders: Headers): boolean {
+  for (const name of CONDITIONAL) if (requestHeaders[name] !== undefined) return true
+  return false
 }
 
 /** A request header's value for Vary matching: several lines joined, absent → ''. */

@@ -105,7 +105,8 @@ export function applyOutcome (state: HealthState, outcome: Outcome, policy: Heal
   if (pause == null || !(pause > 0)) return effect
   const until = secondsAfter(now, pause)
   const current = effect.state.cooldown_until
-  if (current !== null && current >= until) return effect
+  // A pause ending within a second of the one running is the same pause (answers in flight together).
+  if (current !== null && Date.parse(until) - Date.parse(current) < 1000) return effect
   return { state: { ...effect.state, cooldown_until: until, cooldown_reason: 'rate_limited' }, cooldownStarted: null, pausedUntil: until }
 }
 
@@ -136,8 +137,13 @@ function healthAfter (state: HealthState, outcome: Outcome, policy: HealthPolicy
   }
   if (outcome.status_code === 429 || outcome.retry_after_s != null) {
     const seconds = outcome.retry_after_s ?? cooldownSeconds(policy, trips)
+    const until = secondsAfter(now, seconds)
+    // A cooldown already running that ends later stands (a late answer never shortens it).
+    if (health === 'cooling_down' && (state.cooldown_until as string) >= until) {
+      return { state: { ...state, consecutive_failures: consecutive, cooldown_trips: trips, latency_ms: latency }, cooldownStarted: null, pausedUntil: null }
+    }
     return {
-      state: { consecutive_failures: consecutive, cooldown_trips: trips, cooldown_until: secondsAfter(now, seconds), cooldown_reason: 'rate_limited', latency_ms: latency },
+      state: { consecutive_failures: consecutive, cooldown_trips: trips, cooldown_until: until, cooldown_reason: 'rate_limited', latency_ms: latency },
       cooldownStarted: 'rate_limited',
       pausedUntil: null
     }
