@@ -53,6 +53,7 @@ const EXPECTED: Record<string, 'open' | 'read' | 'client' | 'admin'> = {
   'HEAD /api/pools/:pool_id': 'read',
   'PUT /api/pools/:pool_id': 'admin',
   'DELETE /api/pools/:pool_id': 'admin',
+  'DELETE /api/pools/:pool_id/cache': 'admin',
   'POST /api/pools/:pool_id/members': 'admin',
   'PUT /api/pools/:pool_id/members/:provider_id': 'admin',
   'DELETE /api/pools/:pool_id/members/:provider_id': 'admin',

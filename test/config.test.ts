@@ -44,6 +44,10 @@ describe('loadConfig', () => {
       historyMaxPerPool: 10_000,
       historyMaxAgeDays: null,
       trustProxy: false,
+      cacheUrl: null,
+      cacheKeyPrefix: 'sourcepool:cache:',
+      cacheMaxBytes: 64 * 1024 * 1024,
+      cacheMaxEntryBytes: 1024 * 1024,
       corsOrigins: null
     })
     assert.equal(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).databaseUrl, 'sqlite::memory:')
@@ -79,6 +83,20 @@ describe('loadConfig', () => {
     for (const off of ['off', 'OFF', '0']) {
       const config = loadConfig({ HISTORY_MAX_PER_POOL: off, HISTORY_MAX_AGE_DAYS: off })
       assert.deepEqual([config.historyMaxPerPool, config.historyMaxAgeDays], [null, null], off)
+    }
+  })
+
+  it('reads the response cache settings, and refuses a CACHE_URL that is not Redis or a bad prefix or size', () => {
+    const config = loadConfig({ CACHE_URL: 'redis://127.0.0.1:6379/2', CACHE_KEY_PREFIX: 'prod:', CACHE_MAX_BYTES: '1048576', CACHE_MAX_ENTRY_BYTES: '4096' })
+    assert.deepEqual([config.cacheUrl, config.cacheKeyPrefix, config.cacheMaxBytes, config.cacheMaxEntryBytes], ['redis://127.0.0.1:6379/2', 'prod:', 1048576, 4096])
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ CACHE_URL: 'memcached://127.0.0.1:11211' }, /^CACHE_URL: must be a redis:\/\/ or rediss:\/\/ URL$/],
+      [{ CACHE_KEY_PREFIX: 'has space:' }, /^CACHE_KEY_PREFIX: at most 200 characters, no spaces$/],
+      [{ CACHE_MAX_BYTES: '-1' }, /^CACHE_MAX_BYTES: /],
+      [{ CACHE_MAX_ENTRY_BYTES: 'big' }, /^CACHE_MAX_ENTRY_BYTES: /]
+    ]
+    for (const [env, message] of cases) {
+      assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && message.test(error.message), JSON.stringify(env))
     }
   })
 
