@@ -4,8 +4,12 @@
  * each app's keys under a CACHE_KEY_PREFIX of its own, removed afterwards). One
  * upstream call for many identical requests, TTL and stale windows on the app's
  * clock, what is never stored or shared, HEAD from a stored GET, purge, counters
- * and metrics, two instances sharing one Redis, a Redis that is down, and answers
- * too big to keep. Every test counts the calls the upstream really received.
+ * and metrics, two instances sharing one Redis, a Redis that is down, answers
+ * too big to keep, and what an adversarial review found: what waiters must not share
+ * (another Vary variant, a private answer), ranges and conditions passing through,
+ * a custom credential header in the key, event streams, a body that breaks off, a
+ * purge racing a MISS, the provider's own Age. Every test counts the calls the
+ * upstream really received.
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
@@ -507,6 +511,239 @@ for (const dialect of dialects) {
         const kept = await get(t, `${base}/exact`)
         assert.deepEqual([kept.status, cacheOf(kept), kept.body.equals(exact)], [200, 'HIT', true])
         assert.equal(up.seen.length, 5)
+      })
+
+      it("a waiter whose Accept-Language differs from its leader's, on an answer saying Vary: Accept-Language, gets its own answer, not the leader's", LIMIT, async () => {
+        const held = gate()
+        const up = await start((req, res) => {
+          held.opened.then(() => {
+            res.writeHead(200, { 'content-type': 'text/plain', vary: 'Accept-Language' })
+            res.end(`lang=${String(req.headers['accept-language'])}`)
+          }, () => {})
+        })
+        const poolId = await cachedPool(t, 'vary-wait', [up.url])
+        const url = `/api/pools/${poolId}/proxy/greeting`
+        const en = get(t, url, { 'accept-language': 'en' })
+        await until(() => up.seen.length === 1)
+        const fr = get(t, url, { 'accept-language': 'fr' })
+        // Not a timing assertion: gives the second request the time to find the first in flight and wait for it.
+        await sleep(100)
+        held.open()
+        const [leader, waiter] = await Promise.all([en, fr])
+        assert.deepEqual([leader.status, cacheOf(leader), leader.body.toString()], [200, 'MISS', 'lang=en'])
+        assert.deepEqual([waiter.status, cacheOf(waiter), waiter.body.toString()], [200, 'BYPASS', 'lang=fr'])
+        assert.equal(up.seen.length, 2)
+        assert.equal(up.seen[1]?.headers['accept-language'], 'fr')
+        // The leader's answer was stored for its own variant.
+        const again = await get(t, url, { 'accept-language': 'en' })
+        assert.deepEqual([again.status, cacheOf(again), again.body.toString()], [200, 'HIT', 'lang=en'])
+        assert.equal(up.seen.length, 2)
+      })
+
+      it('an answer with Cache-Control: private and a Set-Cookie goes to its own caller only: concurrent waiters each get their own', LIMIT, async () => {
+        const held = gate()
+        let n = 0
+        const up = await start((_req, res) => {
+          const mine = ++n
+          held.opened.then(() => {
+            res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'private', 'set-cookie': `csrf=${mine}; HttpOnly` })
+            res.end(`token ${mine}`)
+          }, () => {})
+        })
+        const poolId = await cachedPool(t, 'private-wait', [up.url])
+        const url = `/api/pools/${poolId}/proxy/session`
+        const all = Promise.all(Array.from({ length: 3 }, async () => await get(t, url)))
+        await until(() => up.seen.length === 1)
+        // Not a timing assertion: gives the other two the time to find the first in flight and wait for it.
+        await sleep(100)
+        held.open()
+        const got = await all
+        assert.equal(up.seen.length, 3)
+        for (const res of got) {
+          assert.equal(res.status, 200)
+          assert.equal(cacheOf(res), 'BYPASS')
+          const token = /^token (\d)$/.exec(res.body.toString())?.[1]
+          assert.ok(token !== undefined, res.body.toString())
+          assert.deepEqual(res.headers['set-cookie'], `csrf=${token}; HttpOnly`, 'its own cookie with its own body')
+        }
+        assert.deepEqual(got.map((res) => res.body.toString()).sort(), ['token 1', 'token 2', 'token 3'])
+        // Nothing stored either.
+        const later = await get(t, url)
+        assert.deepEqual([later.status, cacheOf(later), later.body.toString()], [200, 'BYPASS', 'token 4'])
+      })
+
+      it('a Range request and an If-None-Match request pass through as BYPASS; a plain GET beside them never gets their 206 or 304', LIMIT, async () => {
+        const full = 'abcdefghijklmnopqrstuvwxyz'
+        let held = gate()
+        const up = await start((req, res) => {
+          held.opened.then(() => {
+            const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '')
+            if (range !== null) {
+              res.writeHead(206, { 'content-type': 'text/plain', 'content-range': `bytes ${range[1]}-${range[2]}/26`, etag: '"v1"' })
+              res.end(full.slice(Number(range[1]), Number(range[2]) + 1))
+            } else if (req.headers['if-none-match'] === '"v1"') {
+              res.writeHead(304, { etag: '"v1"' })
+              res.end()
+            } else {
+              res.writeHead(200, { 'content-type': 'text/plain', etag: '"v1"' })
+              res.end(full)
+            }
+          }, () => {})
+        })
+        const poolId = await cachedPool(t, 'partial', [up.url])
+        for (const [path, own, status, body] of [
+          ['/file', { range: 'bytes=0-2' }, 206, 'abc'],
+          ['/doc', { 'if-none-match': '"v1"' }, 304, '']
+        ] as const) {
+          const url = `/api/pools/${poolId}/proxy${path}`
+          const calls = up.seen.length
+          held = gate()
+          const special = get(t, url, own)
+          await until(() => up.seen.length === calls + 1)
+          const plain = get(t, url)
+          // Not a timing assertion: gives the plain GET the time to meet the first in flight.
+          await sleep(100)
+          held.open()
+          const [theirs, mine] = await Promise.all([special, plain])
+          assert.deepEqual([theirs.status, cacheOf(theirs), theirs.body.toString()], [status, 'BYPASS', body], path)
+          assert.deepEqual([mine.status, cacheOf(mine), mine.body.toString()], [200, 'MISS', full], path)
+          assert.equal(up.seen.length, calls + 2, path)
+          // With the full answer stored, the special request still goes upstream for its own answer.
+          const again = await get(t, url, own)
+          assert.deepEqual([again.status, cacheOf(again), again.body.toString()], [status, 'BYPASS', body], path)
+          assert.equal(up.seen.at(-1)?.headers[Object.keys(own)[0] as string], Object.values(own)[0], path)
+          const hit = await get(t, url)
+          assert.deepEqual([hit.status, cacheOf(hit), hit.body.toString()], [200, 'HIT', full], path)
+          assert.equal(up.seen.length, calls + 3, path)
+        }
+      })
+
+      it('a custom X-Api-Key header splits entries, with forward_client_auth and without: one caller never gets the other\'s answer', async () => {
+        const up = await start((req, res) => { json(200, { account: req.headers['x-api-key'] ?? null })(req, res) })
+        for (const forward of [true, false]) {
+          const poolId = await cachedPool(t, `api-key-${String(forward)}`, [up.url], { forward_client_auth: forward })
+          const url = `/api/pools/${poolId}/proxy/me`
+          const calls = up.seen.length
+          const asked = async (headers: Record<string, string>) => {
+            const res = await get(t, url, headers)
+            return [res.status, cacheOf(res), parsed(res)]
+          }
+          assert.deepEqual(await asked({ 'x-api-key': 'alice-secret' }), [200, 'MISS', { account: 'alice-secret' }], String(forward))
+          assert.deepEqual(await asked({ 'x-api-key': 'bob-secret' }), [200, 'MISS', { account: 'bob-secret' }], String(forward))
+          assert.deepEqual(await asked({}), [200, 'MISS', { account: null }], String(forward))
+          assert.deepEqual(await asked({ 'x-api-key': 'alice-secret' }), [200, 'HIT', { account: 'alice-secret' }], String(forward))
+          assert.deepEqual(await asked({ 'x-api-key': 'bob-secret' }), [200, 'HIT', { account: 'bob-secret' }], String(forward))
+          assert.equal(up.seen.length, calls + 3, String(forward))
+        }
+      })
+
+      it('an event stream that keeps sending reaches its client through a cached pool as it comes (BYPASS), and is let go when the client leaves', LIMIT, async (context) => {
+        let closed = 0
+        const up = await start((req, res) => {
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+          let n = 0
+          res.write(`data: ${n++}\n\n`)
+          const timer = setInterval(() => { res.write(`data: ${n++}\n\n`) }, 50)
+          res.on('close', () => { clearInterval(timer); closed++ })
+        })
+        const poolId = await cachedPool(t, 'events', [up.url])
+        await t.app.listen({ port: 0, host: '127.0.0.1' })
+        const { port } = t.app.server.address() as AddressInfo
+        // A stream that never reaches its client would hold the app open: timed out, the test lets both ends go.
+        const clients: Array<{ destroy: () => void }> = []
+        context.signal.addEventListener('abort', () => { for (const req of clients) req.destroy(); up.close().catch(() => {}) }, { once: true })
+        /** Opens the stream and resolves with its status, headers and first bytes, while the stream goes on. */
+        const open = async () => await new Promise<{ res: IncomingMessage, first: string, leave: () => void }>((resolve, reject) => {
+          const req = httpRequest({ host: '127.0.0.1', port, path: `/api/pools/${poolId}/proxy/events`, headers: { accept: 'text/event-stream' } }, (res) => {
+            res.once('data', (chunk: Buffer) => { resolve({ res, first: chunk.toString(), leave: () => { req.destroy() } }) })
+            res.on('error', () => {})
+          })
+          req.on('error', reject)
+          req.end()
+          clients.push(req)
+        })
+        for (let i = 1; i <= 2; i++) {
+          const stream = await open()
+          assert.equal(stream.res.statusCode, 200)
+          assert.equal(stream.res.headers['x-sourcepool-cache'], 'BYPASS')
+          assert.equal(stream.res.headers['content-type'], 'text/event-stream')
+          assert.match(stream.first, /^data: 0\n\n/)
+          assert.equal(stream.res.complete, false, 'the stream has not ended')
+          stream.leave()
+          // The provider's stream is let go with the client.
+          await until(() => closed === i)
+          assert.equal(up.seen.length, i, 'nothing stored: each client its own stream')
+        }
+      })
+
+      it('a body that breaks off after the headers is a failure: within the stale window a no-cache request gets STALE, not a 500', LIMIT, async () => {
+        const whole = 'x'.repeat(100)
+        let broken = false
+        const up = await start((_req, res) => {
+          res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' })
+          if (!broken) res.end(whole)
+          else res.write('partial', () => { res.socket?.destroy() })
+        })
+        const poolId = await cachedPool(t, 'broken', [up.url], { cache_ttl_seconds: 10, cache_stale_seconds: 600 })
+        const url = `/api/pools/${poolId}/proxy/data`
+        const first = await get(t, url)
+        assert.deepEqual([first.status, cacheOf(first), first.body.toString()], [200, 'MISS', whole])
+
+        broken = true
+        clock += 11_000
+        const anew = await get(t, url, { 'cache-control': 'no-cache' })
+        assert.deepEqual([anew.status, cacheOf(anew), anew.headers.age, anew.body.toString()], [200, 'STALE', '11', whole])
+        assert.equal(up.seen.length, 2)
+        // The broken answer replaced nothing: the entry still answers.
+        const plain = await get(t, url)
+        assert.deepEqual([plain.status, cacheOf(plain), plain.body.toString()], [200, 'STALE', whole])
+        // Without an entry the broken body is a failure of the provider's: 502, not 500.
+        const cold = await get(t, `/api/pools/${poolId}/proxy/cold`)
+        assert.equal(cold.status, 502)
+        assert.equal((parsed(cold) as { detail: string }).detail, `All providers failed for pool ${poolId}`)
+      })
+
+      it('an answer fetched before a purge is not stored after it: the next GET is a MISS, not a HIT of the old answer', LIMIT, async () => {
+        const held = gate()
+        let version = 1
+        const up = await start((req, res) => {
+          const mine = version
+          held.opened.then(() => { json(200, { v: mine })(req, res) }, () => {})
+        })
+        const poolId = await cachedPool(t, 'purge-flight', [up.url])
+        const url = `/api/pools/${poolId}/proxy/rates`
+        const inFlight = get(t, url)
+        await until(() => up.seen.length === 1)
+        version = 2
+        const purged = await t.request({ method: 'DELETE', url: `/api/pools/${poolId}/cache` })
+        assert.deepEqual([purged.status, purged.body.purged], [200, 0])
+        held.open()
+        const before = await inFlight
+        assert.deepEqual([before.status, cacheOf(before), parsed(before)], [200, 'BYPASS', { v: 1 }])
+        const after = await get(t, url)
+        assert.deepEqual([after.status, cacheOf(after), parsed(after)], [200, 'MISS', { v: 2 }])
+        assert.equal(up.seen.length, 2)
+        const hit = await get(t, url)
+        assert.deepEqual([hit.status, cacheOf(hit), parsed(hit)], [200, 'HIT', { v: 2 }])
+        assert.equal(up.seen.length, 2)
+      })
+
+      it("counts the provider's own Age: max-age 60 with Age 50 is a MISS saying age 50, a HIT 5 s later says 55, and it expires 10 s after it came", async () => {
+        let n = 0
+        const up = await start((req, res) => { json(200, { n: ++n }, { 'cache-control': 'max-age=60', age: '50' })(req, res) })
+        const poolId = await cachedPool(t, 'aged', [up.url])
+        const url = `/api/pools/${poolId}/proxy/aged`
+        const miss = await get(t, url)
+        assert.deepEqual([miss.status, cacheOf(miss), miss.headers.age, parsed(miss)], [200, 'MISS', '50', { n: 1 }])
+        clock += 5_000
+        const hit = await get(t, url)
+        assert.deepEqual([hit.status, cacheOf(hit), hit.headers.age, parsed(hit)], [200, 'HIT', '55', { n: 1 }])
+        assert.equal(hit.headers['cache-control'], 'max-age=60')
+        assert.equal(up.seen.length, 1)
+        clock += 5_000
+        const expired = await get(t, url)
+        assert.deepEqual([expired.status, cacheOf(expired), expired.headers.age, parsed(expired)], [200, 'MISS', '50', { n: 2 }])
+        assert.equal(up.seen.length, 2)
       })
     })
   }

@@ -5,7 +5,8 @@
  * (and on the client's, forwarded), credentials changed ending that cooldown, the
  * same signals in outcome reports, and the bounded wait (max_wait_ms) instead of a
  * 503. Every path that chooses — proxy, rotate, failover, /next — leaves such a
- * member out.
+ * member out. Also a 403 saying no requests are left, a late Retry-After that must
+ * not shorten a longer cooldown, and answers in flight together making one pause record.
  */
 import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
@@ -17,6 +18,21 @@ import { json, upstream, type Upstream } from '../../test/upstreams.js'
 
 const START = Date.parse('2026-03-01T12:00:00.000Z')
 const iso = (ms: number) => new Date(ms).toISOString()
+
+/** Tests that wait on something they hold fail rather than hang. */
+const LIMIT = { timeout: 30_000 }
+
+/** Resolves once `check` holds (the test's own timeout bounds the wait). */
+async function until (check: () => boolean): Promise<void> {
+  while (!check()) await sleep(10)
+}
+
+/** A promise the test resolves when it chooses. */
+function gate (): { opened: Promise<void>, open: () => void } {
+  let open = (): void => {}
+  const opened = new Promise<void>((resolve) => { open = resolve })
+  return { opened, open }
+}
 
 for (const dialect of dialects) {
   describeOn(dialect, "providers' rate-limit and credential signals", () => {
@@ -200,6 +216,95 @@ for (const dialect of dialects) {
       assert.deepEqual([res.body.cooldown_reason, res.body.cooldown_until, res.body.failure_count, res.body.success_count], ['rate_limited', iso(START + 25_000), 0, 1])
       const bad = await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers[1], success: true, headers: { 'x-a': 'b'.repeat(2000) } } })
       assert.equal(bad.status, 422)
+    })
+
+    it('a 403 saying no requests are left (remaining 0, a reset) pauses the member as rate_limited and the request moves on', async () => {
+      const reset = String(START / 1000 + 240)
+      const limited = await start(json(403, { message: 'API rate limit exceeded' }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }))
+      const fine = await start(json(200, { ok: true }))
+      const { poolId, providers } = await pool('gh', [limited.url, fine.url], { max_attempts: 2 })
+      const res = await get(poolId, '/repos/a')
+      assert.equal(res.statusCode, 200)
+      assert.deepEqual(res.json(), { ok: true })
+      assert.equal(res.headers['x-sourcepool-attempts'], '2')
+      const out = (await next(poolId)).get(providers[0] as number)
+      assert.deepEqual([out?.eligible, out?.reason, out?.until], [false, 'rate_limited', iso(START + 240_000)])
+      for (const path of ['/users/b', '/orgs/c']) assert.deepEqual((await get(poolId, path)).json(), { ok: true })
+      assert.equal(limited.seen.length, 1, 'not asked again before its reset')
+      assert.equal(fine.seen.length, 3)
+      // A 403 without such a signal is still the provider refusing that resource, not a pause of the member.
+      const refusing = await start(json(403, { message: 'forbidden' }))
+      const plain = await pool('refuses', [refusing.url])
+      const refused = await get(plain.poolId, '/despesas')
+      assert.equal(refused.statusCode, 502)
+      assert.deepEqual(refused.json().attempts.map((a: any) => a.status_code), [403])
+      const still = (await next(plain.poolId)).get(plain.providers[0] as number)
+      assert.deepEqual([still?.eligible, still?.reason, still?.until], [true, null, null])
+    })
+
+    it('a late 429 with Retry-After: 1 never shortens a credentials_rejected cooldown running until +300 s', LIMIT, async () => {
+      const held = gate()
+      let n = 0
+      const up = await start((req, res) => {
+        // The first request is answered last (429, Retry-After: 1); the second at once (401: our key revoked meanwhile).
+        if (++n === 1) held.opened.then(() => { json(429, { detail: 'slow down' }, { 'retry-after': '1' })(req, res) }, () => {})
+        else json(401, { detail: 'bad key' })(req, res)
+      })
+      const { poolId, providers } = await pool('late', [up.url], { max_cooldown_seconds: 300 }, { auth_headers: { 'x-api-key': 'k1' } })
+      const id = providers[0] as number
+      const slow = get(poolId, '/a')
+      await until(() => up.seen.length === 1)
+      const rejected = await get(poolId, '/b')
+      assert.equal(rejected.statusCode, 502)
+      assert.equal(rejected.json().attempts[0].status_code, 401)
+      const during = (await next(poolId)).get(id)
+      assert.deepEqual([during?.eligible, during?.reason, during?.until], [false, 'cooling_down', iso(START + 300_000)])
+
+      held.open()
+      const late = await slow
+      assert.equal(late.statusCode, 502)
+      assert.equal(late.json().attempts[0].status_code, 429)
+      const after = (await next(poolId)).get(id)
+      assert.deepEqual([after?.eligible, after?.reason, after?.until], [false, 'cooling_down', iso(START + 300_000)])
+      const m = await member(poolId, id)
+      assert.deepEqual([m.health, m.cooldown_reason, m.cooldown_until], ['cooling_down', 'credentials_rejected', iso(START + 300_000)])
+
+      // Past the 429's second, the member is still out: nothing goes to it.
+      clock += 2_000
+      assert.equal((await next(poolId)).get(id)?.eligible, false)
+      const refused = await get(poolId, '/c')
+      assert.equal(refused.statusCode, 503)
+      assert.deepEqual(refused.json(), { detail: `No available providers in pool ${poolId}` })
+      assert.equal(up.seen.length, 2)
+    })
+
+    it('20 answers in flight together saying remaining 0 with the same reset write exactly one rate_limited record', LIMIT, async () => {
+      const held: Array<() => void> = []
+      const up = await start((req, res) => {
+        held.push(() => { json(200, { ok: true }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' })(req, res) })
+      })
+      const { poolId, providers } = await pool('burst', [up.url])
+      let done = 0
+      const all = Array.from({ length: 20 }, async () => await get(poolId).finally(() => { done++ }))
+      await until(() => held.length === 20)
+      // Answered one after another as the app's clock moves on (10 ms apart), as answers in flight together come back.
+      for (const [i, answer] of held.entries()) {
+        answer()
+        await until(() => done === i + 1)
+        clock += 10
+      }
+      for (const res of await Promise.all(all)) {
+        assert.equal(res.statusCode, 200)
+        assert.deepEqual(res.json(), { ok: true })
+      }
+      assert.equal(up.seen.length, 20)
+      const records = (await history(poolId)).filter((h) => h.reason === 'rate_limited')
+      assert.equal(records.length, 1, JSON.stringify(records))
+      assert.equal(records[0].notes, `Provider ${providers[0] as number} has no requests left until ${iso(START + 60_000)} (its x-ratelimit-remaining)`)
+      const out = (await next(poolId)).get(providers[0] as number)
+      assert.deepEqual([out?.eligible, out?.reason, out?.until], [false, 'rate_limited', iso(START + 60_000)])
+      const m = await member(poolId, providers[0] as number)
+      assert.deepEqual([m.failure_count, m.success_count], [0, 20])
     })
   })
 
