@@ -15,19 +15,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { createMemoryStore, type CacheStore, type CachedAnswer } from './cache-store.js'
 import { createCacheStore } from './create-store.js'
 import { createRedisStore, encodeAnswer, redisEntryBytes, redisKeyName } from './redis-store.js'
+import { redisRunPrefix, redisSkip, redisUrl } from '../../test/redis.js'
 
-const redisUrl = process.env.TEST_REDIS_URL
-const redisSkip = redisUrl === undefined ? 'set TEST_REDIS_URL=redis://127.0.0.1:6379 to run the Redis suites' : undefined
-/** Every key this run writes starts with it. */
-const runPrefix = `sourcepool:test:${process.pid}:${randomBytes(4).toString('hex')}:`
-
-after(async () => {
-  if (redisUrl === undefined) return
-  const redis = new Redis(redisUrl)
-  const keys = await redis.keys(`${runPrefix}*`)
-  if (keys.length > 0) await redis.del(...keys)
-  await redis.quit()
-})
+/** Every key this run writes starts with it (removed when the file ends). */
+const runPrefix = redisRunPrefix('store')
 
 /** An answer stored at `at`, fresh for `freshMs`, kept `staleMs` longer. */
 function answer (at: number, body: Buffer | string = 'hello', freshMs = 1000, staleMs = 1000): CachedAnswer {

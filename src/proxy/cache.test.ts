@@ -15,27 +15,18 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { after, afterEach, beforeEach, it } from 'node:test'
+import { afterEach, beforeEach, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
 import { addMember, createPool, createProvider } from '../../test/fixtures.js'
 import { buildTestApp, describeOn, dialects, type TestApp, type TestDialect } from '../../test/helpers.js'
+import { redisRunPrefix, redisSkip, redisUrl } from '../../test/redis.js'
 import { json, upstream, type Upstream } from '../../test/upstreams.js'
 
-const redisUrl = process.env.TEST_REDIS_URL
-const redisSkip = redisUrl === undefined ? 'set TEST_REDIS_URL=redis://127.0.0.1:6379 to run the Redis suites' : undefined
-/** Every Redis key this run writes starts with it. */
-const runPrefix = `sourcepool:test:cache-http:${process.pid}:${randomBytes(4).toString('hex')}:`
+/** Every Redis key this run writes starts with it (removed when the file ends). */
+const runPrefix = redisRunPrefix('cache-http')
 /** A prefix of its own for one app (or two that share), so fresh databases' pool ids never meet old entries. */
 const freshPrefix = (): string => `${runPrefix}${randomBytes(4).toString('hex')}:`
-
-after(async () => {
-  if (redisUrl === undefined) return
-  const redis = new Redis(redisUrl)
-  const keys = await redis.keys(`${runPrefix}*`)
-  if (keys.length > 0) await redis.del(...keys)
-  await redis.quit()
-})
 
 /** Tests that wait on something they hold fail rather than hang. */
 const LIMIT = { timeout: 30_000 }
