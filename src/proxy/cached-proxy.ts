@@ -251,7 +251,7 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
       body = read
     }
     const at = now()
-    const fresh = freshSeconds('GET', answer.status, answer.headers, pool.cache_ttl_seconds)
+    const fresh = freshSeconds('GET', answer.status, answer.headers, pool.cache_ttl_seconds, at)
     if (fresh === null || forbidsStore(incoming.headers) || (purges.get(poolId) ?? 0) !== purged) {
       const unstored: StoredAnswer = { kind: 'answer', status: answer.status, headers: answer.headers, body, provider: answer.provider, attempts: answer.attempts }
       return { shared: { kind: 'unstored', answer: unstored }, own: { ...fromUnstored(unstored, incoming.method), cache: 'BYPASS' } }

@@ -122,6 +122,23 @@ describe('wantsFresh and forbidsStore', () => {
   })
 })
 
+describe('freshSeconds: Expires and Pragma', () => {
+  const now = Date.UTC(2026, 0, 1, 12, 0, 0)
+  const date = 'Thu, 01 Jan 2026 12:00:00 GMT'
+  it('reads Expires against the answer\'s Date (or now) when there is no max-age, and never past the pool TTL', () => {
+    assert.equal(freshSeconds('GET', 200, { date, expires: 'Thu, 01 Jan 2026 12:00:45 GMT' }, 600, now), 45)
+    assert.equal(freshSeconds('GET', 200, { expires: 'Thu, 01 Jan 2026 12:00:45 GMT' }, 600, now), 45, 'without Date: from now')
+    assert.equal(freshSeconds('GET', 200, { date, expires: 'Thu, 01 Jan 2026 13:00:00 GMT' }, 600, now), 600)
+    assert.equal(freshSeconds('GET', 200, { date, expires: 'Thu, 01 Jan 2026 12:00:45 GMT', 'cache-control': 'max-age=10' }, 600, now), 10, 'max-age wins')
+  })
+  it('does not store an answer whose Expires is past or not a date, nor one with Pragma: no-cache and no Cache-Control', () => {
+    assert.equal(freshSeconds('GET', 200, { date, expires: 'Thu, 01 Jan 2026 11:00:00 GMT' }, 600, now), null)
+    assert.equal(freshSeconds('GET', 200, { expires: '0' }, 600, now), null)
+    assert.equal(freshSeconds('GET', 200, { pragma: 'no-cache' }, 600, now), null)
+    assert.equal(freshSeconds('GET', 200, { pragma: 'no-cache', 'cache-control': 'max-age=30' }, 600, now), 30, 'Cache-Control decides when present')
+  })
+})
+
 describe('cacheKey', () => {
   const base = { accept: 'application/json', 'accept-encoding': 'gzip' }
 

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import { splitOutsideQuotes } from './header-lists.js'
+import { httpDateMs } from './http-date.js'
 
 /** Request or answer headers with lower-case names, as Node gives them. */
 type Headers = Record<string, string | string[] | undefined>
@@ -62,20 +63,37 @@ function listNames (value: unknown): string[] {
  * method must be GET, the status in CACHEABLE_STATUSES; never with Cache-Control
  * `no-store`, `private` or `no-cache` (qualified forms included), `Vary: *` or a
  * `Set-Cookie`. Otherwise min(poolTtlS, lifetime), where the provider's lifetime is
- * `s-maxage` (we are a shared cache), else `max-age`, less the answer's `Age` when a
- * cache upstream already held it (RFC 9111 §4.2.3); a lifetime used up (`max-age=0`,
- * or an Age as large) → null. Malformed numbers are ignored (the pool TTL applies).
- * A poolTtlS of 0 → null.
+ * `s-maxage` (we are a shared cache), else `max-age`, else `Expires` less the answer's
+ * `Date` (or `nowMs`), less the answer's `Age` when a cache upstream already held it
+ * (RFC 9111 §4.2.3); a lifetime used up (`max-age=0`, an Expires past or not a date,
+ * or an Age as large) → null. A `Pragma: no-cache` without Cache-Control → null.
+ * Malformed numbers are ignored (the pool TTL applies). A poolTtlS of 0 → null.
  */
-export function freshSeconds (method: string, status: number, headers: Headers, poolTtlS: number): number | null {
+export function freshSeconds (method: string, status: number, headers: Headers, poolTtlS: number, nowMs: number = Date.now()): number | null {
   if (!(poolTtlS > 0) || method !== 'GET' || !CACHEABLE_STATUSES.has(status)) return null
   const cc = parseCacheControl(headers['cache-control'])
   if (cc.has('no-store') || cc.has('private') || cc.has('no-cache')) return null
+  // An HTTP/1.0 provider's `Pragma: no-cache` counts when it sent no Cache-Control.
+  if (headers['cache-control'] === undefined && listNames(headers.pragma).includes('no-cache')) return null
   if (listNames(headers.vary).includes('*') || joined(headers['set-cookie']) !== undefined) return null
-  const lifetime = deltaSeconds(cc.get('s-maxage')) ?? deltaSeconds(cc.get('max-age'))
+  const lifetime = deltaSeconds(cc.get('s-maxage')) ?? deltaSeconds(cc.get('max-age')) ?? expiresIn(headers, nowMs)
   if (lifetime === undefined) return poolTtlS
   const left = lifetime - (deltaSeconds(joined(headers.age)?.trim()) ?? 0)
   return left > 0 ? Math.min(poolTtlS, left) : null
+}
+
+/**
+ * Seconds from the answer's `Date` (or `nowMs`) to its `Expires`, when it has one
+ * (RFC 9111 §4.2.1); an `Expires` that is not a date (`0`, say) is already past: 0.
+ */
+function expiresIn (headers: Headers, nowMs: number): number | undefined {
+  const expires = joined(headers.expires)?.trim()
+  if (expires === undefined) return undefined
+  const at = httpDateMs(expires, nowMs)
+  if (at === undefined) return 0
+  const date = joined(headers.date)?.trim()
+  const from = (date === undefined ? undefined : httpDateMs(date, nowMs)) ?? nowMs
+  return Math.max(0, Math.floor((at - from) / 1000))
 }
 
 /** True when the client asks for a fresh answer: `Cache-Control: no-cache` or `max-age=0`, or `Pragma: no-cache`. */
