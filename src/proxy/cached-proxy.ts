@@ -51,11 +51,10 @@ interface StoredAnswer {
 
 /** What the leader of a key shares with the requests waiting for it. */
 type Shared =
-  | { readonly kind: 'stored', readonly entry: CachedAnswer, readonly attempts: number }
-  | { readonly kind: 'unstored', readonly answer: StoredAnswer }
+  | { readonly kind: 'stored', readonly entry: CachedAnswer }
   | { readonly kind: 'failed', readonly answer: Extract<ProxyAnswer, { kind: 'failed' | 'unavailable' }> }
-  /** The answer was too big to keep: each waiter goes upstream on its own. */
-  | { readonly kind: 'streamed' }
+  /** The answer was not stored (private to its caller, too big, too slow, an event stream): each waiter goes upstream on its own. */
+  | { readonly kind: 'alone' }
 
 /**
  * One key's request in flight: the leader's outcome to come, and the clients still
@@ -109,18 +108,18 @@ function fromEntry (entry: CachedAnswer, method: string, attempts: number): Stor
   return { kind: 'answer', status: entry.status, headers, body: method === 'HEAD' ? null : entry.body, provider: entry.provider, attempts }
 }
 
-/** Resolves with the leader's outcome, or undefined when `signal` aborts or the wait is too long. */
-async function waitFor (leader: Promise<Led>, signal: AbortSignal | undefined, limitMs: number): Promise<Led | undefined> {
+/** `pending`'s value, or undefined once `limitMs` pass (never when Infinity) or `signal` aborts first. */
+async function within<T> (pending: Promise<T>, limitMs: number, signal: AbortSignal | undefined): Promise<T | undefined> {
   if (signal?.aborted === true) return undefined
   let timer: NodeJS.Timeout | undefined
   let stop: (() => void) | undefined
   const given = new Promise<undefined>((resolve) => {
     stop = () => { resolve(undefined) }
-    if (Number.isFinite(limitMs)) timer = setTimeout(stop, limitMs)
+    if (Number.isFinite(limitMs)) timer = setTimeout(stop, Math.max(0, limitMs))
     signal?.addEventListener('abort', stop, { once: true })
   })
   try {
-    return await Promise.race([leader, given])
+    return await Promise.race([pending, given])
   } finally {
     clearTimeout(timer)
     if (stop !== undefined) signal?.removeEventListener('abort', stop)
@@ -132,24 +131,6 @@ interface ReadBudget { left: number }
 
 /** How long reading an answer to store it may take; past it, the answer streams to its client unstored (an event stream, a slow body). */
 const READ_DEADLINE_MS = 5_000
-
-/** `pending`, or undefined once `deadline` passes or `signal` aborts first. */
-async function within<T> (pending: Promise<T>, deadline: number, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return undefined
-  let timer: NodeJS.Timeout | undefined
-  let stop: (() => void) | undefined
-  const given = new Promise<undefined>((resolve) => {
-    stop = () => { resolve(undefined) }
-    timer = setTimeout(stop, Math.max(0, deadline - Date.now()))
-    signal.addEventListener('abort', stop, { once: true })
-  })
-  try {
-    return await Promise.race([pending, given])
-  } finally {
-    clearTimeout(timer)
-    if (stop !== undefined) signal.removeEventListener('abort', stop)
-  }
-}
 
 /**
  * Reads `body` into memory, up to `limit` bytes and the read budget, within
@@ -164,7 +145,7 @@ async function readUpTo (body: Readable, limit: number, budget: ReadBudget, sign
   let pending: Promise<IteratorResult<unknown>> | undefined = it.next()
   try {
     for (;;) {
-      const next = await within(pending, deadline, signal)
+      const next = await within(pending, deadline - Date.now(), signal)
       if (next === undefined) break
       if (next.done === true) return Buffer.concat(chunks, size)
       const chunk = next.value as Buffer
@@ -246,15 +227,15 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
       if (!Buffer.isBuffer(read)) {
         const own = { ...answer, body: incoming.method === 'HEAD' ? null : read, cache: 'BYPASS' as const }
         if (incoming.method === 'HEAD') read.destroy()
-        return { shared: { kind: 'streamed' }, own }
+        return { shared: { kind: 'alone' }, own }
       }
       body = read
     }
     const at = now()
     const fresh = freshSeconds('GET', answer.status, answer.headers, pool.cache_ttl_seconds, at)
     if (fresh === null || forbidsStore(incoming.headers) || (purges.get(poolId) ?? 0) !== purged) {
-      const unstored: StoredAnswer = { kind: 'answer', status: answer.status, headers: answer.headers, body, provider: answer.provider, attempts: answer.attempts }
-      return { shared: { kind: 'unstored', answer: unstored }, own: { ...fromUnstored(unstored, incoming.method), cache: 'BYPASS' } }
+      const own: StoredAnswer = { kind: 'answer', status: answer.status, headers: answer.headers, body: incoming.method === 'HEAD' ? null : body, provider: answer.provider, attempts: answer.attempts }
+      return { shared: { kind: 'alone' }, own: { ...own, cache: 'BYPASS' } }
     }
     const freshUntil = at + fresh * 1000
     const entry: CachedAnswer = {
@@ -271,7 +252,7 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     await store.set(poolId, key, entry)
     recount(poolId)
     return {
-      shared: { kind: 'stored', entry, attempts: answer.attempts },
+      shared: { kind: 'stored', entry },
       own: { ...fromEntry(entry, incoming.method, answer.attempts), cache: label, age: ageSeconds(entry.storedAt, at) }
     }
   }
@@ -295,7 +276,7 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     }
     signal?.addEventListener('abort', leave, { once: true })
     try {
-      return await waitFor(flight.led, signal, limitMs)
+      return await within(flight.led, limitMs, signal)
     } finally {
       signal?.removeEventListener('abort', leave)
     }
@@ -322,8 +303,7 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
         if (!varyMatches(shared.entry.vary, incoming.headers)) return undefined
         return { ...fromEntry(shared.entry, incoming.method, 0), cache: 'HIT', age: ageSeconds(shared.entry.storedAt, now()) }
       case 'failed': return { ...shared.answer, cache: 'MISS' }
-      case 'unstored': return undefined
-      case 'streamed': return undefined
+      case 'alone': return undefined
     }
   }
 
@@ -426,11 +406,6 @@ function upstreamAge (headers: Record<string, string | string[]>): number {
 /** Lets go of a led answer nobody will read: its body still streaming from the provider is destroyed. */
 function letGo (led: Led): void {
   if (led.own.kind === 'answer' && led.own.body instanceof Readable) led.own.body.destroy()
-}
-
-/** An unstored answer as one request gets it (no body for HEAD). */
-function fromUnstored (answer: StoredAnswer, method: string): StoredAnswer {
-  return method === 'HEAD' ? { ...answer, headers: { ...answer.headers }, body: null } : { ...answer, headers: { ...answer.headers } }
 }
 
 export type CachedProxy = ReturnType<typeof createCachedProxy>
