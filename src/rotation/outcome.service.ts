@@ -19,7 +19,7 @@ import { insertHistory } from '../pools/history.repository.js'
 import { addMemberMinutes } from '../pools/member-minutes.repository.js'
 import { findPoolForRotation } from '../pools/pool.repository.js'
 import { minuteOf } from '../rules/activity.js'
-import { applyOutcome, healthAt, healthChangeRecord, rejectsOurCredentials, successRate } from '../rules/health.js'
+import { applyOutcome, healthAt, healthChangeRecord, successRate } from '../rules/health.js'
 import { rateLimitSignals } from '../rules/rate-limit-signals.js'
 import type { MemberHealthValue, ReportInput } from './outcome.schemas.js'
 
@@ -51,7 +51,7 @@ export function createOutcomeService ({ database: handle, now, events = NO_EVENT
         const outcome = { ...input, retry_after_s: input.retry_after_s ?? signals.retryAfterS ?? null, pause_s: signals.pauseS ?? null }
         const effect = applyOutcome(member, outcome, pool, at)
         const { state, cooldownStarted } = effect
-        const failed = !input.success || rejectsOurCredentials(input.status_code, pool)
+        const failed = !effect.success
         const successes = failed ? 0 : 1
         const lastError = !failed ? null : input.error ?? (input.status_code != null ? `HTTP ${input.status_code}` : member.last_error)
         yield * updateMemberHealth(db, member.id, { ...state, last_error: lastError, successes, failures: 1 - successes })

@@ -88,6 +88,8 @@ export interface OutcomeEffect {
   readonly cooldownStarted: CooldownReason | null
   /** When the provider's own pause (pause_s) ends, when the outcome started or lengthened one; else null. */
   readonly pausedUntil: string | null
+  /** Whether the outcome counts as a success (a 401/402 on our credentials never does, whatever it said). */
+  readonly success: boolean
 }
 
 /**
@@ -107,7 +109,7 @@ export function applyOutcome (state: HealthState, outcome: Outcome, policy: Heal
   const current = effect.state.cooldown_until
   // A pause ending within a second of the one running is the same pause (answers in flight together).
   if (current !== null && Date.parse(until) - Date.parse(current) < 1000) return effect
-  return { state: { ...effect.state, cooldown_until: until, cooldown_reason: 'rate_limited' }, cooldownStarted: null, pausedUntil: until }
+  return { state: { ...effect.state, cooldown_until: until, cooldown_reason: 'rate_limited' }, cooldownStarted: null, pausedUntil: until, success: effect.success }
 }
 
 function healthAfter (state: HealthState, outcome: Outcome, policy: HealthPolicy, now: Date): OutcomeEffect {
@@ -132,7 +134,8 @@ function healthAfter (state: HealthState, outcome: Outcome, policy: HealthPolicy
         latency_ms: latency
       },
       cooldownStarted: longer ? null : 'credentials_rejected',
-      pausedUntil: null
+      pausedUntil: null,
+      success
     }
   }
   if (outcome.status_code === 429 || outcome.retry_after_s != null) {
@@ -140,17 +143,18 @@ function healthAfter (state: HealthState, outcome: Outcome, policy: HealthPolicy
     const until = secondsAfter(now, seconds)
     // A cooldown already running that ends later stands (a late answer never shortens it).
     if (health === 'cooling_down' && (state.cooldown_until as string) >= until) {
-      return { state: { ...state, consecutive_failures: consecutive, cooldown_trips: trips, latency_ms: latency }, cooldownStarted: null, pausedUntil: null }
+      return { state: { ...state, consecutive_failures: consecutive, cooldown_trips: trips, latency_ms: latency }, cooldownStarted: null, pausedUntil: null, success }
     }
     return {
       state: { consecutive_failures: consecutive, cooldown_trips: trips, cooldown_until: until, cooldown_reason: 'rate_limited', latency_ms: latency },
       cooldownStarted: 'rate_limited',
-      pausedUntil: null
+      pausedUntil: null,
+      success
     }
   }
   if (success) {
     const cooldown = health === 'cooling_down' ? { cooldown_until: state.cooldown_until, cooldown_reason: state.cooldown_reason } : { cooldown_until: null, cooldown_reason: null }
-    return { state: { consecutive_failures: 0, cooldown_trips: 0, ...cooldown, latency_ms: latency }, cooldownStarted: null, pausedUntil: null }
+    return { state: { consecutive_failures: 0, cooldown_trips: 0, ...cooldown, latency_ms: latency }, cooldownStarted: null, pausedUntil: null, success }
   }
   // A rate limit that has passed leaves the member healthy, not on probation.
   const judged = health === 'probing' && state.cooldown_reason === 'rate_limited' ? 'healthy' : health
@@ -159,10 +163,11 @@ function healthAfter (state: HealthState, outcome: Outcome, policy: HealthPolicy
     return {
       state: { consecutive_failures: consecutive, cooldown_trips: trips + 1, cooldown_until: secondsAfter(now, cooldownSeconds(policy, trips)), cooldown_reason: tripped, latency_ms: latency },
       cooldownStarted: tripped,
-      pausedUntil: null
+      pausedUntil: null,
+      success
     }
   }
-  return { state: { ...state, consecutive_failures: consecutive, latency_ms: latency }, cooldownStarted: null, pausedUntil: null }
+  return { state: { ...state, consecutive_failures: consecutive, latency_ms: latency }, cooldownStarted: null, pausedUntil: null, success }
 }
 
 /** What a history record of a health change reads of an outcome's effect. */

@@ -65,13 +65,13 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
       const before = healthAt(member, at)
       const effect = applyOutcome(member, outcome, state.pool, at)
       const { state: health, cooldownStarted } = effect
-      const lastError = outcome.success ? null : outcome.error ?? (outcome.status_code != null ? `HTTP ${outcome.status_code}` : member.last_error)
+      const lastError = effect.success ? null : outcome.error ?? (outcome.status_code != null ? `HTTP ${outcome.status_code}` : member.last_error)
       Object.assign(member, health, { last_error: lastError })
       const delta = memberPendingOf(pending, poolId, member.id)
       delta.health = { ...health, last_error: lastError }
       // The latency folded into the moving average also counts in its minute (activity charts).
       if (outcome.latency_ms != null) foldSample(pending.latencies, member.id, iso, outcome.latency_ms)
-      if (outcome.success) {
+      if (effect.success) {
         member.success_count++
         delta.successes++
       } else {
@@ -82,7 +82,7 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
       const record = healthChangeRecord(providerId, before, effect, lastError, outcome.pause_source ?? null)
       if (record !== null) pending.history.push({ kind: 'health', poolId, record, at: iso })
       if (cooldownStarted !== null) events.cooldownStarted(cooldownStarted)
-      events.reported(outcome.success)
+      events.reported(effect.success)
     },
 
     /**
