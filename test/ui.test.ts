@@ -149,9 +149,14 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
     await health.waitFor()
     await call(server, 'POST', `/api/pools/${ids.quick}/report`, { provider_id: ids.b, success: false, retry_after_s: 3 })
     await page.waitForFunction((provider) => document.querySelector(`tr[data-member="${provider}"] .health`)?.getAttribute('data-state') === 'cooling_down', ids.b, { timeout: 2000 })
+    // State and countdown are read in one step: read apart, the cooldown can end between the two reads.
+    const read = () => page.evaluate((provider) => {
+      const cell = document.querySelector(`tr[data-member="${provider}"] .health`)
+      return { state: cell?.getAttribute('data-state'), countdown: cell?.querySelector('.countdown')?.textContent ?? null }
+    }, ids.b)
     const seen = new Set<string>()
-    for (let i = 0; i < 30 && (await health.getAttribute('data-state')) === 'cooling_down'; i++) {
-      seen.add(await health.locator('.countdown').textContent() ?? '')
+    for (let i = 0, now = await read(); i < 30 && now.state === 'cooling_down'; i++, now = await read()) {
+      if (now.countdown !== null) seen.add(now.countdown)
       await page.waitForTimeout(200)
     }
     assert.ok(seen.size >= 2, `the countdown moved: ${[...seen].join(', ')}`)
