@@ -25,7 +25,7 @@ export interface AnswerStart {
  */
 export type SentAttempt<A extends AnswerStart = AnswerStart> =
   | { readonly response: A, readonly latencyMs: number }
-  | { readonly error: unknown, readonly timedOut: boolean, readonly latencyMs: number }
+  | { readonly error: unknown, readonly timedOut: boolean, readonly cancelled?: boolean, readonly latencyMs: number }
 
 /** Classifies what an attempt's call gave: an answer by its status and headers (classifyStatus), an error by its kind (classifyError). */
 export function classifyAttempt (sent: SentAttempt, pool: ClassifyingPool, now: Date): AttemptResult {

@@ -34,10 +34,15 @@ class AttemptDeadline {
     return this
   }
 
-  /** The time is up: undici aborts the request with `reason`. */
-  expire (): void {
+  /** Whether the attempt was called off (a hedge that lost) rather than timed out. */
+  cancelled = false
+
+  /** The time is up, or the attempt is called off: undici aborts the request with `reason`. */
+  expire (cancelled = false): void {
+    if (this.aborted) return
     this.aborted = true
-    this.reason = new Error('The provider did not start its answer in time')
+    this.cancelled = cancelled
+    this.reason = new Error(cancelled ? 'The attempt was called off' : 'The provider did not start its answer in time')
     const listeners = this.listeners
     this.listeners = []
     for (const listener of listeners) listener()
@@ -54,6 +59,16 @@ interface Upstream {
 
 /** Providers kept parsed (a bound: past it the cache starts over). */
 const MAX_UPSTREAMS = 10_000
+
+/**
+ * What the caller sets for one attempt: `timeoutMs`, a bound shorter than the
+ * member's own (what is left of the request's deadline), and `onCancel`, given a
+ * function that calls the attempt off before its answer starts (a hedge that lost).
+ */
+export interface AttemptControl {
+  readonly timeoutMs?: number
+  readonly onCancel?: (cancel: () => void) => void
+}
 
 /** What `send` reads of the pool. */
 export interface SendingPool { readonly forward_client_auth: number }
@@ -97,12 +112,14 @@ export function createUpstreamClient () {
      * Sends `incoming` (its proxied `path`) to `member`'s provider. A base URL that
      * cannot be parsed throws; any error of the call itself is answered, never thrown.
      */
-    async send (incoming: ProxyRequest, path: string, pool: SendingPool, member: SendingMember): Promise<SentUpstream> {
+    async send (incoming: ProxyRequest, path: string, pool: SendingPool, member: SendingMember, control?: AttemptControl): Promise<SentUpstream> {
       const upstream = upstreamOf(member.base_url as string, member.auth_headers)
       const target = upstreamTarget(upstream.base, path)
-      const timeoutMs = member.timeout_ms ?? DEFAULT_TIMEOUT_MS
+      const own = member.timeout_ms ?? DEFAULT_TIMEOUT_MS
+      const timeoutMs = control?.timeoutMs === undefined ? own : Math.max(1, Math.min(own, control.timeoutMs))
       const deadline = new AttemptDeadline()
       const timer = setTimeout(() => { deadline.expire() }, timeoutMs)
+      control?.onCancel?.(() => { clearTimeout(timer); deadline.expire(true) })
       const started = performance.now()
       let response: Dispatcher.ResponseData
       try {
@@ -124,7 +141,9 @@ export function createUpstreamClient () {
         })
       } catch (error) {
         clearTimeout(timer)
-        return { error, timedOut: deadline.aborted, latencyMs: Math.round(performance.now() - started), secrets: upstream.secrets }
+        return {
+          error, timedOut: deadline.aborted && !deadline.cancelled, cancelled: deadline.cancelled, latencyMs: Math.round(performance.now() - started), secrets: upstream.secrets
+        }
       }
       // The answer has started: from here the body streams at its own pace.
       clearTimeout(timer)
