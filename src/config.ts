@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
+import { availableParallelism } from 'node:os'
 import { parseTokens, type Token } from './auth/tokens.js'
 
 /** The validated, read-only settings the service runs with. */
@@ -66,6 +67,8 @@ export interface Config {
   readonly cacheMaxBytes: number
   /** Largest answer body stored (CACHE_MAX_ENTRY_BYTES); bigger answers stream through unstored. */
   readonly cacheMaxEntryBytes: number
+  /** Serving processes on the one port (WORKERS): 1 is this process alone; more run under a cluster primary (workers.ts). */
+  readonly workers: number
 }
 
 /** Thrown for a bad setting; its message names the variable and what is allowed. */
@@ -130,6 +133,10 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   if (cacheKeyPrefix.length > 200 || /[\s]/.test(cacheKeyPrefix)) throw new ConfigError('CACHE_KEY_PREFIX: at most 200 characters, no spaces')
   const cacheMaxBytes = readInteger(env, 'CACHE_MAX_BYTES', 64 * 1024 * 1024, 0, 64 * 1024 * 1024 * 1024)
   const cacheMaxEntryBytes = readInteger(env, 'CACHE_MAX_ENTRY_BYTES', 1024 * 1024, 0, 512 * 1024 * 1024)
+  const workers = readWorkers(env)
+  if (workers > 1 && databaseUrl === 'sqlite::memory:') {
+    throw new ConfigError(`WORKERS: ${workers} workers cannot share sqlite::memory: (each would have a database of its own); give DATABASE_URL a file or PostgreSQL`)
+  }
 
   return Object.freeze({
     host,
@@ -161,8 +168,22 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     cacheUrl,
     cacheKeyPrefix,
     cacheMaxBytes,
-    cacheMaxEntryBytes
+    cacheMaxEntryBytes,
+    workers
   })
+}
+
+/** The most serving processes WORKERS may ask for (`auto` on a bigger machine is held to it too). */
+export const MAX_WORKERS = 64
+
+/** WORKERS: a whole number from 1 to MAX_WORKERS, or `auto` (the cores Node may use, os.availableParallelism()). */
+function readWorkers (env: NodeJS.ProcessEnv): number {
+  const text = env.WORKERS?.trim().toLowerCase() ?? ''
+  if (text === '') return 1
+  if (text === 'auto') return Math.min(Math.max(1, availableParallelism()), MAX_WORKERS)
+  const value = Number(text)
+  if (!/^\d+$/.test(text) || value < 1 || value > MAX_WORKERS) throw new ConfigError(`WORKERS: '${text}' is not a whole number from 1 to ${MAX_WORKERS}, or auto`)
+  return value
 }
 
 function isLoopback (host: string): boolean {

@@ -3,18 +3,22 @@
  * state) when set, starts listening, and closes cleanly on SIGTERM/SIGINT
  * (SHUTDOWN_TIMEOUT_MS). A bad setting is one line on stderr and exit code 2; a
  * CONFIG_FILE that does not check out is one line per problem and exit code 2,
- * before the database is even opened.
+ * before the database is even opened. With WORKERS above 1 this process is the
+ * cluster primary (workers.ts) and its workers run the serving path below; the
+ * service itself is imported only where it serves, so the primary stays small.
+ * Production runs it compiled (`node dist/main.js`, what `npm start` runs).
  */
-import { buildApp } from './app.js'
+import cluster from 'node:cluster'
 import { ConfigError, loadConfig, type Config } from './config.js'
-import { DeclaredFileError, formatProblem, readDeclaredFile } from './declared/declared-file.js'
 import type { Desired } from './declared/declared.rules.js'
 import { ConflictError } from './errors.js'
+import { CONFIG_FILE_APPLIED_ENV, runPrimary } from './workers.js'
 
 /** The actor of the audit records CONFIG_FILE writes. */
 const CONFIG_ACTOR = { name: 'config', requestId: 'startup' }
 
 async function readConfigFile (path: string): Promise<Desired> {
+  const { DeclaredFileError, formatProblem, readDeclaredFile } = await import('./declared/declared-file.js')
   try {
     return (await readDeclaredFile(path, process.env)).desired
   } catch (error) {
@@ -40,7 +44,19 @@ function readConfig (): Config {
 
 async function main (): Promise<void> {
   const config = readConfig()
-  const declared = config.configFile === null ? undefined : await readConfigFile(config.configFile)
+  if (config.workers > 1 && cluster.isPrimary) {
+    runPrimary(config)
+    return
+  }
+  await serve(config)
+}
+
+/** One serving process: the service on the port (alone, or as one of the primary's workers). */
+async function serve (config: Config): Promise<void> {
+  // A worker after the first finds CONFIG_FILE applied by it (workers.ts).
+  const file = process.env[CONFIG_FILE_APPLIED_ENV] === '1' ? null : config.configFile
+  const declared = file === null ? undefined : await readConfigFile(file)
+  const { buildApp } = await import('./app.js')
   const app = await buildApp(config)
   if (declared !== undefined) {
     let applied

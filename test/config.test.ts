@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { ConfigError, loadConfig } from '../src/config.js'
@@ -48,7 +48,8 @@ describe('loadConfig', () => {
       cacheKeyPrefix: 'sourcepool:cache:',
       cacheMaxBytes: 64 * 1024 * 1024,
       cacheMaxEntryBytes: 1024 * 1024,
-      corsOrigins: null
+      corsOrigins: null,
+      workers: 1
     })
     assert.equal(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).databaseUrl, 'sqlite::memory:')
     assert.equal(loadConfig({ ADMIN_RATE_LIMIT: '5', SHUTDOWN_TIMEOUT_MS: '250' }).adminRateLimit, 5)
@@ -166,7 +167,13 @@ describe('loadConfig', () => {
       [{ HOST: 'bad host!' }, /^HOST: /],
       [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL: /],
       [{ DATABASE_URL: 'postgres://' }, /^DATABASE_URL: /],
-      [{ DATABASE_URL: 'sqlite:' }, /^DATABASE_URL: /]
+      [{ DATABASE_URL: 'sqlite:' }, /^DATABASE_URL: /],
+      [{ WORKERS: '0' }, /^WORKERS: '0' is not a whole number from 1 to 64, or auto$/],
+      [{ WORKERS: '65' }, /^WORKERS: '65' /],
+      [{ WORKERS: 'all' }, /^WORKERS: 'all' /],
+      [{ WORKERS: '1.5' }, /^WORKERS: '1.5' /],
+      [{ WORKERS: '-2' }, /^WORKERS: '-2' /],
+      [{ WORKERS: '2', DATABASE_URL: 'sqlite::memory:' }, /^WORKERS: 2 workers cannot share sqlite::memory: /]
     ]
     for (const [env, message] of cases) {
       assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && message.test(error.message), JSON.stringify(env))
@@ -201,6 +208,13 @@ describe('loadConfig', () => {
     for (const [value, message] of cases) {
       assert.throws(() => loadConfig({ TRUST_PROXY: value }), (error: unknown) => error instanceof ConfigError && message.test(error.message), value)
     }
+  })
+
+  it('reads WORKERS: 1 by default, a count from 1 to 64, or auto (the cores Node may use)', () => {
+    assert.equal(loadConfig({}).workers, 1)
+    assert.equal(loadConfig({ WORKERS: ' 2 ' }).workers, 2)
+    assert.equal(loadConfig({ WORKERS: '64' }).workers, 64)
+    assert.equal(loadConfig({ WORKERS: 'AUTO' }).workers, Math.min(availableParallelism(), 64))
   })
 
   it('never echoes a database password', () => {
