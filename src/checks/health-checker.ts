@@ -23,6 +23,7 @@ import { applyCheck, countCheck, outcomeOf, type CheckResult, type HealthCheck }
 import { CHECK_FAILED, checkFailedNotes, cooldownNotes, PROVIDER_NOTES, RECOVERED } from '../rules/history-kind.js'
 import { claimDueChecks, findCheckStreaks, listCheckedMembers, saveCheckStreaks, saveMemberCheck, type ClaimedCheck } from './check.repository.js'
 import { probe } from './probe.js'
+import { continueSkippingConnector } from '../http/interim-answers.js'
 
 /** How often a process looks for due checks. */
 export const CHECK_TICK_MS = 250
@@ -163,7 +164,8 @@ export function createHealthChecker ({
   const database = unitOfWork(handle, changes)
   // Its own connections: a check never waits behind proxied traffic, nor holds its sockets.
   // No cap per origin (many providers may share one host): `concurrency` bounds them all.
-  const agent = new Agent({ keepAliveTimeout: 4_000 })
+  // A provider's unsolicited 100 Continue is skipped, as on the proxy's (http/interim-answers.ts).
+  const agent = new Agent({ keepAliveTimeout: 4_000, connect: continueSkippingConnector() })
   // Aborted at close: nothing more is claimed.
   const stopping = new AbortController()
   // One per check under way, each aborted at close too: the checks end at once (shutdown never

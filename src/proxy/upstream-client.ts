@@ -4,13 +4,15 @@
  * origin), within the member's timeout for the answer to start. Only the call is
  * guarded: it answers what the call gave (an answer's start, or its error) and
  * how long it took, and never decides what that means (attempt.ts does). The
- * answer's body is left to stream at its own pace.
+ * answer's body is left to stream at its own pace. A `100 Continue` the provider
+ * sends unasked is skipped like any interim answer (http/interim-answers.ts).
  */
 import { Agent, type Dispatcher } from 'undici'
 import { storedCredentialValues } from '../rules/secrets.js'
 import { parseBase, providerCredentials, upstreamTarget, type UpstreamBase } from '../rules/upstream-url.js'
 import type { SentAttempt } from './attempt.js'
 import { upstreamHeaders, type ProxyRequest } from './forward.js'
+import { continueSkippingConnector } from '../http/interim-answers.js'
 
 /** Default time an attempt may wait for the answer to start. */
 export const DEFAULT_TIMEOUT_MS = 10_000
@@ -89,8 +91,9 @@ export type SentUpstream = SentAttempt<Dispatcher.ResponseData> & { readonly sec
 
 /** Builds the client; `close` ends its upstream connections. */
 export function createUpstreamClient () {
-  // One agent: undici keeps a pool of keep-alive connections per upstream origin.
-  const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 })
+  // One agent: undici keeps a pool of keep-alive connections per upstream origin,
+  // each of which skips an unsolicited 100 Continue (http/interim-answers.ts).
+  const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256, connect: continueSkippingConnector() })
   // Parsed per base URL and credentials as stored, so a changed provider is parsed afresh.
   const upstreams = new Map<string, Upstream>()
 
