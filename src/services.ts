@@ -92,7 +92,7 @@ export function buildServices ({ config, database, now, random, warn }: Services
     maxBufferedBytes: config.eventsClientBufferBytes,
     warn
   })
-  const uncached = createProxyService({ runtime, now })
+  const uncached = createProxyService({ runtime, now, random, events: metrics.retryEvents })
   const proxy = createCachedProxy({
     proxy: uncached,
     runtime,

@@ -1903,6 +1903,10 @@ export interface operations {
                                 cache_ttl_seconds: number;
                                 cache_stale_seconds: number;
                                 max_wait_ms: number;
+                                deadline_ms: number;
+                                retry_budget_percent: number;
+                                retry_backoff_ms: number;
+                                hedge_after_ms: number | null;
                             };
                             cache: {
                                 ttl_seconds: number;
@@ -1917,6 +1921,14 @@ export interface operations {
                                 entries: number;
                                 /** @description (hits + stale) / (hits + stale + misses), four decimals; 0 before any */
                                 hit_ratio: number;
+                            };
+                            retries: {
+                                /** @description proxied attempts after a request's first, hedges included (all processes, written behind) */
+                                made: number;
+                                /** @description hedged second attempts sent (hedge_after_ms) */
+                                hedges: number;
+                                /** @description requests whose failing attempt could not be retried because the retry budget was spent */
+                                budget_exhausted: number;
                             };
                             members: {
                                 member_id: number;
@@ -2145,6 +2157,14 @@ export interface operations {
                     cache_stale_seconds?: number | null;
                     /** @description proxy: how long a request may wait for a member to become eligible instead of answering 503 (default 0) */
                     max_wait_ms?: number | null;
+                    /** @description proxy: the longest a request may take across all its attempts and waits; past it, 504 (default 30,000) */
+                    deadline_ms?: number | null;
+                    /** @description proxy: retries allowed over a sliding 10 s window, as a percent of the pool's first attempts, at least 3 (default 20) */
+                    retry_budget_percent?: number | null;
+                    /** @description proxy: before retry n, a random wait up to this × 2^(n−2) (full jitter; default 0: none) */
+                    retry_backoff_ms?: number | null;
+                    /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
+                    hedge_after_ms?: number | null;
                 };
             };
         };
@@ -2332,6 +2352,10 @@ export interface operations {
                             cache_ttl_seconds: number;
                             cache_stale_seconds: number;
                             max_wait_ms: number;
+                            deadline_ms: number;
+                            retry_budget_percent: number;
+                            retry_backoff_ms: number;
+                            hedge_after_ms: number | null;
                         };
                         cache: {
                             ttl_seconds: number;
@@ -2346,6 +2370,14 @@ export interface operations {
                             entries: number;
                             /** @description (hits + stale) / (hits + stale + misses), four decimals; 0 before any */
                             hit_ratio: number;
+                        };
+                        retries: {
+                            /** @description proxied attempts after a request's first, hedges included (all processes, written behind) */
+                            made: number;
+                            /** @description hedged second attempts sent (hedge_after_ms) */
+                            hedges: number;
+                            /** @description requests whose failing attempt could not be retried because the retry budget was spent */
+                            budget_exhausted: number;
                         };
                         members: {
                             member_id: number;
@@ -2553,6 +2585,14 @@ export interface operations {
                     cache_stale_seconds?: number | null;
                     /** @description proxy: how long a request may wait for a member to become eligible instead of answering 503 (default 0) */
                     max_wait_ms?: number | null;
+                    /** @description proxy: the longest a request may take across all its attempts and waits; past it, 504 (default 30,000) */
+                    deadline_ms?: number | null;
+                    /** @description proxy: retries allowed over a sliding 10 s window, as a percent of the pool's first attempts, at least 3 (default 20) */
+                    retry_budget_percent?: number | null;
+                    /** @description proxy: before retry n, a random wait up to this × 2^(n−2) (full jitter; default 0: none) */
+                    retry_backoff_ms?: number | null;
+                    /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
+                    hedge_after_ms?: number | null;
                 };
             };
         };
@@ -7439,6 +7479,14 @@ export interface operations {
                         cache_stale_seconds?: number | null;
                         /** @description proxy: how long a request may wait for a member to become eligible instead of answering 503 (default 0) */
                         max_wait_ms?: number | null;
+                        /** @description proxy: the longest a request may take across all its attempts and waits; past it, 504 (default 30,000) */
+                        deadline_ms?: number | null;
+                        /** @description proxy: retries allowed over a sliding 10 s window, as a percent of the pool's first attempts, at least 3 (default 20) */
+                        retry_budget_percent?: number | null;
+                        /** @description proxy: before retry n, a random wait up to this × 2^(n−2) (full jitter; default 0: none) */
+                        retry_backoff_ms?: number | null;
+                        /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
+                        hedge_after_ms?: number | null;
                         enabled?: boolean | null;
                         members?: {
                             /** @description a provider declared in the same state, by name */
@@ -7674,6 +7722,14 @@ export interface operations {
                         cache_stale_seconds?: number | null;
                         /** @description proxy: how long a request may wait for a member to become eligible instead of answering 503 (default 0) */
                         max_wait_ms?: number | null;
+                        /** @description proxy: the longest a request may take across all its attempts and waits; past it, 504 (default 30,000) */
+                        deadline_ms?: number | null;
+                        /** @description proxy: retries allowed over a sliding 10 s window, as a percent of the pool's first attempts, at least 3 (default 20) */
+                        retry_budget_percent?: number | null;
+                        /** @description proxy: before retry n, a random wait up to this × 2^(n−2) (full jitter; default 0: none) */
+                        retry_backoff_ms?: number | null;
+                        /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
+                        hedge_after_ms?: number | null;
                         enabled?: boolean | null;
                         members?: {
                             /** @description a provider declared in the same state, by name */
@@ -7925,6 +7981,14 @@ export interface operations {
                             cache_stale_seconds?: number | null;
                             /** @description proxy: how long a request may wait for a member to become eligible instead of answering 503 (default 0) */
                             max_wait_ms?: number | null;
+                            /** @description proxy: the longest a request may take across all its attempts and waits; past it, 504 (default 30,000) */
+                            deadline_ms?: number | null;
+                            /** @description proxy: retries allowed over a sliding 10 s window, as a percent of the pool's first attempts, at least 3 (default 20) */
+                            retry_budget_percent?: number | null;
+                            /** @description proxy: before retry n, a random wait up to this × 2^(n−2) (full jitter; default 0: none) */
+                            retry_backoff_ms?: number | null;
+                            /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
+                            hedge_after_ms?: number | null;
                             enabled?: boolean | null;
                             members?: {
                                 /** @description a provider declared in the same state, by name */

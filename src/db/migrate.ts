@@ -15,6 +15,7 @@ import { healthChecksMigration } from './migrations/009-health-checks.js'
 import { activityMigration } from './migrations/010-activity.js'
 import { auditAddressMigration } from './migrations/011-audit-address.js'
 import { cacheMigration } from './migrations/012-cache.js'
+import { retriesMigration } from './migrations/013-retries.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
@@ -30,7 +31,8 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '009-health-checks': healthChecksMigration,
     '010-activity': activityMigration(dialect),
     '011-audit-address': auditAddressMigration,
-    '012-cache': cacheMigration
+    '012-cache': cacheMigration,
+    '013-retries': retriesMigration
   }
 }
 

@@ -84,6 +84,18 @@ export interface PoolTable {
   cache_stale: Generated<number>
   /** The cache's live entry count for the pool, as the last flush wrote it. */
   cache_entries: Generated<number>
+  /** Proxy: the longest a request may take across its attempts and waits (migration 013). */
+  deadline_ms: Generated<number>
+  /** Proxy: retries allowed over a sliding 10 s window, as a percent of first attempts (at least 3). */
+  retry_budget_percent: Generated<number>
+  /** Proxy: base of the full-jitter backoff before a retry; 0 = none. */
+  retry_backoff_ms: Generated<number>
+  /** Proxy: delay after which a second attempt is hedged; 0 = no hedging (shown as null). */
+  hedge_after_ms: Generated<number>
+  /** Retries made (hedges included), hedges sent, and requests a spent retry budget ended: counted by the flush. */
+  proxy_retries: Generated<number>
+  proxy_hedges: Generated<number>
+  retry_budget_exhausted: Generated<number>
   /** Bumped by every write that changes the pool's status record (migration 008). */
   change_seq: Generated<number>
 }

@@ -101,6 +101,10 @@ export function exportedState (current: Current): DeclaredStateValue {
       cache_ttl_seconds: p.cache_ttl_seconds,
       cache_stale_seconds: p.cache_stale_seconds,
       max_wait_ms: p.max_wait_ms,
+      deadline_ms: p.deadline_ms,
+      retry_budget_percent: p.retry_budget_percent,
+      retry_backoff_ms: p.retry_backoff_ms,
+      ...(p.hedge_after_ms === 0 ? {} : { hedge_after_ms: p.hedge_after_ms }),
       members: (members.get(p.id) ?? []).map((m) => ({
         provider: providerNames.get(m.provider_id) as string, priority: m.priority, weight: m.weight, enabled: m.enabled === 1
       }))

@@ -26,6 +26,14 @@ export interface CheckEvents {
   checked(provider: string, result: string, seconds: number): void
 }
 
+/** What the proxy tells the metrics about its retries. */
+export interface RetryEvents {
+  retried(poolId: number, kind: 'failover' | 'hedge'): void
+  budgetExhausted(poolId: number): void
+}
+
+export const NO_RETRY_EVENTS: RetryEvents = { retried: () => {}, budgetExhausted: () => {} }
+
 export const NO_CHECK_EVENTS: CheckEvents = { checked: () => {} }
 
 /** Builds the registry; `membersByHealth` is asked at each scrape. */
@@ -128,6 +136,23 @@ export function createMetrics (membersByHealth: () => Promise<Record<string, num
     }
   }
 
+  const retries = new Counter({
+    name: 'sourcepool_proxy_retries_total',
+    help: "Proxied attempts after a request's first, by kind (failover: after a failure or refusal; hedge: beside a slow first attempt)",
+    labelNames: ['pool_id', 'kind'],
+    registers
+  })
+  const exhausted = new Counter({
+    name: 'sourcepool_retry_budget_exhausted_total',
+    help: "Proxied requests whose failing attempt was not retried because the pool's retry budget was spent",
+    labelNames: ['pool_id'],
+    registers
+  })
+  const retryEvents: RetryEvents = {
+    retried: (poolId, kind) => { retries.inc({ pool_id: String(poolId), kind }) },
+    budgetExhausted: (poolId) => { exhausted.inc({ pool_id: String(poolId) }) }
+  }
+
   const checkEvents: CheckEvents = {
     checked: (provider, result, seconds) => {
       checks.inc({ provider, result })
@@ -140,6 +165,7 @@ export function createMetrics (membersByHealth: () => Promise<Record<string, num
     events,
     checkEvents,
     cacheEvents,
+    retryEvents,
     observeRequest: (method: string, route: string, statusCode: number, seconds: number) => {
       durations.observe({ method, route, status_code: String(statusCode) }, seconds)
     }

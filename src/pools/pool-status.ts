@@ -63,9 +63,14 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], h
       forbidden_ttl_seconds: pool.forbidden_ttl_seconds,
       cache_ttl_seconds: pool.cache_ttl_seconds,
       cache_stale_seconds: pool.cache_stale_seconds,
-      max_wait_ms: pool.max_wait_ms
+      max_wait_ms: pool.max_wait_ms,
+      deadline_ms: pool.deadline_ms,
+      retry_budget_percent: pool.retry_budget_percent,
+      retry_backoff_ms: pool.retry_backoff_ms,
+      hedge_after_ms: pool.hedge_after_ms === 0 ? null : pool.hedge_after_ms
     },
     cache: cacheOf(pool),
+    retries: { made: pool.proxy_retries, hedges: pool.proxy_hedges, budget_exhausted: pool.retry_budget_exhausted },
     members: members.map((m) => ({
       member_id: m.id,
       provider_id: m.provider_id,

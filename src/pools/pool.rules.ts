@@ -9,6 +9,7 @@ import type { Insertable } from 'kysely'
 import type { PoolTable } from '../db/types.js'
 import { RequestValidationError, valueError } from '../errors.js'
 import { DEFAULT_POLICY } from '../rules/health.js'
+import { DEFAULT_DEADLINE_MS, DEFAULT_RETRY_BUDGET_PERCENT } from '../rules/retry-policy.js'
 import type { CreatePoolInput } from './pool.schemas.js'
 
 /** The cooldown cap may not be below the first cooldown (checked on the values that result; the 422's input is the cap). */
@@ -21,7 +22,7 @@ export function checkPolicy (cooldown: number, max: number, loc: ReadonlyArray<s
 /** A pool's settings as stored: everything a client or a file chooses, defaults filled in. */
 export type StoredPool = Pick<Insertable<PoolTable>, 'name' | 'category' | 'description' | 'rotation_strategy' | 'failure_threshold' | 'cooldown_seconds' |
 'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' | 'forbidden_ttl_seconds' |
-'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms'> & { enabled: number }
+'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'deadline_ms' | 'retry_budget_percent' | 'retry_backoff_ms' | 'hedge_after_ms'> & { enabled: number }
 
 /** The stored form of a pool as sent on create (absent fields: their defaults); `loc` prefixes every error. */
 export function storedPool (input: CreatePoolInput & { enabled?: boolean | null }, loc: ReadonlyArray<string | number> = ['body']): StoredPool {
@@ -44,7 +45,11 @@ export function storedPool (input: CreatePoolInput & { enabled?: boolean | null 
     forbidden_ttl_seconds: input.forbidden_ttl_seconds ?? 3600,
     cache_ttl_seconds: input.cache_ttl_seconds ?? 0,
     cache_stale_seconds: input.cache_stale_seconds ?? 0,
-    max_wait_ms: input.max_wait_ms ?? 0
+    max_wait_ms: input.max_wait_ms ?? 0,
+    deadline_ms: input.deadline_ms ?? DEFAULT_DEADLINE_MS,
+    retry_budget_percent: input.retry_budget_percent ?? DEFAULT_RETRY_BUDGET_PERCENT,
+    retry_backoff_ms: input.retry_backoff_ms ?? 0,
+    hedge_after_ms: input.hedge_after_ms ?? 0
   }
 }
 

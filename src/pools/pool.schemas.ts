@@ -58,7 +58,11 @@ const policyFields = {
   forbidden_ttl_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_592_000, description: "proxy: how long a provider's 403 for a resource keeps it from that resource (default 3,600)" }))),
   cache_ttl_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 86_400, description: 'proxy: how long an answer to a GET is served from the cache (default 0: no cache)' }))),
   cache_stale_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 86_400, description: 'proxy: how long after that a cached answer is still served as STALE, while it is refreshed or when every member fails (default 0)' }))),
-  max_wait_ms: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 30_000, description: 'proxy: how long a request may wait for a member to become eligible instead of answering 503 (default 0)' })))
+  max_wait_ms: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 30_000, description: 'proxy: how long a request may wait for a member to become eligible instead of answering 503 (default 0)' }))),
+  deadline_ms: Type.Optional(Nullable(Type.Integer({ minimum: 100, maximum: 600_000, description: 'proxy: the longest a request may take across all its attempts and waits; past it, 504 (default 30,000)' }))),
+  retry_budget_percent: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 100, description: "proxy: retries allowed over a sliding 10 s window, as a percent of the pool's first attempts, at least 3 (default 20)" }))),
+  retry_backoff_ms: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 10_000, description: 'proxy: before retry n, a random wait up to this × 2^(n−2) (full jitter; default 0: none)' }))),
+  hedge_after_ms: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 60_000, description: 'proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off)' })))
 }
 
 export const PoolParams = Type.Object({ pool_id: Id })
@@ -142,6 +146,12 @@ export const PoolCache = Type.Object({
   hit_ratio: Type.Number({ minimum: 0, maximum: 1, description: '(hits + stale) / (hits + stale + misses), four decimals; 0 before any' })
 })
 
+export const PoolRetries = Type.Object({
+  made: Type.Integer({ description: "proxied attempts after a request's first, hedges included (all processes, written behind)" }),
+  hedges: Type.Integer({ description: 'hedged second attempts sent (hedge_after_ms)' }),
+  budget_exhausted: Type.Integer({ description: 'requests whose failing attempt could not be retried because the retry budget was spent' })
+})
+
 export const PoolStatus = Type.Object({
   pool_id: Type.Integer(),
   name: Type.String(),
@@ -166,9 +176,14 @@ export const PoolStatus = Type.Object({
     forbidden_ttl_seconds: Type.Integer(),
     cache_ttl_seconds: Type.Integer(),
     cache_stale_seconds: Type.Integer(),
-    max_wait_ms: Type.Integer()
+    max_wait_ms: Type.Integer(),
+    deadline_ms: Type.Integer(),
+    retry_budget_percent: Type.Integer(),
+    retry_backoff_ms: Type.Integer(),
+    hedge_after_ms: Nullable(Type.Integer())
   }),
   cache: PoolCache,
+  retries: PoolRetries,
   members: Type.Array(MemberStatus),
   recent_rotations: Type.Array(HistoryRecord)
 })

@@ -125,6 +125,10 @@ export function createPoolService ({ database: handle, now, changes = NO_CHANGES
       if (input.cache_ttl_seconds != null) fields.cache_ttl_seconds = input.cache_ttl_seconds
       if (input.cache_stale_seconds != null) fields.cache_stale_seconds = input.cache_stale_seconds
       if (input.max_wait_ms != null) fields.max_wait_ms = input.max_wait_ms
+      if (input.deadline_ms != null) fields.deadline_ms = input.deadline_ms
+      if (input.retry_budget_percent != null) fields.retry_budget_percent = input.retry_budget_percent
+      if (input.retry_backoff_ms != null) fields.retry_backoff_ms = input.retry_backoff_ms
+      if (input.hedge_after_ms != null) fields.hedge_after_ms = input.hedge_after_ms
       const pool = await database.transact((db) => updatePoolWork(db, id, fields, { actor, changes: input, at }))
       return {
         pool_id: pool.id,

@@ -116,7 +116,7 @@ for (const dialect of dialects) {
         const body = res.body
         assert.deepEqual(Object.keys(body).sort(), [
           'cache', 'category', 'created_at', 'current_provider', 'description', 'enabled', 'last_rotation', 'members', 'name',
-          'policy', 'pool_id', 'pool_name', 'recent_rotations', 'rotation_strategy', 'total_rotations', 'updated_at'
+          'policy', 'pool_id', 'pool_name', 'recent_rotations', 'retries', 'rotation_strategy', 'total_rotations', 'updated_at'
         ])
         assert.deepEqual(body.policy, {
           failure_threshold: 3,
@@ -129,9 +129,14 @@ for (const dialect of dialects) {
           forbidden_ttl_seconds: 3600,
           cache_ttl_seconds: 0,
           cache_stale_seconds: 0,
-          max_wait_ms: 0
+          max_wait_ms: 0,
+          deadline_ms: 30_000,
+          retry_budget_percent: 20,
+          retry_backoff_ms: 0,
+          hedge_after_ms: null
         })
         assert.deepEqual(body.cache, { ttl_seconds: 0, stale_seconds: 0, hits: 0, misses: 0, stale: 0, entries: 0, hit_ratio: 0 })
+        assert.deepEqual(body.retries, { made: 0, hedges: 0, budget_exhausted: 0 })
         assert.equal(body.pool_id, id)
         assert.equal(body.name, 'status')
         assert.equal(body.pool_name, 'status')

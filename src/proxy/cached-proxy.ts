@@ -52,7 +52,7 @@ interface StoredAnswer {
 /** What the leader of a key shares with the requests waiting for it. */
 type Shared =
   | { readonly kind: 'stored', readonly entry: CachedAnswer }
-  | { readonly kind: 'failed', readonly answer: Extract<ProxyAnswer, { kind: 'failed' | 'unavailable' }> }
+  | { readonly kind: 'failed', readonly answer: Exclude<ProxyAnswer, { kind: 'answer' }> }
   /** The answer was not stored (private to its caller, too big, too slow, an event stream): each waiter goes upstream on its own. */
   | { readonly kind: 'alone' }
 
@@ -211,6 +211,12 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     const purged = purges.get(poolId) ?? 0
     const answer = await proxy.forward(poolId, asked)
     if (answer.kind !== 'answer') return { shared: { kind: 'failed', answer }, own: { ...answer, cache: label } }
+    if (answer.retryBudget !== undefined) {
+      // A failing attempt's own answer, back because the retry budget was spent: the
+      // leader's alone (stale if error applies); the waiters share it as a failure.
+      const failed = { kind: 'failed' as const, attempts: [], refusals: [], retryBudget: answer.retryBudget }
+      return { shared: { kind: 'failed', answer: failed }, own: { ...answer, cache: label } }
+    }
     let body: Buffer
     if (answer.body === null) body = Buffer.alloc(0)
     else {
@@ -367,7 +373,9 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
       }
       const { own } = led
       // Stale if error: every member failed or none is eligible, but an entry within its stale window is kept.
-      const served = own.kind === 'answer' ? own : await staleInstead(poolId, key, incoming) ?? own
+      const failing = own.kind !== 'answer' || ('retryBudget' in own && own.retryBudget !== undefined)
+      const served = failing ? await staleInstead(poolId, key, incoming) ?? own : own
+      if (served !== own) letGo(led)
       count(poolId, served.cache ?? label)
       return served
     },
@@ -405,7 +413,7 @@ function upstreamAge (headers: Record<string, string | string[]>): number {
 
 /** Lets go of a led answer nobody will read: its body still streaming from the provider is destroyed. */
 function letGo (led: Led): void {
-  if (led.own.kind === 'answer' && led.own.body instanceof Readable) led.own.body.destroy()
+  if (led.own.kind === 'answer' && led.own.body instanceof Readable) led.own.body.on('error', () => {}).destroy()
 }
 
 export type CachedProxy = ReturnType<typeof createCachedProxy>

@@ -11,6 +11,7 @@
 import { DomainError } from '../errors.js'
 import { REQUEST_ID_HEADER } from '../http/request-id.js'
 import { rateLimitSignals } from '../rules/rate-limit-signals.js'
+import { DEADLINE_HEADER } from '../rules/retry-policy.js'
 import { scrubEchoes } from '../rules/secrets.js'
 import { MAX_HASH_KEY_LENGTH } from '../rules/strategies.js'
 import { UnsafePathError } from '../rules/upstream-url.js'
@@ -138,7 +139,7 @@ export function upstreamHeaders (
   for (const name in incoming) {
     const value = incoming[name]
     if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name) || NEVER_FORWARDED.has(name)) continue
-    if (name === 'authorization' || name === PROVIDER_AUTHORIZATION || name === HASH_KEY_HEADER) continue
+    if (name === 'authorization' || name === PROVIDER_AUTHORIZATION || name === HASH_KEY_HEADER || name === DEADLINE_HEADER) continue
     if (name === 'cookie' && !options.forwardClientAuth) continue
     out[name] = value
   }

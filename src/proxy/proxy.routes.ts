@@ -20,6 +20,9 @@ import type { CachedProxy } from './cached-proxy.js'
 /** The proxy's route (API calls other than this one first write down pending proxied traffic). */
 export const PROXY_ROUTE = '/api/pools/:pool_id/proxy/*'
 
+/** The header of an answer that ended its request because the pool's retry budget was spent (`exhausted`). */
+export const RETRY_BUDGET_HEADER = 'x-sourcepool-retry-budget'
+
 /** Largest request body the proxy forwards. */
 export const PROXY_BODY_LIMIT = 10 * 1024 * 1024
 
@@ -110,7 +113,11 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: CachedProxy, ownCor
       if (answer.retryAfterS !== null) reply.header('retry-after', String(answer.retryAfterS))
       return reply.code(503).send({ detail: `No available providers in pool ${poolId}` })
     }
+    if (answer.kind === 'deadline') {
+      return reply.code(504).send({ detail: `Deadline of ${answer.deadlineMs} ms exceeded for pool ${poolId}`, attempts: answer.attempts })
+    }
     if (answer.kind === 'failed') {
+      if (answer.retryBudget !== undefined) reply.header(RETRY_BUDGET_HEADER, answer.retryBudget)
       return reply.code(502).send({ detail: `All providers failed for pool ${poolId}`, attempts: answer.attempts, refusals: answer.refusals })
     }
     // The answer's headers are this request's own copy: ours go onto it.
@@ -124,6 +131,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: CachedProxy, ownCor
     headers['x-sourcepool-attempts'] = String(answer.attempts)
     if (answer.cache !== undefined) headers['x-sourcepool-cache'] = answer.cache
     if (answer.age !== undefined) headers.age = String(answer.age)
+    if ('retryBudget' in answer && answer.retryBudget !== undefined) headers[RETRY_BUDGET_HEADER] = answer.retryBudget
     // Ours, whatever the provider sent (downstreamHeaders moved its own to x-upstream-request-id).
     headers[REQUEST_ID_HEADER] = request.id
     reply.code(answer.status).headers(headers)

@@ -15,22 +15,36 @@
  * request waits for it (at most MAX_WAITING requests at once; a client that leaves
  * ends its wait) instead of answering 503. A 401/402 on our credentials takes its
  * member out and moves on; a second one in the same request is the request's own
- * doing: that answer goes back, and no second member is taken out. An error of ours (the upstream client refused the request as
- * built) is no provider's failure: nothing is reported, and it ends the request
- * as a 500.
+ * doing: that answer goes back, and no second member is taken out. An error of
+ * ours (the upstream client refused the request as built) is no provider's
+ * failure: nothing is reported, and it ends the request as a 500.
+ *
+ * The retry policy (issue 28, rules/retry-policy.ts): no request runs past its
+ * deadline (the pool's `deadline_ms`, or less by the client's header) across
+ * attempts, backoffs and waits: each attempt is bounded by what is left, and past
+ * it the request answers 504 with the attempts made (an answer already streaming
+ * is not cut). Every attempt after the first spends the pool's retry budget (per
+ * process, a percent of first attempts over a sliding window); when it is spent, a
+ * failing attempt's own answer goes back (`retryBudget: 'exhausted'`). A retry
+ * waits a full-jitter backoff first. With `hedge_after_ms`, a request that may be
+ * repeated and whose one attempt has not started answering after that delay sends
+ * a second attempt to another member; the first answer to start wins and the
+ * other attempt is called off (`cancelled`: no outcome, no health).
  */
 import type { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
-import { NotFoundError } from '../errors.js'
+import { DomainError, NotFoundError } from '../errors.js'
+import { NO_RETRY_EVENTS, type RetryEvents } from '../metrics/metrics.js'
 import type { FailedAttempt, PoolRuntime, ProxyChoice, ProxyRefusal } from '../runtime/pool-runtime.js'
+import { backoffMs, BUDGET_WINDOW_MS, DEADLINE_HEADER, MAX_DEADLINE_MS, requestDeadline, RetryBudget } from '../rules/retry-policy.js'
 import { assertSafePath } from '../rules/upstream-url.js'
 import {
   attemptLogFields, classifyAttempt, failedAttemptSummary, failoverReason, nextStep, reportedOutcome, whenNoneLeft, type FailedAttemptSummary
 } from './attempt.js'
 import {
-  assertForwardableMethod, CREDENTIALS_REJECTED, downstreamHeaders, hashKeyOf, hasNoBody, proxiedPath, resourceOf, type AttemptResult, type ProxyRequest
+  assertForwardableMethod, CREDENTIALS_REJECTED, downstreamHeaders, hashKeyOf, hasNoBody, mayRetry, proxiedPath, resourceOf, type AttemptResult, type ProxyRequest
 } from './forward.js'
-import { createUpstreamClient, type SentUpstream } from './upstream-client.js'
+import { createUpstreamClient, DEFAULT_TIMEOUT_MS, type SentUpstream } from './upstream-client.js'
 
 export type { FailedAttemptSummary } from './attempt.js'
 export type { ProxyRequest } from './forward.js'
@@ -38,19 +52,36 @@ export { DEFAULT_TIMEOUT_MS } from './upstream-client.js'
 
 export type ProxyAnswer =
   /** `body` is null for an answer that has none (HEAD, 204, 304). */
-  | { kind: 'answer', status: number, headers: Record<string, string | string[]>, body: Readable | null, provider: string | null, attempts: number }
+  | {
+    kind: 'answer',
+    status: number,
+    headers: Record<string, string | string[]>,
+    body: Readable | null,
+    provider: string | null,
+    attempts: number,
+    /** Set when a failing attempt's own answer goes back because the retry budget was spent. */
+    retryBudget?: 'exhausted'
+  }
   | { kind: 'unavailable', retryAfterS: number | null }
-  | { kind: 'failed', attempts: FailedAttemptSummary[], refusals: ProxyRefusal[] }
+  | { kind: 'failed', attempts: FailedAttemptSummary[], refusals: ProxyRefusal[], retryBudget?: 'exhausted' }
+  /** The request's deadline passed before an answer started (504). */
+  | { kind: 'deadline', deadlineMs: number, attempts: FailedAttemptSummary[] }
 
-type Runtime = Pick<PoolRuntime, 'choose' | 'report' | 'learnRefusal' | 'release'>
+type Runtime = Pick<PoolRuntime, 'choose' | 'report' | 'learnRefusal' | 'release' | 'retriesCounted'>
 
 interface Deps {
   runtime: Runtime
   now?: () => Date
+  /** Draws the backoff's jitter (injectable for tests). */
+  random?: () => number
+  events?: RetryEvents
 }
 
 /** Requests that may wait at once for a member to come back (max_wait_ms); past it, they answer 503 at once. */
 export const MAX_WAITING = 1024
+
+/** What is left of a deadline below which it counts as passed (timers fire to the millisecond). */
+const DEADLINE_SLACK_MS = 1
 
 /** True for our credentials rejected (a 401/402). */
 const isCredentialsRejected = (result: AttemptResult): boolean => result.kind === 'failure' && result.reason === CREDENTIALS_REJECTED
@@ -70,6 +101,18 @@ async function pause (ms: number, signal: AbortSignal | undefined): Promise<void
 
 type Chosen = Extract<ProxyChoice, { kind: 'chosen' }>
 
+/** One attempt sent: its choice, what its call will give, and how to call it off before its answer starts. */
+interface Attempt {
+  readonly choice: Chosen
+  readonly sent: Promise<SentUpstream>
+  /** Its number in the request (1 for the first), as its log line shows it. */
+  readonly number: number
+  /** The bound it was sent with was the client's shortened deadline, not the member's own timeout. */
+  readonly cutByClient: boolean
+  readonly startedAt: number
+  cancel: (() => void) | undefined
+}
+
 /** Folds an attempt's outcome into the runtime: its health and counters, or the refusal it met. */
 function record (runtime: Runtime, poolId: number, { pool, member }: Chosen, resource: string, result: AttemptResult, sent: SentUpstream): void {
   const outcome = reportedOutcome(result, sent)
@@ -84,7 +127,7 @@ function record (runtime: Runtime, poolId: number, { pool, member }: Chosen, res
  */
 function answerWith (
   runtime: Runtime, response: Dispatcher.ResponseData, secrets: readonly string[], withBody: boolean, { member }: Chosen, attempts: number
-): ProxyAnswer {
+): Extract<ProxyAnswer, { kind: 'answer' }> {
   if (withBody) response.body.once('close', () => { runtime.release(member.id) })
   else response.body.resume()
   return {
@@ -97,36 +140,118 @@ function answerWith (
   }
 }
 
+/** Throws away an answer the request does not use (its body, read or not, is let go). */
+function discard (sent: SentUpstream): void {
+  if ('response' in sent) sent.response.body.on('error', () => {}).destroy()
+}
+
 /** Builds the proxy over the pool runtime; `close` ends its upstream connections. */
-export function createProxyService ({ runtime, now = () => new Date() }: Deps) {
+export function createProxyService ({ runtime, now = () => new Date(), random = Math.random, events = NO_RETRY_EVENTS }: Deps) {
   const upstream = createUpstreamClient()
   let waiting = 0
+  /** Each pool's retry budget in this process (a pool unused for a window is dropped at the next sweep). */
+  const budgets = new Map<number, RetryBudget>()
+  let sweptAt = now().getTime()
+
+  function budgetOf (poolId: number): RetryBudget {
+    let budget = budgets.get(poolId)
+    if (budget === undefined) {
+      const at = now().getTime()
+      if (at - sweptAt > BUDGET_WINDOW_MS) {
+        sweptAt = at
+        for (const [id, b] of budgets) if (b.idle(at)) budgets.delete(id)
+      }
+      budgets.set(poolId, budget = new RetryBudget())
+    }
+    return budget
+  }
+
+  /** An attempt called off (a hedge that lost, or the request ended beside it): no outcome, no health; its member released when it ends. */
+  function callOff (attempt: Attempt, incoming: ProxyRequest): void {
+    attempt.cancel?.()
+    attempt.sent.then((sent) => {
+      discard(sent)
+      incoming.log.info({ attempt: attempt.number, providerId: attempt.choice.member.provider_id, provider: attempt.choice.member.provider_name, outcome: 'cancelled', latencyMs: sent.latencyMs }, 'proxy attempt')
+    }, () => {}).finally(() => { runtime.release(attempt.choice.member.id) })
+  }
 
   return {
     close: upstream.close,
 
     async forward (poolId: number, incoming: ProxyRequest): Promise<ProxyAnswer> {
-      // Refuse a method never forwarded, and an unsafe path, before any provider is tried.
+      // Refuse a method never forwarded, an unsafe path and a malformed deadline, before any provider is tried.
       assertForwardableMethod(incoming.method)
       const path = proxiedPath(incoming.url)
       assertSafePath(path)
       const resource = resourceOf(path)
       const key = hashKeyOf(incoming.headers)
+      const asked = incoming.headers[DEADLINE_HEADER]
+      if (asked !== undefined && requestDeadline(MAX_DEADLINE_MS, asked) === 'invalid') {
+        throw new DomainError(400, `${DEADLINE_HEADER} must be a whole number of milliseconds from 1 to ${MAX_DEADLINE_MS}`)
+      }
+      const started = performance.now()
       const tried = new Set<number>()
+      const inFlight: Attempt[] = []
       let refusals: ProxyRefusal[] = []
       const attempts: FailedAttemptSummary[] = []
       let failed: FailedAttempt | undefined
       let maxAttempts = 1
+      let launched = 0
       let waited = 0
       let rejected = false
-      do {
-        const choice = await runtime.choose(poolId, resource, tried, failed, key)
-        if (choice.kind === 'unknown_pool') throw new NotFoundError(`Pool ${poolId} not found`)
-        maxAttempts = choice.pool.max_attempts
-        if (choice.kind === 'none') {
-          // A member back within what is left of max_wait_ms: wait for it, then choose again.
+      let retries = 0
+      let hedges = 0
+      let hedgeTried = false
+      let hedge: Attempt | undefined
+      // The pool as the latest choice saw it.
+      let pool: Chosen['pool'] | undefined
+      let exhausted = false
+      // The next attempt follows a refusal or our credentials rejected: the provider did
+      // nothing, and each such member is out for a while, so it spends no budget.
+      let free = false
+      let won: { slow: number, winner: number, afterMs: number } | undefined
+      // Set at the first choice, from the pool's policy.
+      let deadline = { ms: MAX_DEADLINE_MS, shortened: false }
+      let budget: RetryBudget | undefined
+      const leftMs = () => deadline.ms - (performance.now() - started)
+
+      /** Sends an attempt to the chosen member, bounded by what is left of the deadline. */
+      const launch = (choice: Chosen): Attempt => {
+        const own = choice.member.timeout_ms ?? DEFAULT_TIMEOUT_MS
+        const bound = Math.max(1, Math.ceil(leftMs()))
+        tried.add(choice.member.provider_id)
+        launched++
+        let cancel: (() => void) | undefined
+        const sent = upstream.send(incoming, path, choice.pool, choice.member, { timeoutMs: bound, onCancel: (c) => { cancel = c } })
+        const attempt: Attempt = { choice, sent, number: launched, cutByClient: deadline.shortened && bound < own, startedAt: performance.now(), cancel }
+        inFlight.push(attempt)
+        return attempt
+      }
+
+      /** Ends the request: what the retry policy did is counted, attempts still in flight are called off. */
+      const end = (answer: ProxyAnswer): ProxyAnswer => {
+        for (const attempt of inFlight.splice(0)) callOff(attempt, incoming)
+        runtime.retriesCounted(poolId, { retries, hedges, exhausted }, won)
+        return answer
+      }
+
+      /** Chooses the next member (waiting up to max_wait_ms within the deadline for one to come back), or how the request ends. */
+      const next = async (): Promise<Chosen | ProxyAnswer> => {
+        for (;;) {
+          const choice = await runtime.choose(poolId, resource, tried, failed, key)
+          if (choice.kind === 'unknown_pool') throw new NotFoundError(`Pool ${poolId} not found`)
+          if (budget === undefined) {
+            const found = requestDeadline(choice.pool.deadline_ms, asked)
+            if (found !== 'invalid') deadline = found
+            budget = budgetOf(poolId)
+            budget.first(now().getTime())
+          }
+          maxAttempts = choice.pool.max_attempts
+          pool = choice.pool
+          if (choice.kind === 'chosen') return choice
+          // A member back within what is left of max_wait_ms and of the deadline: wait for it, then choose again.
           const back = choice.retryAfterMs
-          if (back !== null && back <= choice.pool.max_wait_ms - waited && waiting < MAX_WAITING && !left(incoming)) {
+          if (back !== null && back <= Math.min(choice.pool.max_wait_ms - waited, leftMs()) && waiting < MAX_WAITING && !left(incoming)) {
             const ms = Math.max(1, back)
             waiting++
             try { await pause(ms, incoming.signal) } finally { waiting-- }
@@ -135,41 +260,119 @@ export function createProxyService ({ runtime, now = () => new Date() }: Deps) {
           }
           refusals = choice.refusals
           if (whenNoneLeft(attempts.length, refusals.length, choice.retryAfterS) === 'unavailable') return { kind: 'unavailable', retryAfterS: choice.retryAfterS }
-          break
+          return { kind: 'failed', attempts, refusals }
         }
-        const { member } = choice
-        // The attempt counts as in flight (least_outstanding) until it ends here, or
-        // until its answer's body is closed when that streams back to the client.
-        let streaming = false
+      }
+
+      /** The next attempt to settle, or `hedge` when the pool's hedge delay passes first. */
+      const settleNext = async (): Promise<Attempt | 'hedge'> => {
+        const first = inFlight[0] as Attempt
+        const hedgeAfter = pool?.hedge_after_ms ?? 0
+        const hedgeable = hedgeAfter > 0 && !hedgeTried && inFlight.length === 1 && launched < maxAttempts &&
+          mayRetry(incoming.method, incoming.headers, pool?.retry_non_idempotent === 1)
+        if (inFlight.length === 1 && !hedgeable) {
+          await first.sent.catch(() => {})
+          return first
+        }
+        const settled = inFlight.map(async (a) => await a.sent.then(() => a, () => a))
+        if (!hedgeable) return await Promise.race(settled)
+        let timer: NodeJS.Timeout | undefined
+        const due = new Promise<'hedge'>((resolve) => { timer = setTimeout(() => { resolve('hedge') }, Math.max(0, hedgeAfter - (performance.now() - first.startedAt))) })
         try {
-          tried.add(member.provider_id)
-          const sent = await upstream.send(incoming, path, choice.pool, member)
-          const result = classifyAttempt(sent, choice.pool, now())
-          incoming.log.info(attemptLogFields(attempts.length + 1, member, result, sent), 'proxy attempt')
-          // Ours: the provider was never asked, so it is not told against; the request ends (500).
-          if (result.kind === 'ours') throw result.error
-          // A second member rejecting the credentials in one request: it is the request (a
-          // key of its own in the query, a premium path), not our keys; its answer goes back
-          // and no other member is taken out for it.
-          const requestRejected = isCredentialsRejected(result) && rejected
-          if (!requestRejected) record(runtime, poolId, choice, resource, result, sent)
-          rejected ||= isCredentialsRejected(result)
-          const step = requestRejected ? 'answer' : nextStep(result, incoming.method, incoming.headers, choice.pool.retry_non_idempotent === 1)
-          if ('response' in sent) {
-            if (step === 'answer') {
-              streaming = !hasNoBody(incoming.method, sent.response.statusCode)
-              return answerWith(runtime, sent.response, sent.secrets, streaming, choice, attempts.length + 1)
-            }
-            sent.response.body.resume()
-          }
-          attempts.push(failedAttemptSummary(member, result, sent))
-          failed = { providerId: member.provider_id, reason: failoverReason(result) }
-          if (step === 'stop') break
+          return await Promise.race([...settled, due])
         } finally {
-          if (!streaming) runtime.release(member.id)
+          clearTimeout(timer)
         }
-      } while (attempts.length < maxAttempts)
-      return { kind: 'failed', attempts, refusals }
+      }
+
+      const passed = () => leftMs() < DEADLINE_SLACK_MS
+      const overDeadline = (): ProxyAnswer => ({ kind: 'deadline', deadlineMs: deadline.ms, attempts })
+
+      try {
+        for (;;) {
+          if (inFlight.length === 0) {
+            // A retry: within the budget, after the backoff, within the deadline.
+            if (launched > 0 && !free) {
+              const wait = backoffMs(pool?.retry_backoff_ms ?? 0, launched + 1, random, leftMs())
+              if (wait > 0) await pause(wait, incoming.signal)
+              if (passed()) return end(overDeadline())
+            }
+            const choice = await next()
+            if (choice.kind !== 'chosen') return end(choice)
+            if (launched > 0 && !free) {
+              (budget as RetryBudget).spend(now().getTime())
+              retries++
+              events.retried(poolId, 'failover')
+            }
+            launch(choice)
+          }
+          const attempt = await settleNext()
+          if (attempt === 'hedge') {
+            hedgeTried = true
+            if (!(budget as RetryBudget).allows(pool?.retry_budget_percent ?? 0, now().getTime())) continue
+            const choice = await runtime.choose(poolId, resource, tried, undefined, key)
+            if (choice.kind !== 'chosen') continue
+            ;(budget as RetryBudget).spend(now().getTime())
+            retries++
+            hedges++
+            events.retried(poolId, 'hedge')
+            hedge = launch(choice)
+            continue
+          }
+          const { member } = attempt.choice
+          inFlight.splice(inFlight.indexOf(attempt), 1)
+          // The attempt counts as in flight (least_outstanding) until it ends here, or
+          // until its answer's body is closed when that streams back to the client.
+          let streaming = false
+          try {
+            const sent = await attempt.sent
+            const result = classifyAttempt(sent, attempt.choice.pool, now())
+            incoming.log.info(attemptLogFields(attempt.number, member, result, sent), 'proxy attempt')
+            // Ours: the provider was never asked, so it is not told against; the request ends (500).
+            if (result.kind === 'ours') throw result.error
+            // Cut by the client's own shorter deadline: says nothing about the provider.
+            const cutByClient = attempt.cutByClient && !('response' in sent) && sent.timedOut
+            // A second member rejecting the credentials in one request: it is the request (a
+            // key of its own in the query, a premium path), not our keys; its answer goes back
+            // and no other member is taken out for it.
+            const requestRejected = isCredentialsRejected(result) && rejected
+            if (!requestRejected && !cutByClient) record(runtime, poolId, attempt.choice, resource, result, sent)
+            rejected ||= isCredentialsRejected(result)
+            const step = requestRejected ? 'answer' : nextStep(result, incoming.method, incoming.headers, attempt.choice.pool.retry_non_idempotent === 1)
+            if (step === 'answer' && 'response' in sent) {
+              streaming = !hasNoBody(incoming.method, sent.response.statusCode)
+              const slow = inFlight[0]
+              if (attempt === hedge && slow !== undefined) won = { slow: slow.choice.member.provider_id, winner: member.provider_id, afterMs: attempt.choice.pool.hedge_after_ms }
+              return end(answerWith(runtime, sent.response, sent.secrets, streaming, attempt.choice, launched))
+            }
+            attempts.push(failedAttemptSummary(member, result, sent))
+            failed = { providerId: member.provider_id, reason: failoverReason(result) }
+            // Another attempt still on its way (a hedge): its answer may yet serve.
+            if (inFlight.length > 0) { discard(sent); continue }
+            if (step === 'stop') { discard(sent); return end({ kind: 'failed', attempts, refusals }) }
+            if (passed()) { discard(sent); return end(overDeadline()) }
+            if (launched >= maxAttempts) { discard(sent); break }
+            free = result.kind === 'forbidden' || isCredentialsRejected(result)
+            if (!free && !(budget as RetryBudget).allows(attempt.choice.pool.retry_budget_percent, now().getTime())) {
+              // The budget is spent: this attempt's own answer goes back (502 when it had none).
+              exhausted = true
+              events.budgetExhausted(poolId)
+              if ('response' in sent) {
+                streaming = !hasNoBody(incoming.method, sent.response.statusCode)
+                return end({ ...answerWith(runtime, sent.response, sent.secrets, streaming, attempt.choice, launched), retryBudget: 'exhausted' })
+              }
+              return end({ kind: 'failed', attempts, refusals, retryBudget: 'exhausted' })
+            }
+            discard(sent)
+          } finally {
+            if (!streaming) runtime.release(member.id)
+          }
+        }
+        return end({ kind: 'failed', attempts, refusals })
+      } catch (error) {
+        end({ kind: 'failed', attempts, refusals })
+        throw error
+      }
     }
   }
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { healthChangeRecord } from './health.js'
-import { checkFailedNotes, cooldownNotes, failoverNotes, historyKind, isRotation, noAlternativeNotes, quotaRecord, refusalRecord, type HistoryFields } from './history-kind.js'
+import { checkFailedNotes, cooldownNotes, failoverNotes, historyKind, isRotation, noAlternativeNotes, quotaRecord, refusalRecord, type HistoryFields, hedgeRecord } from './history-kind.js'
 
 const record = (over: Partial<HistoryFields>): HistoryFields => ({ from_provider_id: 1, to_provider_id: 2, reason: 'manual', notes: null, ...over })
 
@@ -46,10 +46,16 @@ describe('historyKind', () => {
     assert.deepEqual([historyKind(quota), quota.reason, quota.until], ['quota', 'quota_exhausted', '2026-01-01T01:00:00.000Z'])
   })
 
-  it('counts rotations and failovers as rotations, nothing else', () => {
+  it('knows a hedge that won by its reason and notes; a client reason alone is a rotation', () => {
+    const won = hedgeRecord(3, 4, 150)
+    assert.deepEqual([historyKind(won), won.from_provider_id, won.to_provider_id, won.notes], ['hedge', 3, 4, 'Hedge from slow provider 3 (no answer after 150 ms)'])
+    assert.equal(historyKind(record({ reason: 'hedge', notes: null })), 'rotation')
+  })
+
+  it('counts rotations, failovers and hedges as rotations, nothing else', () => {
     assert.deepEqual(
-      (['rotation', 'failover', 'failover_failed', 'cooldown', 'recovered', 'refusal', 'quota'] as const).filter(isRotation),
-      ['rotation', 'failover']
+      (['rotation', 'failover', 'hedge', 'failover_failed', 'cooldown', 'recovered', 'refusal', 'quota'] as const).filter(isRotation),
+      ['rotation', 'failover', 'hedge']
     )
   })
 })

@@ -17,6 +17,8 @@ export type HistoryKind =
   | 'rotation'
   /** A failover that chose another provider: through the API or inside a proxied request. */
   | 'failover'
+  /** A proxied request's hedge that won: a second provider, asked while the first was slow, answered first. */
+  | 'hedge'
   /** A failover that found no alternative: nothing was chosen (also any record choosing none that is none of the others). */
   | 'failover_failed'
   /** A member started cooling down (`cooldown:<cause>`). */
@@ -48,6 +50,10 @@ export interface ServiceRecord extends HistoryFields {
 
 /** How a failover's notes start; the SQL count of failovers (activity) matches it too. */
 export const FAILOVER_NOTES = 'Failover from failed provider '
+/** How a winning hedge's notes start. */
+export const HEDGE_NOTES = 'Hedge from slow provider '
+/** The reason of a winning hedge's record. */
+export const HEDGE = 'hedge'
 /** How the notes of the service's records about a provider start (a rotation's are null or `degraded: …`). */
 export const PROVIDER_NOTES = 'Provider '
 export const RECOVERED = 'recovered'
@@ -60,6 +66,15 @@ export const CHECK_FAILED = 'check_failed'
 /** The notes of a failover that chose another provider. */
 export function failoverNotes (failedProviderId: number, degraded: boolean): string {
   return `${FAILOVER_NOTES}${failedProviderId}${degraded ? ' (degraded: every eligible member was cooling down)' : ''}`
+}
+
+/**
+ * The record of a proxied request's hedge that won: `winner`, asked because
+ * `slow` had not started answering after the pool's hedge_after_ms, answered
+ * first (the slow attempt was called off: no failure of its provider).
+ */
+export function hedgeRecord (slow: number, winner: number, afterMs: number): ServiceRecord {
+  return { from_provider_id: slow, to_provider_id: winner, reason: HEDGE, success: 1, notes: `${HEDGE_NOTES}${slow} (no answer after ${afterMs} ms)`, until: null }
 }
 
 /** The notes of a failover that found no alternative. */
@@ -127,6 +142,7 @@ export function historyKind (record: HistoryFields): HistoryKind {
   const { from_provider_id: from, to_provider_id: to, reason, notes } = record
   if (to !== null) {
     if (reason === RECOVERED && from === null && (notes ?? '').startsWith(PROVIDER_NOTES)) return 'recovered'
+    if (reason === HEDGE && (notes ?? '').startsWith(HEDGE_NOTES)) return 'hedge'
     return (notes ?? '').startsWith(FAILOVER_NOTES) ? 'failover' : 'rotation'
   }
   if (reason.startsWith(COOLDOWN_PREFIX) && about(notes, from, 'cooling down until ')) return 'cooldown'
@@ -137,7 +153,7 @@ export function historyKind (record: HistoryFields): HistoryKind {
   return 'failover_failed'
 }
 
-/** True for a record that chose a provider: a rotation or a failover (what activity counts as rotations). */
+/** True for a record that chose a provider: a rotation, a failover or a hedge (what activity counts as rotations). */
 export function isRotation (kind: HistoryKind): boolean {
-  return kind === 'rotation' || kind === 'failover'
+  return kind === 'rotation' || kind === 'failover' || kind === 'hedge'
 }

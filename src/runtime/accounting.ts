@@ -10,6 +10,7 @@ import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { MAX_RESOURCE_LENGTH } from '../providers/refusal.service.js'
 import { foldSample } from '../rules/activity.js'
 import { applyOutcome, healthAt, healthChangeRecord, type Outcome } from '../rules/health.js'
+import { hedgeRecord } from '../rules/history-kind.js'
 import { memberPendingOf, poolPendingOf } from './batch.js'
 import type { Member, RuntimeState } from './runtime-state.js'
 
@@ -115,6 +116,22 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
       else if (result === 'miss') delta.cacheMisses++
       else if (result === 'stale') delta.cacheStale++
       if (entries !== undefined) delta.cacheEntries = entries
+    },
+
+    /**
+     * Counts what the retry policy did for one proxied request of the pool: `retries`
+     * (attempts after its first, hedges among them), `hedges`, and whether a spent
+     * budget ended it. A hedge that won (`won`: the slow provider and the winner)
+     * goes into the history. Written down by the next flush.
+     */
+    retriesCounted (poolId: number, counts: { readonly retries: number, readonly hedges: number, readonly exhausted: boolean }, won?: { slow: number, winner: number, afterMs: number }): void {
+      if (counts.retries === 0 && !counts.exhausted && won === undefined) return
+      const pending = memory.pending()
+      const delta = poolPendingOf(pending, poolId)
+      delta.retries += counts.retries
+      delta.hedges += counts.hedges
+      if (counts.exhausted) delta.budgetExhausted++
+      if (won !== undefined) pending.history.push({ kind: 'hedge', poolId, record: hedgeRecord(won.slow, won.winner, won.afterMs), at: now().toISOString() })
     },
 
     /** Ends an attempt `choose` handed out (its answer is complete, or it failed). */

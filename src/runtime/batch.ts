@@ -10,6 +10,7 @@
 import type { FailoverRecord } from '../pools/history-records.repository.js'
 import { mergeSamples, type MinuteSample } from '../rules/activity.js'
 import type { HealthChangeRecord } from '../rules/health.js'
+import type { ServiceRecord } from '../rules/history-kind.js'
 import type { QuotaReturn } from './quota-leases.js'
 import type { HealthWrite } from './runtime.repository.js'
 
@@ -34,12 +35,17 @@ export interface PendingPool {
   cacheStale: number
   /** The pool's live cache entries as last counted, or null when not counted since the last flush. */
   cacheEntries: number | null
+  /** Proxied attempts after a request's first (hedges among them), hedges, and requests a spent retry budget ended. */
+  retries: number
+  hedges: number
+  budgetExhausted: number
 }
 
 /** A history record a proxied request made: a failover inside it, or a health change one of its attempts caused. */
 export type PendingRecord =
   | ({ readonly kind: 'failover' } & FailoverRecord)
   | { readonly kind: 'health', readonly poolId: number, readonly record: HealthChangeRecord, readonly at: string }
+  | { readonly kind: 'hedge', readonly poolId: number, readonly record: ServiceRecord, readonly at: string }
 
 /** A refusal learned, with the pool whose proxied request met the 403. */
 export interface PendingRefusal {
@@ -107,7 +113,7 @@ export function memberPendingOf (pending: Pending, poolId: number, memberId: num
 /** The pool's pending counters, started when it has none. */
 export function poolPendingOf (pending: Pending, poolId: number): PendingPool {
   let delta = pending.pools.get(poolId)
-  if (delta === undefined) pending.pools.set(poolId, delta = { rotations: 0, currentProviderId: null, lastRotation: null, cacheHits: 0, cacheMisses: 0, cacheStale: 0, cacheEntries: null })
+  if (delta === undefined) pending.pools.set(poolId, delta = { rotations: 0, currentProviderId: null, lastRotation: null, cacheHits: 0, cacheMisses: 0, cacheStale: 0, cacheEntries: null, retries: 0, hedges: 0, budgetExhausted: 0 })
   return delta
 }
 
@@ -139,6 +145,9 @@ export function mergePending (first: PendingView, later: PendingView): Pending {
         p.cacheHits += d.cacheHits
         p.cacheMisses += d.cacheMisses
         p.cacheStale += d.cacheStale
+        p.retries += d.retries
+        p.hedges += d.hedges
+        p.budgetExhausted += d.budgetExhausted
         if (d.cacheEntries !== null) p.cacheEntries = d.cacheEntries
         if (d.currentProviderId !== null) p.currentProviderId = d.currentProviderId
         if (d.lastRotation !== null) p.lastRotation = d.lastRotation

@@ -53,7 +53,7 @@ for (const dialect of dialects) {
             health: { consecutive_failures: 1, cooldown_trips: 1, cooldown_until: cooldownUntil, cooldown_reason: 'consecutive_failures', latency_ms: null, last_error: 'HTTP 500' }
           }]
         ]),
-        pools: new Map([[poolId, { rotations: 3, currentProviderId: a, lastRotation: at, cacheHits: 0, cacheMisses: 0, cacheStale: 0, cacheEntries: null }]]),
+        pools: new Map([[poolId, { rotations: 3, currentProviderId: a, lastRotation: at, cacheHits: 0, cacheMisses: 0, cacheStale: 0, cacheEntries: null, retries: 0, hedges: 0, budgetExhausted: 0 }]]),
         history: [
           { kind: 'health', poolId, record: cooldown, at },
           { kind: 'failover', poolId, failedProviderId: b, chosen: { providerId: a, degraded: false }, reason: 'proxy:http_500', at }

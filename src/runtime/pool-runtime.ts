@@ -58,6 +58,7 @@ export function createPoolRuntime ({
     learnRefusal: accounting.learnRefusal,
     release: accounting.release,
     cacheCounted: accounting.cacheCounted,
+    retriesCounted: accounting.retriesCounted,
 
     /** The pool's row as this runtime keeps it (its policy), or undefined for an unknown pool. */
     pool: async (poolId: number) => (await stateOf(poolId))?.pool,

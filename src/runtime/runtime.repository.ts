@@ -12,14 +12,15 @@ import type { PendingPool } from './batch.js'
 /** What the runtime keeps of a pool. */
 export type RuntimePoolRow = Pick<Selectable<PoolTable>, 'id' | 'enabled' | 'rotation_strategy' | 'rotation_state' | 'current_provider_id' |
 'failure_threshold' | 'cooldown_seconds' | 'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' |
-'forbidden_ttl_seconds' | 'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'change_seq'>
+'forbidden_ttl_seconds' | 'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'deadline_ms' | 'retry_budget_percent' |
+'retry_backoff_ms' | 'hedge_after_ms' | 'change_seq'>
 
 /** The pool's row as the runtime keeps it (no lock taken), or undefined. */
 export function * findRuntimePool (db: Db, id: number): Work<RuntimePoolRow | undefined> {
   return yield * first(db.selectFrom('pools')
     .select(['id', 'enabled', 'rotation_strategy', 'rotation_state', 'current_provider_id', 'failure_threshold', 'cooldown_seconds',
       'max_cooldown_seconds', 'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds',
-      'cache_ttl_seconds', 'cache_stale_seconds', 'max_wait_ms', 'change_seq'])
+      'cache_ttl_seconds', 'cache_stale_seconds', 'max_wait_ms', 'deadline_ms', 'retry_budget_percent', 'retry_backoff_ms', 'hedge_after_ms', 'change_seq'])
     .where('id', '=', id))
 }
 
@@ -100,7 +101,8 @@ export function * writeMemberDelta (db: Db, delta: MemberDelta, at: string): Wor
  * changed; answers the new change_seq (undefined: pool gone).
  */
 export function * writePoolDelta (
-  db: Db, poolId: number, delta: Pick<PendingPool, 'rotations' | 'currentProviderId' | 'lastRotation' | 'cacheHits' | 'cacheMisses' | 'cacheStale' | 'cacheEntries'>
+  db: Db, poolId: number,
+  delta: Pick<PendingPool, 'rotations' | 'currentProviderId' | 'lastRotation' | 'cacheHits' | 'cacheMisses' | 'cacheStale' | 'cacheEntries' | 'retries' | 'hedges' | 'budgetExhausted'>
 ): Work<number | undefined> {
   const row = yield * first(db.updateTable('pools').set((eb) => ({
     total_rotations: eb('total_rotations', '+', delta.rotations),
@@ -108,6 +110,9 @@ export function * writePoolDelta (
     ...(delta.cacheMisses === 0 ? {} : { cache_misses: eb('cache_misses', '+', delta.cacheMisses) }),
     ...(delta.cacheStale === 0 ? {} : { cache_stale: eb('cache_stale', '+', delta.cacheStale) }),
     ...(delta.cacheEntries === null ? {} : { cache_entries: delta.cacheEntries }),
+    ...(delta.retries === 0 ? {} : { proxy_retries: eb('proxy_retries', '+', delta.retries) }),
+    ...(delta.hedges === 0 ? {} : { proxy_hedges: eb('proxy_hedges', '+', delta.hedges) }),
+    ...(delta.budgetExhausted === 0 ? {} : { retry_budget_exhausted: eb('retry_budget_exhausted', '+', delta.budgetExhausted) }),
     ...(delta.currentProviderId === null ? {} : { current_provider_id: delta.currentProviderId }),
     ...(delta.lastRotation === null ? {} : { last_rotation: delta.lastRotation }),
     change_seq: eb('change_seq', '+', 1)
