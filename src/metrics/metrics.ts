@@ -138,7 +138,7 @@ export function createMetrics (membersByHealth: () => Promise<Record<string, num
 
   const retries = new Counter({
     name: 'sourcepool_proxy_retries_total',
-    help: "Proxied attempts after a request's first, by kind (failover: after a failure or refusal; hedge: beside a slow first attempt)",
+    help: "Proxied attempts that spent the pool's retry budget, by kind (failover: after a failure; hedge: beside a slow attempt)",
     labelNames: ['pool_id', 'kind'],
     registers
   })

@@ -30,6 +30,8 @@ import type { CachedAnswer, CacheStore } from '../cache/cache-store.js'
 import type { PoolRuntime } from '../runtime/pool-runtime.js'
 import { ageSeconds, asksForItsOwn, cacheKey, forbidsStore, freshSeconds, varyMatches, varyValues, wantsFresh } from '../rules/cache-policy.js'
 import { assertSafePath } from '../rules/upstream-url.js'
+import { DEADLINE_HEADER, DEADLINE_HEADER_PROBLEM, requestDeadline } from '../rules/retry-policy.js'
+import { DomainError } from '../errors.js'
 import { proxiedPath, type ProxyRequest } from './forward.js'
 import type { ProxyAnswer, ProxyService } from './proxy.service.js'
 
@@ -207,7 +209,8 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     poolId: number, key: string, incoming: ProxyRequest, pool: { cache_ttl_seconds: number, cache_stale_seconds: number }, label: 'MISS' | 'BYPASS', signal: AbortSignal
   ): Promise<Led> {
     // Sent with the flight's signal, not the leader's client's: others may be waiting for it.
-    const asked = { ...incoming, method: 'GET', signal }
+    // On the pool's own deadline: the answer is shared, and one client's shorter deadline is its own.
+    const asked = { ...incoming, method: 'GET', signal, headers: withoutDeadline(incoming.headers) }
     const purged = purges.get(poolId) ?? 0
     const answer = await proxy.forward(poolId, asked)
     if (answer.kind !== 'answer') return { shared: { kind: 'failed', answer }, own: { ...answer, cache: label } }
@@ -326,6 +329,13 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
       }
       const path = proxiedPath(incoming.url)
       assertSafePath(path)
+      // The client's own deadline (x-sourcepool-deadline-ms) bounds its waits for a shared answer.
+      const deadline = requestDeadline(pool.deadline_ms, incoming.headers[DEADLINE_HEADER])
+      if (deadline === 'invalid') throw new DomainError(400, DEADLINE_HEADER_PROBLEM)
+      const started = performance.now()
+      const leftMs = () => deadline.ms - (performance.now() - started)
+      const overDeadline = async (): Promise<ServedAnswer> =>
+        await staleInstead(poolId, key, incoming) ?? { kind: 'deadline', deadlineMs: deadline.ms, attempts: [], cache: 'MISS' }
       const key = cacheKey(path, incoming.headers, pool.forward_client_auth === 1)
       const id = `${poolId}:${key}`
       const anew = wantsFresh(incoming.headers)
@@ -350,7 +360,7 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
       }
       const running = inFlight.get(id)
       if (running !== undefined) {
-        const led = await board(running, incoming.signal, MAX_COALESCED_WAIT_MS + pool.max_wait_ms)
+        const led = await board(running, incoming.signal, Math.min(MAX_COALESCED_WAIT_MS + pool.max_wait_ms, leftMs()))
         let served = led === undefined ? undefined : asWaiter(led, incoming)
         if (served !== undefined && served.kind !== 'answer') served = await staleInstead(poolId, key, incoming) ?? served
         if (served !== undefined) {
@@ -358,14 +368,24 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
           return served
         }
         if (incoming.signal?.aborted === true) return { kind: 'unavailable', retryAfterS: null, cache: 'MISS' }
-        // Not shareable, or waited too long: upstream on its own.
-        const answer = await proxy.forward(poolId, incoming)
+        if (leftMs() < 1) {
+          count(poolId, 'MISS')
+          return await overDeadline()
+        }
+        // Not shareable, or waited too long: upstream on its own, within what is left of its deadline.
+        const answer = await proxy.forward(poolId, { ...incoming, headers: { ...incoming.headers, [DEADLINE_HEADER]: String(Math.max(1, Math.floor(leftMs()))) } })
         count(poolId, 'BYPASS')
         return { ...answer, cache: 'BYPASS' }
       }
       const label = anew ? 'BYPASS' : 'MISS'
       const flight = takeOff(id, false, async (signal) => await lead(poolId, key, incoming, pool, label, signal))
-      const led = await board(flight, incoming.signal, Infinity)
+      const led = await board(flight, incoming.signal, deadline.shortened ? leftMs() : Infinity)
+      if (led === undefined && incoming.signal?.aborted !== true) {
+        // Its own deadline passed first: the shared request goes on for the others, and to be stored.
+        flight.led.then(letGo, () => {})
+        count(poolId, label)
+        return await overDeadline()
+      }
       if (led === undefined) {
         // The client left: an answer too big to share, streaming for it alone, is let go when it comes.
         flight.led.then(letGo, () => {})
@@ -409,6 +429,13 @@ function isEventStream (headers: Record<string, string | string[]>): boolean {
 function upstreamAge (headers: Record<string, string | string[]>): number {
   const age = headers.age
   return typeof age === 'string' && /^\d{1,9}$/.test(age.trim()) ? Number(age.trim()) : 0
+}
+
+/** A request's headers without the client's deadline. */
+function withoutDeadline (headers: ProxyRequest['headers']): ProxyRequest['headers'] {
+  if (headers[DEADLINE_HEADER] === undefined) return headers
+  const { [DEADLINE_HEADER]: _deadline, ...rest } = headers
+  return rest
 }
 
 /** Lets go of a led answer nobody will read: its body still streaming from the provider is destroyed. */

@@ -36,7 +36,7 @@ import type { Dispatcher } from 'undici'
 import { DomainError, NotFoundError } from '../errors.js'
 import { NO_RETRY_EVENTS, type RetryEvents } from '../metrics/metrics.js'
 import type { FailedAttempt, PoolRuntime, ProxyChoice, ProxyRefusal } from '../runtime/pool-runtime.js'
-import { backoffMs, BUDGET_WINDOW_MS, DEADLINE_HEADER, MAX_DEADLINE_MS, requestDeadline, RetryBudget } from '../rules/retry-policy.js'
+import { backoffMs, BUDGET_WINDOW_MS, DEADLINE_HEADER, DEADLINE_HEADER_PROBLEM, MAX_DEADLINE_MS, requestDeadline, RetryBudget } from '../rules/retry-policy.js'
 import { assertSafePath } from '../rules/upstream-url.js'
 import {
   attemptLogFields, classifyAttempt, failedAttemptSummary, failoverReason, nextStep, reportedOutcome, whenNoneLeft, type FailedAttemptSummary
@@ -187,7 +187,7 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
       const key = hashKeyOf(incoming.headers)
       const asked = incoming.headers[DEADLINE_HEADER]
       if (asked !== undefined && requestDeadline(MAX_DEADLINE_MS, asked) === 'invalid') {
-        throw new DomainError(400, `${DEADLINE_HEADER} must be a whole number of milliseconds from 1 to ${MAX_DEADLINE_MS}`)
+        throw new DomainError(400, DEADLINE_HEADER_PROBLEM)
       }
       const started = performance.now()
       const tried = new Set<number>()
@@ -219,6 +219,8 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
       const launch = (choice: Chosen): Attempt => {
         const own = choice.member.timeout_ms ?? DEFAULT_TIMEOUT_MS
         const bound = Math.max(1, Math.ceil(leftMs()))
+        // Only requests that reach a provider count as first attempts (not a 503's).
+        if (launched === 0) budget?.first(now().getTime())
         tried.add(choice.member.provider_id)
         launched++
         let cancel: (() => void) | undefined
@@ -244,7 +246,6 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
             const found = requestDeadline(choice.pool.deadline_ms, asked)
             if (found !== 'invalid') deadline = found
             budget = budgetOf(poolId)
-            budget.first(now().getTime())
           }
           maxAttempts = choice.pool.max_attempts
           pool = choice.pool
@@ -291,25 +292,36 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
       try {
         for (;;) {
           if (inFlight.length === 0) {
-            // A retry: within the budget, after the backoff, within the deadline.
-            if (launched > 0 && !free) {
-              const wait = backoffMs(pool?.retry_backoff_ms ?? 0, launched + 1, random, leftMs())
-              if (wait > 0) await pause(wait, incoming.signal)
-              if (passed()) return end(overDeadline())
-            }
             const choice = await next()
             if (choice.kind !== 'chosen') return end(choice)
+            // A retry after a failure: the backoff first (a member chosen, so none is waited
+            // for in vain), unless it would run to the deadline; then the budget is spent.
             if (launched > 0 && !free) {
+              const wait = backoffMs(choice.pool.retry_backoff_ms, launched + 1, random, Infinity)
+              if (wait > 0 && wait >= leftMs() - DEADLINE_SLACK_MS) {
+                runtime.release(choice.member.id)
+                return end({ kind: 'failed', attempts, refusals })
+              }
+              if (wait > 0) await pause(wait, incoming.signal)
+              if (left(incoming)) {
+                runtime.release(choice.member.id)
+                return end({ kind: 'failed', attempts, refusals })
+              }
               (budget as RetryBudget).spend(now().getTime())
               retries++
               events.retried(poolId, 'failover')
+            }
+            // A wait for a member (max_wait_ms) or the backoff may have reached the deadline.
+            if (passed()) {
+              runtime.release(choice.member.id)
+              return end(overDeadline())
             }
             launch(choice)
           }
           const attempt = await settleNext()
           if (attempt === 'hedge') {
             hedgeTried = true
-            if (!(budget as RetryBudget).allows(pool?.retry_budget_percent ?? 0, now().getTime())) continue
+            if (left(incoming) || !(budget as RetryBudget).allows(pool?.retry_budget_percent ?? 0, now().getTime())) continue
             const choice = await runtime.choose(poolId, resource, tried, undefined, key)
             if (choice.kind !== 'chosen') continue
             ;(budget as RetryBudget).spend(now().getTime())
@@ -349,8 +361,8 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
             failed = { providerId: member.provider_id, reason: failoverReason(result) }
             // Another attempt still on its way (a hedge): its answer may yet serve.
             if (inFlight.length > 0) { discard(sent); continue }
-            if (step === 'stop') { discard(sent); return end({ kind: 'failed', attempts, refusals }) }
             if (passed()) { discard(sent); return end(overDeadline()) }
+            if (step === 'stop') { discard(sent); return end({ kind: 'failed', attempts, refusals }) }
             if (launched >= maxAttempts) { discard(sent); break }
             free = result.kind === 'forbidden' || isCredentialsRejected(result)
             if (!free && !(budget as RetryBudget).allows(attempt.choice.pool.retry_budget_percent, now().getTime())) {

@@ -125,6 +125,67 @@ for (const dialect of dialects) {
       assert.deepEqual([member.failure_count, member.health], [1, 'healthy'])
     })
 
+    it('never cuts an answer that has started streaming, even past a short deadline; a POST cut by the deadline is a 504 too', LIMIT, async () => {
+      const streaming = await start((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' })
+        res.write('first;')
+        setTimeout(() => { res.end('second') }, 700)
+      })
+      const { poolId } = await pool('stream', [streaming.url], { deadline_ms: 400 })
+      const res = await get(poolId, { 'x-sourcepool-deadline-ms': '300' })
+      assert.deepEqual([res.statusCode, res.body], [200, 'first;second'])
+      const hanging = await start(slow(3_000))
+      const posted = await pool('post', [hanging.url], { deadline_ms: 300 })
+      const post = await t.app.inject({ method: 'POST', url: `/api/pools/${posted.poolId}/proxy/x`, payload: { a: 1 } })
+      assert.equal(post.statusCode, 504)
+      assert.equal(post.json().detail, `Deadline of 300 ms exceeded for pool ${posted.poolId}`)
+    })
+
+    it('counts only requests that reached a provider as first attempts: a run of 503s does not inflate the budget', LIMIT, async () => {
+      const a = await start(json(500, { error: 'down' }))
+      const b = await start(json(500, { error: 'down' }))
+      const { poolId } = await pool('inflate', [a.url, b.url], { max_attempts: 2, failure_threshold: 1000 })
+      await t.request({ method: 'PUT', url: `/api/pools/${poolId}`, payload: { enabled: false } })
+      for (let i = 0; i < 60; i++) assert.equal((await get(poolId)).statusCode, 503)
+      await t.request({ method: 'PUT', url: `/api/pools/${poolId}`, payload: { enabled: true } })
+      for (let i = 0; i < 10; i++) await get(poolId)
+      // 10 first attempts: the floor's 3 retries, not 20 % of 70.
+      assert.equal(a.seen.length + b.seen.length, 13)
+    })
+
+    it('does not wait a backoff when no member is left to retry, nor one that would reach the deadline', LIMIT, async () => {
+      const only = await start(json(500, { error: 'down' }))
+      const single = await pool('single', [only.url], { retry_backoff_ms: 5_000, failure_threshold: 1000 })
+      draw = 0.9999
+      let sent = performance.now()
+      assert.equal((await get(single.poolId)).statusCode, 502)
+      assert.ok(performance.now() - sent < 1_000, `took ${Math.round(performance.now() - sent)} ms`)
+      const a = await start(json(500, { error: 'down' }))
+      const b = await start(json(200, { ok: true }))
+      const pair = await pool('pair', [a.url, b.url], { retry_backoff_ms: 5_000, deadline_ms: 1_000, failure_threshold: 1000 })
+      sent = performance.now()
+      const res = await get(pair.poolId)
+      assert.equal(res.statusCode, 502)
+      assert.ok(performance.now() - sent < 500, `took ${Math.round(performance.now() - sent)} ms`)
+      assert.equal(b.seen.length, 0)
+    })
+
+    it("keeps one client's deadline its own on a cached pool: a waiter without one gets the shared answer, not the leader's 504", LIMIT, async () => {
+      const up = await start(slow(800))
+      const { poolId } = await pool('coalesce', [up.url], { cache_ttl_seconds: 60 })
+      const [short, plain] = await Promise.all([
+        get(poolId, { 'x-sourcepool-deadline-ms': '200' }),
+        sleep(50).then(async () => await get(poolId))
+      ])
+      assert.equal(short.statusCode, 504)
+      assert.equal(short.json().detail, `Deadline of 200 ms exceeded for pool ${poolId}`)
+      assert.deepEqual([plain.statusCode, plain.json()], [200, { slow: true }])
+      assert.equal(up.seen.length, 1)
+      assert.equal(up.seen[0]?.headers['x-sourcepool-deadline-ms'], undefined)
+      // A malformed header is refused on a cache HIT too.
+      assert.equal((await get(poolId, { 'x-sourcepool-deadline-ms': 'soon' })).statusCode, 400)
+    })
+
     it('bounds retries by the budget while every member fails, passes the last answer through marked exhausted, and refills after the window', LIMIT, async () => {
       const failing = () => json(500, { error: 'down' })
       const a = await start(failing())

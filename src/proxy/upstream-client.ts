@@ -140,7 +140,8 @@ export function createUpstreamClient () {
           body: incoming.body ?? null,
           signal: deadline,
           headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs
+          // Between body chunks the member's own bound: an answer that has started is never cut by the deadline.
+          bodyTimeout: own
         })
       } catch (error) {
         clearTimeout(timer)

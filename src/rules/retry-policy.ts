@@ -20,6 +20,8 @@ export const MIN_RETRIES_PER_WINDOW = 3
 
 /** The header a client shortens a request's deadline with (milliseconds). */
 export const DEADLINE_HEADER = 'x-sourcepool-deadline-ms'
+/** The 400's detail for a malformed one. */
+export const DEADLINE_HEADER_PROBLEM = `${DEADLINE_HEADER} must be a whole number of milliseconds from 1 to ${MAX_DEADLINE_MS}`
 
 /**
  * The deadline of one request: the pool's, or the client's header when it asks for
