@@ -1,8 +1,12 @@
 /**
  * One plan for "who is next": the pure function behind the API's rotate and
  * failover, the explain endpoint and the proxy's in-memory runtime, so what
- * explain says can never drift from what a rotation does.
+ * explain says can never drift from what a rotation does. `planRotation` assesses
+ * every member (explain shows them all); `planChoice` asks the pool's ChoiceIndex
+ * (choice-index.ts), which looks at the members it needs only, and plans in full only
+ * when no member is eligible (a degraded choice, or when the soonest comes back).
  */
+import { ChoiceIndex } from './choice-index.js'
 import { assess, candidatesFor, type Assessment, type EligibilityInput } from './eligibility.js'
 import { chooseMember, pruneRotationState, type RotationState, type Strategy } from './strategies.js'
 
@@ -77,4 +81,51 @@ export function planRotation<M extends PlanMember> (
     }
   }
   return { assessments, candidates, degraded, chosen, state: choice?.state ?? current, retryAfterMs }
+}
+
+/** What a rotation needs of a plan: the choice, not the assessment of every member. */
+export type ChoicePlan<M extends PlanMember> = Pick<RotationPlan<M>, 'chosen' | 'degraded' | 'state' | 'retryAfterMs'>
+
+/** What planChoice may be told beyond planRotation's arguments. */
+export interface ChoiceOptions<M> {
+  /** Requests in flight per member (the proxy's least_outstanding). */
+  readonly outstanding?: (m: M) => number
+  /** The member as it stands now (the proxy's quota leases overlaid), read before it is assessed. */
+  readonly view?: (m: M) => M
+}
+
+/** Builds the choice index of `members`, every member assessed once at `at` (so the first draws are exact). */
+export function indexMembers<M extends PlanMember> (members: readonly M[], at: Date): ChoiceIndex<M> {
+  return new ChoiceIndex(members).assessAll((m) => !assess(m, at).eligible)
+}
+
+/**
+ * The same plan as planRotation for the members of `index`, but for `chosen`'s
+ * assessment alone: per choice it costs O(log n) plus the members found out, not n.
+ */
+export function planChoice<M extends PlanMember> (
+  pool: PlanPool,
+  index: ChoiceIndex<M>,
+  refusals: ReadonlyMap<number, string>,
+  at: Date,
+  exclude: ReadonlySet<number>,
+  state: RotationState,
+  random: () => number = Math.random,
+  key?: string,
+  options: ChoiceOptions<M> = {}
+): ChoicePlan<M> {
+  const { view, outstanding } = options
+  if (pool.enabled === 1) {
+    const left = refusals.size === 0 ? exclude : new Set([...exclude, ...refusals.keys()])
+    const isOut = (m: M): boolean => left.has(m.provider_id) || !assess(view === undefined ? m : view(m), at).eligible
+    const choice = index.choose(pool.rotation_strategy, state, { isOut, outProviders: left.size === 0 ? undefined : left, random, key, outstanding })
+    if (choice !== undefined) {
+      const member = view === undefined ? choice.member : view(choice.member)
+      return { chosen: assess(member, at), degraded: false, state: choice.state, retryAfterMs: null }
+    }
+  }
+  // Nobody eligible: the full plan finds the degraded choice, or when the soonest comes back.
+  const members = view === undefined ? index.members : index.members.map(view)
+  const withOutstanding = outstanding === undefined ? members : members.map((m) => ({ ...m, outstanding: outstanding(m) }))
+  return planRotation(pool, withOutstanding, refusals, at, exclude, state, random, key)
 }

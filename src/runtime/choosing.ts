@@ -6,7 +6,8 @@
  * next one on the way, the only database round trip). The use is counted by accounting.ts.
  */
 import type { MemberWithName } from '../pools/member.repository.js'
-import { planRotation } from '../rules/plan-rotation.js'
+import type { ChoiceIndex } from '../rules/choice-index.js'
+import { indexMembers, planChoice } from '../rules/plan-rotation.js'
 import type { Accounting, FailedAttempt } from './accounting.js'
 import type { QuotaBlock } from './leasing.js'
 import type { Member, PoolState, RuntimeState } from './runtime-state.js'
@@ -50,6 +51,7 @@ const MAX_LEASE_ROUNDS = 4
  */
 export function createChoosing ({ now, random, memory, stateOf, lease, accounting }: Deps) {
   const { inFlight, leases } = memory
+  const outstanding = (m: Member): number => inFlight.get(m.id) ?? 0
 
   return async function choose (poolId: number, resource: string, exclude: ReadonlySet<number>, failed?: FailedAttempt, key?: string): Promise<ProxyChoice> {
     for (let round = 0; ; round++) {
@@ -59,33 +61,38 @@ export function createChoosing ({ now, random, memory, stateOf, lease, accountin
       if (pool.enabled !== 1) return { kind: 'none', pool, retryAfterS: null, retryAfterMs: null, refusals: [] }
       const at = now()
       const iso = at.toISOString()
+      const { index, metered, unroutable } = viewOf(state, at)
       // Allocated only when needed: most pools have no quota, no refusal and no member without a URL.
-      const metered = state.members.some((m) => m.rate_limit_requests !== null)
-      let members = metered ? state.members.map((m) => m.rate_limit_requests === null ? m : { ...m, ...leases.view(m.provider_id, m, at) }) : state.members
-      if (pool.rotation_strategy === 'least_outstanding') members = members.map((m) => ({ ...m, outstanding: inFlight.get(m.id) ?? 0 }))
+      const view = metered ? (m: Member): Member => m.rate_limit_requests === null ? m : { ...m, ...leases.view(m.provider_id, m, at) } : undefined
       const refused = refusalsFor(state, resource, iso)
-      const unroutable = state.members.some((m) => m.base_url === null)
-      const left = metered || unroutable ? new Set(exclude) : exclude as Set<number>
-      if (unroutable) for (const m of members) if (m.base_url === null) left.add(m.provider_id)
+      const left = metered || unroutable.length > 0 ? new Set(exclude) : exclude as Set<number>
+      for (const providerId of unroutable) left.add(providerId)
+      const options = { view, outstanding: pool.rotation_strategy === 'least_outstanding' ? outstanding : undefined }
       let block: (QuotaBlock & { providerId: number }) | undefined
       while (block === undefined) {
-        const plan = planRotation(pool, members, refused, at, left, state.cursor, random, key)
+        const plan = planChoice(pool, index, refused, at, left, state.cursor, random, key, options)
         const chosen = plan.chosen?.member
         if (chosen === undefined) {
-          const refusals = [...refused].filter(([id]) => !exclude.has(id)).map(([id, until]) => ({
-            provider_id: id, provider_name: members.find((m) => m.provider_id === id)?.provider_name ?? null, resource, expires_at: until
+          // In member order, as the members are listed.
+          const order = (providerId: number) => state.members.findIndex((m) => m.provider_id === providerId)
+          const refusals = [...refused].filter(([id]) => !exclude.has(id)).sort(([a], [b]) => order(a) - order(b)).map(([id, until]) => ({
+            provider_id: id, provider_name: state.members.find((m) => m.provider_id === id)?.provider_name ?? null, resource, expires_at: until
           }))
           const retryAfterMs = plan.retryAfterMs === null ? null : Math.max(0, plan.retryAfterMs)
           return { kind: 'none', pool, retryAfterS: retryAfterMs === null ? null : Math.max(1, Math.ceil(retryAfterMs / 1000)), retryAfterMs, refusals }
         }
         if (chosen.rate_limit_requests !== null && !leases.take(chosen.provider_id, chosen, at)) {
           const want = round < MAX_LEASE_ROUNDS ? leases.want(chosen.provider_id, chosen, at) : undefined
-          if (want === undefined) left.add(chosen.provider_id)
-          else block = { providerId: chosen.provider_id, per: chosen.rate_limit_per, ...want }
+          if (want === undefined) {
+            left.add(chosen.provider_id)
+            // Its quota here is spent: known out until the lease or the window changes.
+            index.suspect(chosen.id)
+          } else block = { providerId: chosen.provider_id, per: chosen.rate_limit_per, ...want }
           continue
         }
         state.cursor = plan.state
-        const member = state.members.find((m) => m.id === chosen.id) as Member
+        const member = index.member(chosen.id) as Member
+        // Its outcome may start a cooldown in place (accounting.report): the index asks each member it looks at, live.
         accounting.chosen(poolId, member, iso, plan.degraded, failed)
         return { kind: 'chosen', pool, member, degraded: plan.degraded }
       }
@@ -95,13 +102,33 @@ export function createChoosing ({ now, random, memory, stateOf, lease, accountin
   }
 }
 
+/** What choosing keeps of one read of a pool (a PoolState): its index, and whether quotas or members without a URL are in play. */
+interface PoolView { readonly index: ChoiceIndex<Member>, readonly metered: boolean, readonly unroutable: readonly number[] }
+
+/** One view per read of a pool: a new read (pool-loader.ts) makes a new PoolState, and so a new view. */
+const views = new WeakMap<PoolState, PoolView>()
+
+function viewOf (state: PoolState, at: Date): PoolView {
+  let view = views.get(state)
+  if (view === undefined) {
+    view = {
+      index: indexMembers(state.members, at),
+      metered: state.members.some((m) => m.rate_limit_requests !== null),
+      unroutable: state.members.filter((m) => m.base_url === null).map((m) => m.provider_id)
+    }
+    views.set(state, view)
+  }
+  return view
+}
+
 /** provider id → when its refusal of `resource` ends, for the members of the pool refusing it at `at`. */
 function refusalsFor (state: PoolState, resource: string, at: string): ReadonlyMap<number, string> {
   if (state.refusals.size === 0) return NO_REFUSALS
   const found = new Map<number, string>()
-  for (const m of state.members) {
-    const until = state.refusals.get(m.provider_id)?.get(resource)
-    if (until !== undefined && until > at) found.set(m.provider_id, until)
+  // The providers with refusals, not every member: only members' providers are kept (pool-loader.ts, accounting's learnRefusal).
+  for (const [providerId, byResource] of state.refusals) {
+    const until = byResource.get(resource)
+    if (until !== undefined && until > at) found.set(providerId, until)
   }
   return found
 }
