@@ -1,9 +1,11 @@
 /**
  * Helper processes of the benchmark: a script run with Node (through tsx) that
- * prints `Server listening at <url>` once it serves, and the service itself
- * (`src/main.ts`), each optionally pinned to a CPU (see options.ts).
+ * prints `Server listening at <url>` once it serves, and the service itself (the
+ * compiled `dist/main.js`, as `npm start` runs it; through tsx when a probe is
+ * imported into it), each optionally pinned to a CPU (see options.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../test/server-process.js'
 import { pinned } from './options.js'
@@ -40,7 +42,7 @@ export async function startScript (script: string, env: Record<string, string> =
 }
 
 /**
- * Starts the service (`node --import tsx src/main.ts`) with `env` on the server's
+ * Starts the service (`node dist/main.js`) with `env` on the server's
  * CPU, on a free port, and resolves once `GET /healthz` answers 200.
  */
 export async function startService (env: Record<string, string>, timeoutMs = 30_000): Promise<Running> {
@@ -49,7 +51,7 @@ export async function startService (env: Record<string, string>, timeoutMs = 30_
 }
 
 /**
- * Spawns `node --import tsx [imports…] src/main.ts` with `env` on the server's CPU, on a
+ * Spawns `node dist/main.js` (or `node --import tsx [imports…] src/main.ts`) with `env` on the server's CPU, on a
  * free port (with an IPC channel when `ipc`), and resolves once `GET /healthz` answers
  * 200; its stderr is kept for the errors it may explain.
  */
@@ -58,7 +60,9 @@ export async function spawnService (
 ): Promise<{ url: string, child: ChildProcess, stderr: () => string }> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const [command, args] = pinned('server', process.execPath, ['--import', 'tsx', ...imports.flatMap((file) => ['--import', file]), 'src/main.ts'])
+  // The service as production runs it (`npm start`: the compiled dist/main.js); a probe to import needs tsx.
+  const entry = imports.length === 0 ? [built()] : ['--import', 'tsx', ...imports.flatMap((file) => ['--import', file]), 'src/main.ts']
+  const [command, args] = pinned('server', process.execPath, entry)
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
@@ -76,6 +80,18 @@ export async function spawnService (
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   return { url, child, stderr: () => stderr }
+}
+
+let compiled: string | undefined
+
+/** dist/main.js, compiled (`npm run build`: incremental) once per bench run. */
+function built (): string {
+  if (compiled === undefined) {
+    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' })
+    if (tsc.status !== 0) throw new Error(`npm run build failed (exit ${String(tsc.status)})`)
+    compiled = 'dist/main.js'
+  }
+  return compiled
 }
 
 /** SIGTERM, then SIGKILL after 10 s; resolves once the child has exited. */

@@ -5,7 +5,11 @@
  * autocannon in this process, requests/s, p50/p99 and each endpoint's ratio to
  * the bare route), `chunks`, `auth`, `checks` (checks.ts), `event-loop` (event-loop.ts: the
  * largest event-loop delay during heavy requests) and `cache` (cache.ts: the response cache's HIT
- * against NGINX's and a bare route, and request coalescing). BENCH_ONLY (or `npm run bench -- --only <parts>`)
+ * against NGINX's and a bare route, and request coalescing), and issue 28's `workers` (workers.ts:
+ * WORKERS=1 and 2 against NGINX with 1 and 2 workers, startup time), `choice` (choice.ts:
+ * rotate and /next at 2, 50 and 500 members) and `engine` (engine.ts: CPU per upstream
+ * attempt, request() against dispatch), `failure-cost` (failure-cost.ts: CPU per request when every
+ * member refuses the connection against the success path). BENCH_ONLY (or `npm run bench -- --only <parts>`)
  * picks parts (comma-separated); BENCH_DURATION sets the seconds of each load (default 10).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -13,13 +17,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { http, startServer } from '../test/server-process.js'
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { measureCache } from './cache.js'
 import { measureChecks } from './checks.js'
 import { measureChunks } from './chunks.js'
+import { measureFailureCost, printFailureCost } from './failure-cost.js'
 import { measureEventLoop } from './event-loop.js'
 import { CONNECTIONS, ONLY, DURATION as SECONDS } from './options.js'
 import { startScript, type Running } from './processes.js'
 import { measureTargets, TARGET_JOBS, type TargetJob } from './targets.js'
+import { measureWorkers, printWorkers } from './workers.js'
 
 interface Row { name: string, rps: number, p50: number, p99: number, errors: number }
 
@@ -227,6 +235,14 @@ async function measurePools (dir: string): Promise<void> {
   }
 }
 
+/** A bench that is a script of its own (issue 28's choice.ts, engine.ts), run as a process: it prints its own table. */
+function standalone (file: string): (dir: string) => Promise<void> {
+  return async () => {
+    const ran = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))], { stdio: 'inherit' })
+    if (ran.status !== 0) throw new Error(`bench/${file} failed (exit ${String(ran.status)})`)
+  }
+}
+
 /** The older parts, each on its own services. */
 const SECTIONS: Record<string, (dir: string) => Promise<void>> = {
   pools: measurePools,
@@ -234,7 +250,11 @@ const SECTIONS: Record<string, (dir: string) => Promise<void>> = {
   auth: async (dir) => { await measureAuthCost(dir); await measureAuthCpu() },
   checks: measureChecks,
   'event-loop': measureEventLoop,
-  cache: measureCache
+  cache: measureCache,
+  workers: async (dir) => { printWorkers(await measureWorkers(dir)) },
+  'failure-cost': async (dir) => { printFailureCost(await measureFailureCost(dir)) },
+  choice: standalone('choice.ts'),
+  engine: standalone('engine.ts')
 }
 const PARTS = [...TARGET_JOBS, ...Object.keys(SECTIONS)]
 
