@@ -13,11 +13,15 @@ import type { Running } from './processes.js'
 
 export { NGINX_INSTALLED, nginxVersion } from '../test/nginx.js'
 
-/** Starts NGINX in front of `upstream` (an http://host:port URL), with its files under `dir`. */
-export async function startNginx (dir: string, upstream: string): Promise<Running | undefined> {
+/**
+ * Starts NGINX in front of `upstream` (an http://host:port URL), with its files under
+ * `dir`: one worker pinned to the server's CPU, or `workers` of them, unpinned.
+ */
+export async function startNginx (dir: string, upstream: string, workers = 1): Promise<(Running & { readonly pid: number }) | undefined> {
   if (!NGINX_INSTALLED) return undefined
   const port = await freePort()
-  const nginx = await runNginx(join(dir, 'nginx'), `
+  const wrap = workers === 1 ? (command: string, args: string[]) => pinned('server', command, args) : undefined
+  const nginx = await runNginx(join(dir, workers === 1 ? 'nginx' : `nginx-${workers}`), `
   access_log off;
   upstream backend {
     server ${new URL(upstream).host};
@@ -30,6 +34,6 @@ export async function startNginx (dir: string, upstream: string): Promise<Runnin
       proxy_http_version 1.1;
       proxy_set_header Connection "";
     }
-  }`, port, (command, args) => pinned('server', command, args))
-  return { url: `http://127.0.0.1:${port}`, stop: nginx.stop }
+  }`, port, wrap, workers)
+  return { url: `http://127.0.0.1:${port}`, pid: nginx.pid, stop: nginx.stop }
 }

@@ -10,17 +10,16 @@
  * tables; the servers are not pinned, so that a second worker has a CPU to use.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { connect } from 'node:net'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../test/server-process.js'
 import { describeLoadTool, runLoad, type LoadResult } from './load.js'
-import { NGINX_INSTALLED, nginxVersion } from './nginx.js'
+import { NGINX_INSTALLED, nginxVersion, startNginx } from './nginx.js'
 import { CPUS, DURATION, describePinning } from './options.js'
 import { call } from './pool-jobs.js'
-import { startScript } from './processes.js'
+import { startScript, stopChild } from './processes.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PATH = '/data'
@@ -76,15 +75,6 @@ const children = (pid: number): number[] => {
 }
 
 const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
-
-async function stopChild (child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
-  await exited
-  clearTimeout(timer)
-}
 
 /** Resolves once GET /healthz at `url` answers 200; the milliseconds since `since`. */
 async function firstAnswer (url: string, child: ChildProcess, since: number, timeoutMs = 60_000): Promise<number> {
@@ -149,59 +139,11 @@ async function seedPool (service: Served, upstream: string): Promise<string> {
   return url
 }
 
-/** NGINX with `workers` worker processes in front of `upstream` (as bench/nginx.ts, but not pinned and with a worker count). */
-async function startNginx (dir: string, upstream: string, workers: number): Promise<Served> {
-  const prefix = join(dir, `nginx-${workers}`)
-  mkdirSync(join(prefix, 'logs'), { recursive: true })
-  chmodSync(prefix, 0o755)
-  const port = await freePort()
-  const errorLog = join(prefix, 'logs', 'error.log')
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `${kind}_temp_path ${join(prefix, kind)};`).join('\n  ')
-  writeFileSync(join(prefix, 'nginx.conf'), `
-worker_processes ${workers};
-pid ${join(prefix, 'nginx.pid')};
-error_log ${errorLog} warn;
-events { worker_connections 1024; }
-http {
-  ${temp}
-  access_log off;
-  upstream backend {
-    server ${new URL(upstream).host};
-    keepalive 32;
-  }
-  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://backend;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-    }
-  }
-}
-`)
-  const command = ['nginx', '/usr/sbin/nginx'].find((name) => spawnSync(name, ['-v']).error === undefined) ?? 'nginx'
-  const child = spawn(command, ['-p', prefix, '-e', errorLog, '-c', join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'ignore' })
-  const kill = (): void => { child.kill('SIGKILL') }
-  process.once('exit', kill)
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) break
-    const accepts = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1')
-      socket.once('connect', () => { socket.destroy(); resolve(true) })
-      socket.once('error', () => { resolve(false) })
-    })
-    if (accepts) {
-      return {
-        name: `NGINX, ${workers} worker${workers === 1 ? '' : 's'}`,
-        url: `http://127.0.0.1:${port}${PATH}`,
-        pid: child.pid as number,
-        stop: async () => { process.removeListener('exit', kill); await stopChild(child) }
-      }
-    }
-    await sleep(50)
-  }
-  kill()
-  throw new Error(`nginx did not start: ${readFileSync(errorLog, 'utf8').trim()}`)
+/** NGINX with `workers` worker processes in front of `upstream` (bench/nginx.ts), as a server under load. */
+async function servedNginx (dir: string, upstream: string, workers: number): Promise<Served> {
+  const nginx = await startNginx(dir, upstream, workers)
+  if (nginx === undefined) throw new Error('nginx is not installed')
+  return { name: `NGINX, ${workers} worker${workers === 1 ? '' : 's'}`, url: `${nginx.url}${PATH}`, pid: nginx.pid, stop: nginx.stop }
 }
 
 /** Loads `url` of `served` at each connection count, after a short warm-up; CPU read over the server's processes. */
@@ -257,7 +199,7 @@ export async function measureWorkers (dir: string): Promise<WorkersReport> {
     }
     if (NGINX_INSTALLED) {
       for (const workers of [1, 2]) {
-        const nginx = await startNginx(dir, upstream.url, workers)
+        const nginx = await servedNginx(dir, upstream.url, workers)
         try {
           rows.push(...await loadRuns(nginx, nginx.url))
         } finally {

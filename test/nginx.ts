@@ -31,6 +31,8 @@ export function nginxSkip (): string | false {
 export interface Nginx {
   /** The directory holding its configuration, logs (`logs/`) and temp files. */
   readonly prefix: string
+  /** The master's process id (its workers are its children). */
+  readonly pid: number
   /** SIGTERM (fast shutdown), SIGKILL after 5 s; resolves once it has exited. */
   stop(): Promise<void>
 }
@@ -41,14 +43,14 @@ export interface Nginx {
  * may prefix the command (the benchmark pins it to a CPU).
  */
 export async function startNginx (
-  prefix: string, http: string, port: number, wrap: (command: string, args: string[]) => [string, string[]] = (command, args) => [command, args]
+  prefix: string, http: string, port: number, wrap: (command: string, args: string[]) => [string, string[]] = (command, args) => [command, args], workers = 1
 ): Promise<Nginx> {
   mkdirSync(join(prefix, 'logs'), { recursive: true })
   // Workers run as nobody when the master is root: they must reach their temp paths.
   chmodSync(prefix, 0o755)
   const errorLog = join(prefix, 'logs', 'error.log')
   writeFileSync(join(prefix, 'nginx.conf'), `
-worker_processes 1;
+worker_processes ${workers};
 pid ${join(prefix, 'nginx.pid')};
 error_log ${errorLog} warn;
 events { worker_connections 1024; }
@@ -75,7 +77,7 @@ ${http}
     clearTimeout(timer)
   }
   for (let i = 0; i < 200 && child.exitCode === null; i++) {
-    if (await accepts(port)) return { prefix, stop }
+    if (await accepts(port)) return { prefix, pid: child.pid as number, stop }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   await stop()
