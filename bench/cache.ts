@@ -351,7 +351,7 @@ function printEnvironment (): void {
   console.log(`- load generator: ${describeLoadTool()}, ${CONNECTIONS} connections, ${DURATION} s per run (BENCH_DURATION), each server warmed by ${WARM_S} s of the same load first`)
   console.log(`- ${describePinning()}; the burst's client and the upstream on the load generator's CPU`)
   console.log(`- NGINX: ${NGINX_INSTALLED ? `${nginxVersion()}, 1 worker, proxy_cache` : 'not installed (apt-get install nginx): its row is skipped'}`)
-  console.log('- service: `node --import tsx src/main.ts`, SQLite file, LOG_LEVEL=warn, the memory cache (no CACHE_URL)')
+  console.log('- service: `node dist/main.js`, SQLite file, LOG_LEVEL=warn, the memory cache (no CACHE_URL)')
   console.log(`- ${describeLoad()} at the start`)
 }
 

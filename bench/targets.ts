@@ -25,7 +25,7 @@ function printEnvironment (): void {
     `one-connection latency runs ${Math.max(2, Math.round(DURATION / 2))} s`)
   console.log(`- ${describePinning()}`)
   console.log(`- NGINX: ${NGINX_INSTALLED ? nginxVersion() : 'nginx not installed (apt-get install nginx): its row is skipped'}`)
-  console.log('- service: `node --import tsx src/main.ts`, SQLite file in a temporary directory, LOG_LEVEL=warn, seeded through its HTTP API')
+  console.log('- service: `node dist/main.js`, SQLite file in a temporary directory, LOG_LEVEL=warn, seeded through its HTTP API')
   console.log(`- ${describeLoad()} at the start`)
 }
 
