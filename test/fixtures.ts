@@ -42,6 +42,24 @@ export async function poolWithMembers (
   return { poolId, providers }
 }
 
+/**
+ * A pool (round robin unless `poolExtra` says otherwise) with one member per base URL, in
+ * order: providers `<name>-<i>`, each with `providerExtra`; `ranked` gives the first the
+ * highest priority (for `priority`). Returns the provider ids in that order.
+ */
+export async function poolOfUrls (
+  t: TestApp, name: string, baseUrls: readonly string[], poolExtra: Record<string, unknown> = {}, providerExtra: Record<string, unknown> = {}, ranked = false
+): Promise<{ poolId: number, providers: number[] }> {
+  const poolId = await createPool(t, name, { rotation_strategy: 'round_robin', ...poolExtra })
+  const providers: number[] = []
+  for (const [i, baseUrl] of baseUrls.entries()) {
+    const id = await createProvider(t, `${name}-${i}`, { base_url: baseUrl, ...providerExtra })
+    await addMember(t, poolId, id, ranked ? { priority: baseUrls.length - i } : {})
+    providers.push(id)
+  }
+  return { poolId, providers }
+}
+
 /** Rotates `n` times and returns the provider ids chosen. */
 export async function rotateTimes (t: TestApp, poolId: number, n: number): Promise<number[]> {
   const chosen: number[] = []

@@ -10,8 +10,6 @@
 import assert from 'node:assert/strict'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -19,6 +17,7 @@ import { fileURLToPath } from 'node:url'
 import { DECLARED_FILE } from './fixtures.js'
 import { describeOn, dialects, sharedDatabase, sleep, type TestDatabase } from './helpers.js'
 import { freePort, http, runMain } from './server-process.js'
+import { json, upstream } from './upstreams.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const FLUSH_INTERVAL_MS = 100
@@ -81,25 +80,6 @@ const alive = (pid: number): boolean => {
   }
 }
 
-/** An upstream answering 200, counting requests. */
-async function upstream (): Promise<{ url: string, seen: () => number, close: () => Promise<void> }> {
-  let seen = 0
-  const server: Server = createServer((_req, res) => {
-    seen++
-    res.writeHead(200, { 'content-type': 'application/json' })
-    res.end('{"ok":true}')
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen: () => seen,
-    close: async () => {
-      server.closeAllConnections()
-      await new Promise((resolve) => server.close(resolve))
-    }
-  }
-}
-
 for (const dialect of dialects) {
   describeOn(dialect, 'WORKERS=2', () => {
     const services: Service[] = []
@@ -144,7 +124,7 @@ for (const dialect of dialects) {
     it('keeps a provider\'s quota exact across the workers: all of it served, never more', async () => {
       const database: TestDatabase = await sharedDatabase(dialect)
       closers.push(database.drop)
-      const up = await upstream()
+      const up = await upstream(json(200, { ok: true }))
       closers.push(up.close)
       const service = await start({ WORKERS: '2', DATABASE_URL: database.url })
       services.push(service)
@@ -157,13 +137,13 @@ for (const dialect of dialects) {
         return res.status
       }))
       assert.ok(burst.every((s) => s === 200 || s === 503), JSON.stringify(burst))
-      assert.ok(up.seen() <= 50, `${up.seen()} requests reached the provider`)
+      assert.ok(up.seen.length <= 50, `${up.seen.length} requests reached the provider`)
       // What a worker leased and did not use goes back at its next flush: the rest is served.
-      for (let round = 0; round < 30 && up.seen() < 50; round++) {
+      for (let round = 0; round < 30 && up.seen.length < 50; round++) {
         await sleep(FLUSH_INTERVAL_MS * 2)
         await Promise.all(Array.from({ length: 10 }, async () => await (await fetch(`${service.url}/api/pools/${pool}/proxy/x`, { headers: { connection: 'close' } })).arrayBuffer()))
       }
-      assert.equal(up.seen(), 50)
+      assert.equal(up.seen.length, 50)
       const successes = burst.filter((s) => s === 200).length
       assert.ok(successes <= 50)
       const served = new Set(service.lines.filter((line) => String(line.req?.url).includes('/proxy/')).map((line) => line.pid))

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { afterEach, beforeEach, it } from 'node:test'
-import { addMember, createPool, createProvider } from '../../test/fixtures.js'
+import { createPool, poolOfUrls } from '../../test/fixtures.js'
 import { buildTestApp, describeOn, dialects, sleep, type TestApp } from '../../test/helpers.js'
 import { json, upstream, type Upstream } from '../../test/upstreams.js'
 
@@ -34,16 +34,8 @@ for (const dialect of dialects) {
       return u
     }
     /** A pool with one member per base URL, in order (the first has the highest priority for `priority`). */
-    const pool = async (name: string, baseUrls: string[], poolExtra: Record<string, unknown> = {}, providerExtra: Record<string, unknown> = {}) => {
-      const poolId = await createPool(t, name, { rotation_strategy: 'round_robin', ...poolExtra })
-      const providers: number[] = []
-      for (const [i, baseUrl] of baseUrls.entries()) {
-        const id = await createProvider(t, `${name}-${i}`, { base_url: baseUrl, ...providerExtra })
-        await addMember(t, poolId, id, { priority: baseUrls.length - i })
-        providers.push(id)
-      }
-      return { poolId, providers }
-    }
+    const pool = async (name: string, baseUrls: string[], poolExtra: Record<string, unknown> = {}, providerExtra: Record<string, unknown> = {}) =>
+      await poolOfUrls(t, name, baseUrls, poolExtra, providerExtra, true)
     const get = async (poolId: number, headers: Record<string, string> = {}) =>
       await t.app.inject({ method: 'GET', url: `/api/pools/${poolId}/proxy/x`, headers })
     const status = async (poolId: number) => {

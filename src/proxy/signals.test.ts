@@ -12,7 +12,7 @@ import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, it } from 'node:test'
-import { addMember, createPool, createProvider } from '../../test/fixtures.js'
+import { addMember, createPool, createProvider, poolOfUrls } from '../../test/fixtures.js'
 import { buildTestApp, describeOn, dialects, sleep, type TestApp } from '../../test/helpers.js'
 import { json, upstream, type Upstream } from '../../test/upstreams.js'
 
@@ -45,16 +45,8 @@ for (const dialect of dialects) {
       return u
     }
     /** A round-robin pool with one member per base URL, in order. */
-    const pool = async (name: string, baseUrls: string[], poolExtra: Record<string, unknown> = {}, providerExtra: Record<string, unknown> = {}) => {
-      const poolId = await createPool(t, name, { rotation_strategy: 'round_robin', ...poolExtra })
-      const providers: number[] = []
-      for (const [i, baseUrl] of baseUrls.entries()) {
-        const id = await createProvider(t, `${name}-${i}`, { base_url: baseUrl, ...providerExtra })
-        await addMember(t, poolId, id)
-        providers.push(id)
-      }
-      return { poolId, providers }
-    }
+    const pool = async (name: string, baseUrls: string[], poolExtra: Record<string, unknown> = {}, providerExtra: Record<string, unknown> = {}) =>
+      await poolOfUrls(t, name, baseUrls, poolExtra, providerExtra)
     const get = async (poolId: number, path = '/x', extra: { method?: 'GET' | 'POST', headers?: Record<string, string> } = {}) =>
       await t.app.inject({ method: extra.method ?? 'GET', url: `/api/pools/${poolId}/proxy${path}`, headers: extra.headers })
     const next = async (poolId: number) => {
