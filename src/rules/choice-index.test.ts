@@ -19,7 +19,7 @@ function refNextAfter (sorted: readonly Candidate[], last: number | undefined): 
 }
 const refRoundRobin: RefChooser = (sorted, state) => refChose(refNextAfter(sorted, state.last_member_id), state)
 const refWeighted: RefChooser = (sorted, state) => {
-  const weights: Record<string, number> = { ...state.weights }
+  const weights: Record<string, number> = { ...(state as { weights?: Record<string, number> }).weights }
   let total = 0
   let best: Candidate | undefined
   for (const c of sorted) {
@@ -30,7 +30,7 @@ const refWeighted: RefChooser = (sorted, state) => {
   }
   const chosen = best as Candidate
   weights[chosen.member_id] = (weights[chosen.member_id] as number) - total
-  return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id, weights } }
+  return { member_id: chosen.member_id, state: { ...state, last_member_id: chosen.member_id, weights } as RotationState }
 }
 const refPriority: RefChooser = (sorted, state) => {
   const top = Math.max(...sorted.map((c) => c.priority))
@@ -190,7 +190,7 @@ function assertSameDistribution (observed: Map<number, number>, expected: Map<nu
   assert.ok(chi < bound, `${label}: chi-square ${chi.toFixed(1)} over ${cells} members (bound ${bound.toFixed(1)}, ${total} picks)`)
 }
 
-const DETERMINISTIC: readonly Strategy[] = ['round_robin', 'priority', 'least_used', 'consistent_hash', 'weighted']
+const DETERMINISTIC: readonly Strategy[] = ['round_robin', 'priority', 'least_used', 'consistent_hash']
 const N = 10_000
 
 describe('choice index against the choosers of before (reference oracle)', () => {
@@ -205,6 +205,24 @@ describe('choice index against the choosers of before (reference oracle)', () =>
         assert.deepEqual(indexedRun(strategy, members, N, Math.random, key), referenceRun(strategy, members, N, Math.random, key))
       })
     }
+
+    it(`weighted: each member exactly its weight times per total weight of turns, as smooth WRR; the API's full plan agrees, ${label}`, () => {
+      const members = pool(size, withOut, size + 7)
+      const { candidates } = planRotation(POOL('round_robin'), members, new Map(), AT, new Set(), {}, Math.random)
+      const total = candidates.reduce((sum, m) => sum + m.weight, 0)
+      const turns = total * Math.max(1, Math.ceil(N / total / 2))
+      const picks = indexedRun('weighted', members, turns, Math.random, () => undefined)
+      const expected = new Map(candidates.map((m) => [m.id, m.weight * turns / total]))
+      assert.deepEqual(counts(picks), expected)
+      assert.deepEqual(counts(referenceRun('weighted', members, turns, Math.random, () => undefined)), expected)
+      // Every turn, the full plan (explain's, every member assessed) names what the index chose.
+      let state: RotationState = {}
+      for (const id of picks.slice(0, 2000)) {
+        const plan = planRotation(POOL('weighted'), members, new Map(), AT, new Set(), state, Math.random)
+        assert.equal(plan.chosen?.member.id, id)
+        state = plan.state
+      }
+    })
 
     it(`consistent_hash without a key takes turns as round_robin, ${label}`, () => {
       const members = pool(size, withOut, size + 2)
@@ -254,6 +272,34 @@ describe('choice index against the choosers of before (reference oracle)', () =>
       assert.ok(picks.every((id) => id % 5 !== 0), `${strategy}: never a member out`)
       assertSameDistribution(counts(picks), counts(reference), strategy)
     }
+  })
+
+  it('weighted: members gone out unseen are found and left out, the others keep their shares', () => {
+    const copies = pool(500, false, 78).map((m) => ({ ...m }))
+    const index = indexMembers(copies, AT)
+    for (const m of copies) if (m.id % 5 === 0) m.cooldown_until = LATER
+    const eligible = copies.filter((m) => m.id % 5 !== 0)
+    const total = eligible.reduce((sum, m) => sum + m.weight, 0)
+    let state: RotationState = {}
+    const picks: number[] = []
+    for (let i = 0; i < total * 6; i++) {
+      const plan = planChoice(POOL('weighted'), index, new Map(), AT, new Set(), state, Math.random)
+      picks.push(plan.chosen?.member.id as number)
+      state = plan.state
+    }
+    assert.ok(picks.every((id) => id % 5 !== 0), 'never a member out')
+    // Once every member out has been found, each window of the eligible total is exact.
+    const last = counts(picks.slice(-total))
+    for (const m of eligible) assert.equal(last.get(m.id), m.weight, `member ${m.id}`)
+    // Back: a member whose cooldown ended is chosen again.
+    for (const m of copies) m.cooldown_until = null
+    const after = new Set<number>()
+    for (let i = 0; i < copies.reduce((sum, m) => sum + m.weight, 0); i++) {
+      const plan = planChoice(POOL('weighted'), index, new Map(), AT, new Set(), state, Math.random)
+      after.add(plan.chosen?.member.id as number)
+      state = plan.state
+    }
+    assert.equal(after.size, copies.length)
   })
 
   it('leaves out excluded and refusing providers, and plans in full when nobody is eligible', () => {

@@ -11,10 +11,12 @@
  * the strategies that need the number of eligible members (random and the draws of
  * two) map a random number onto the eligible ones exactly as a full list would. A
  * member found out that was not in the set joins it and the draw is made again:
- * uniform over the eligible all the same. Outcomes are today's (strategies.ts): the
+ * uniform over the eligible all the same. Outcomes are those of before issue 28: the
  * same sequence for round_robin, priority, least_used and consistent_hash, the same
  * sequence for random and the draws of two when the set is exact (the API's index is
- * built with every member assessed), the same distribution otherwise.
+ * built with every member assessed), the same distribution otherwise; weighted keeps
+ * smooth weighted round robin's distribution (each member exactly its weight times per
+ * cycle) with turns on a weight line in place of a weight per member (see weighted()).
  */
 
 /** What a strategy reads of a member. */
@@ -27,11 +29,11 @@ export interface Chooseable {
   readonly latency_ms?: number | null
 }
 
-/** The cursor kept per pool (stored as JSON): the last choice, and smooth-WRR weights. */
+/** The cursor kept per pool (stored as JSON): the last choice, and the weighted strategy's turn. */
 export interface RotationState {
   readonly last_member_id?: number
-  /** member_id → current weight (smooth weighted round robin). */
-  readonly weights?: Readonly<Record<string, number>>
+  /** weighted: the turn on the weight line (0 ≤ turn < the eligible members' total weight when it was taken). */
+  readonly turn?: number
 }
 
 /** What one choice may consult beyond the members and the cursor. */
@@ -419,30 +421,148 @@ export class ChoiceIndex<M extends Chooseable> {
   }
 
   /**
-   * NGINX's smooth weighted round robin over the eligible members: every one gains
-   * its weight, the largest current weight wins (the lowest id on ties) and pays back
-   * the total. Its cursor holds one current weight per member, so a pick reads and
-   * writes them all: this strategy stays linear in the eligible members.
+   * Weighted turns over the weight line: the eligible members laid end to end in id
+   * order, each over as many positions as its weight (W in all), and turn t takes
+   * position t·s mod W, where the stride s is the integer nearest W/φ that shares no
+   * factor with W. So W turns in a row visit every position once (each member exactly
+   * its weight times, as smooth weighted round robin did), and a golden-ratio stride
+   * spreads a member's turns evenly over them (the visits to any stretch of the line
+   * are at most three distinct gaps apart). The cursor is one number, and a choice a
+   * search of a Fenwick tree of the weights (an out member's taken out): O(log n).
    */
   private weighted (state: RotationState, ctx: ChoiceContext<M>): IndexedChoice<M> | undefined {
-    const before = state.weights ?? {}
-    const weights: Record<string, number> = {}
-    for (const id in before) if (this.byId.has(Number(id))) weights[id] = before[id] as number
-    let total = 0
-    let best: M | undefined
-    let bestWeight = 0
-    for (const m of this.members) {
-      if (ctx.isOut(m)) continue
-      const current = (weights[m.id] ?? 0) + m.weight
-      weights[m.id] = current
-      total += m.weight
-      if (best === undefined || current > bestWeight) {
-        best = m
-        bestWeight = current
+    const line = this.weightLine ??= new WeightLine(this.members.map((m) => m.weight))
+    // The members taken out before are asked again (they may be back), and the known or excluded ones taken out.
+    for (const p of line.outs()) if (!ctx.isOut(this.members[p] as M)) line.restore(p)
+    for (const p of this.out) if (!line.isOut(p) && ctx.isOut(this.members[p] as M)) line.takeOut(p)
+    if (ctx.outProviders !== undefined) for (const id of ctx.outProviders) for (const p of this.byProvider.get(id) ?? []) line.takeOut(p)
+    const turn = Number.isSafeInteger(state.turn) && (state.turn as number) > 0 ? state.turn as number : 0
+    for (;;) {
+      const total = line.total
+      if (total <= 0) return undefined
+      const t = turn % total
+      const p = line.at(mulMod(t, line.stride(total), total))
+      if (this.outAt(p, ctx)) {
+        line.takeOut(p)
+        continue
+      }
+      const chosen = this.members[p] as M
+      return { member: chosen, state: { ...state, last_member_id: chosen.id, turn: (t + 1) % total } }
+    }
+  }
+
+  private weightLine: WeightLine | undefined
+}
+
+/** 1/φ: the stride's share of the line. */
+const GOLDEN = (Math.sqrt(5) - 1) / 2
+
+function gcd (a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b]
+  return a
+}
+
+/** (a · b) mod m for 0 ≤ a, b < m, exactly (beyond 2^53 through BigInt). */
+export function mulMod (a: number, b: number, m: number): number {
+  const product = a * b
+  if (product <= Number.MAX_SAFE_INTEGER) return product % m
+  return Number((BigInt(a) * BigInt(b)) % BigInt(m))
+}
+
+/** How far from total/φ the stride is looked for. */
+const STRIDE_WINDOW = 32
+
+/** The largest partial quotient of the continued fraction of s/total: the smaller, the more evenly a stride of s spreads. */
+function largestQuotient (s: number, total: number): number {
+  let [a, b] = [s, total]
+  let largest = 0
+  while (a !== 0) {
+    largest = Math.max(largest, Math.floor(b / a));
+    [a, b] = [b % a, a]
+  }
+  return largest
+}
+
+/**
+ * The stride for a line of `total` positions: of the integers within 32 of total/φ
+ * that share no factor with `total`, the one whose ratio to it is the most like the
+ * golden ratio's (the smallest largest partial quotient; the nearest on ties), 1 for
+ * a line of 1 or 2. The golden ratio's partial quotients are all 1, which is what
+ * makes its multiples the most evenly spread; near-golden integers can be poor ones.
+ */
+export function goldenStride (total: number): number {
+  if (total <= 2) return 1
+  const near = Math.round(total * GOLDEN)
+  let best = 0
+  let bestQuotient = Infinity
+  for (let d = 0; d <= STRIDE_WINDOW; d++) {
+    for (const s of d === 0 ? [near] : [near - d, near + d]) {
+      if (s < 1 || s >= total || gcd(s, total) !== 1) continue
+      const quotient = largestQuotient(s, total)
+      if (quotient < bestQuotient) [best, bestQuotient] = [s, quotient]
+    }
+  }
+  // A window of 65 integers always holds one sharing no factor with totals this size (Jacobsthal's function); 1 always does.
+  return best === 0 ? 1 : best
+}
+
+/** The members' weights end to end, as a Fenwick tree: the member at a position, the total, a member taken out or back. */
+class WeightLine {
+  private readonly tree: Float64Array
+  private readonly weights: readonly number[]
+  private readonly taken = new Set<number>()
+  private highBit = 1
+  private strideOf = { total: 0, stride: 1 }
+  total = 0
+
+  constructor (weights: readonly number[]) {
+    this.weights = weights
+    const n = weights.length
+    this.tree = new Float64Array(n + 1)
+    for (let i = 1; i <= n; i++) {
+      this.tree[i] = (this.tree[i] as number) + (weights[i - 1] as number)
+      const parent = i + (i & -i)
+      if (parent <= n) this.tree[parent] = (this.tree[parent] as number) + (this.tree[i] as number)
+      this.total += weights[i - 1] as number
+    }
+    while (this.highBit * 2 <= n) this.highBit *= 2
+  }
+
+  outs (): number[] { return [...this.taken] }
+  isOut (p: number): boolean { return this.taken.has(p) }
+
+  takeOut (p: number): void {
+    if (this.taken.has(p)) return
+    this.taken.add(p)
+    this.add(p, -(this.weights[p] as number))
+  }
+
+  restore (p: number): void {
+    if (!this.taken.delete(p)) return
+    this.add(p, this.weights[p] as number)
+  }
+
+  private add (p: number, delta: number): void {
+    this.total += delta
+    for (let i = p + 1; i < this.tree.length; i += i & -i) this.tree[i] = (this.tree[i] as number) + delta
+  }
+
+  /** The position of the member covering `offset` (0 ≤ offset < total). */
+  at (offset: number): number {
+    let p = 0
+    let left = offset
+    for (let step = this.highBit; step > 0; step >>= 1) {
+      const next = p + step
+      if (next < this.tree.length && (this.tree[next] as number) <= left) {
+        p = next
+        left -= this.tree[next] as number
       }
     }
-    if (best === undefined) return undefined
-    weights[best.id] = bestWeight - total
-    return { member: best, state: { ...state, last_member_id: best.id, weights } }
+    return p
+  }
+
+  stride (total: number): number {
+    if (this.strideOf.total !== total) this.strideOf = { total, stride: goldenStride(total) }
+    return this.strideOf.stride
   }
 }

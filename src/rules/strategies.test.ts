@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { seededRandom } from '../../test/fixtures.js'
-import { chooseMember, LATENCY_EXPLORE, parseRotationState, pruneRotationState, type Candidate, type RotationState, type Strategy } from './strategies.js'
+import { chooseMember, LATENCY_EXPLORE, parseRotationState, type Candidate, type RotationState, type Strategy } from './strategies.js'
 
 function member (id: number, over: Partial<Candidate> = {}): Candidate {
   return { member_id: id, priority: 1, weight: 1, use_count: 0, ...over }
@@ -107,9 +107,40 @@ describe('chooseMember', () => {
     assert.equal(chooseMember('round_robin', [member(1), member(5)], { last_member_id: 7 })?.member_id, 1)
   })
 
-  it('weighted with weights 5,1,1 gives A A B A C A A and repeats', () => {
+  it('weighted with weights 5,1,1 gives A B A A C A A and repeats', () => {
     const picks = sequence('weighted', [member(1, { weight: 5 }), member(2, { weight: 1 }), member(3, { weight: 1 })], 14)
-    assert.deepEqual(picks, [1, 1, 2, 1, 3, 1, 1, 1, 1, 2, 1, 3, 1, 1])
+    assert.deepEqual(picks, [1, 2, 1, 1, 3, 1, 1, 1, 2, 1, 1, 3, 1, 1])
+  })
+
+  it('weighted keeps one number as its cursor, below the total weight', () => {
+    let state: RotationState = {}
+    for (let i = 0; i < 20; i++) {
+      state = chooseMember('weighted', [member(1, { weight: 4 }), member(9, { weight: 3 })], state)!.state
+      assert.deepEqual(Object.keys(state).sort(), ['last_member_id', 'turn'])
+      assert.equal(state.turn, (i + 1) % 7)
+    }
+    // A cursor left by another pool size, or unreadable, still chooses.
+    assert.equal(chooseMember('weighted', [member(1), member(2)], { turn: 10 ** 12 })?.member_id !== undefined, true)
+    assert.equal(chooseMember('weighted', [member(1), member(2)], { turn: -3 })?.member_id, 1)
+  })
+
+  it('weighted spreads each member\'s turns: never more than 2.5 times its fair spacing apart (smooth WRR: 2)', () => {
+    const random = seededRandom(4)
+    let worst = 0
+    for (let round = 0; round < 400; round++) {
+      const weights = Array.from({ length: 2 + Math.floor(random() * 8) }, () => 1 + Math.floor(random() * (random() < 0.5 ? 5 : 40)))
+      const total = weights.reduce((a, b) => a + b, 0)
+      const picks = sequence('weighted', weights.map((w, i) => member(i + 1, { weight: w })), total)
+      weights.forEach((w, i) => {
+        const at = picks.flatMap((id, t) => id === i + 1 ? [t] : [])
+        assert.equal(at.length, w)
+        at.forEach((t, k) => {
+          const gap = k + 1 < at.length ? (at[k + 1] as number) - t : (at[0] as number) + total - t
+          worst = Math.max(worst, gap / (total / w))
+        })
+      })
+    }
+    assert.ok(worst <= 2.5, `worst gap ${worst.toFixed(2)} × the fair spacing`)
   })
 
   it('weighted chooses each member exactly weight times in any window of sum(weights)', () => {
@@ -152,7 +183,7 @@ describe('rotation state helpers', () => {
     assert.deepEqual(parseRotationState(null), {})
   })
 
-  it('pruneRotationState drops weights of members that are gone', () => {
-    assert.deepEqual(pruneRotationState({ weights: { 1: 2, 2: -1 } }, [1]), { weights: { 1: 2 } })
+  it('parseRotationState drops the per-member weights an earlier version kept', () => {
+    assert.deepEqual(parseRotationState('{"last_member_id":3,"weights":{"1":2,"3":-1}}'), { last_member_id: 3 })
   })
 })

@@ -63,21 +63,18 @@ export function chooseMember (
   return choice === undefined ? undefined : { member_id: choice.member.id, state: choice.state }
 }
 
-/** Parses a stored cursor; anything unreadable starts the strategy afresh. */
+/**
+ * Parses a stored cursor; anything unreadable starts the strategy afresh. The
+ * per-member weights an earlier version kept for the weighted strategy are dropped.
+ */
 export function parseRotationState (text: string | null | undefined): RotationState {
   if (!text) return {}
   try {
     const value: unknown = JSON.parse(text)
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as RotationState : {}
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return {}
+    const { weights: _earlier, ...state } = value as RotationState & { weights?: unknown }
+    return state
   } catch {
     return {}
   }
-}
-
-/** Drops cursor entries of members that no longer exist, so the state stays small. */
-export function pruneRotationState (state: RotationState, memberIds: readonly number[]): RotationState {
-  if (state.weights === undefined) return state
-  const keep = new Set(memberIds.map(String))
-  const weights = Object.fromEntries(Object.entries(state.weights).filter(([id]) => keep.has(id)))
-  return { ...state, weights }
 }

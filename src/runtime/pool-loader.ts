@@ -7,7 +7,7 @@
  */
 import type { WorkRunner } from '../db/work.js'
 import { listMembers } from '../pools/member.repository.js'
-import { parseRotationState, pruneRotationState } from '../rules/strategies.js'
+import { parseRotationState } from '../rules/strategies.js'
 import type { PendingRefusal, PendingView } from './batch.js'
 import type { Member, PoolState, RuntimeState } from './runtime-state.js'
 import { findRuntimePool, listActiveRefusals, type HealthWrite } from './runtime.repository.js'
@@ -56,7 +56,7 @@ export function createPoolLoader ({ database, now, memory, idle }: Deps): (poolI
       keepRefusal(refusals, r.providerId, r.resource, r.expiresAt)
     }
     // The cursor is this process's own (per-process strategies): kept across reloads.
-    const cursor = pruneRotationState(before?.cursor ?? parseRotationState(read.pool.rotation_state), members.map((m) => m.id))
+    const cursor = before?.cursor ?? parseRotationState(read.pool.rotation_state)
     const state: PoolState = { pool: read.pool, members, cursor, refusals, stale: false }
     pools.set(poolId, state)
     return state
