@@ -1,22 +1,26 @@
 /**
  * The explain view (`GET …/next`): what the next rotation (or, with a resource, the
  * next proxy request for it) would choose and why, for every member. It reads the
- * same eligibility rules as rotate (rules/plan-rotation.ts) and changes nothing.
+ * same eligibility rules as rotate (rules/plan-rotation.ts) and changes nothing. The
+ * members are those rotations keep in this process at the pool's change_seq, read
+ * again only when it moved.
  */
 import type { Work, WorkRunner } from '../db/work.js'
 import { NotFoundError } from '../errors.js'
-import { listMembers } from '../pools/member.repository.js'
 import { findPool } from '../pools/pool.repository.js'
 import { normaliseResource } from '../providers/refusal.service.js'
 import { activeRefusalsOf } from '../providers/refusal.repository.js'
 import type { ExplanationValue } from './explain.schemas.js'
 import { planRotation } from '../rules/plan-rotation.js'
 import { LATENCY_EXPLORE, latencyChoiceIsDrawn, parseRotationState, type Strategy } from '../rules/strategies.js'
+import { knownMembersOf, membersOf } from './rotation.service.js'
 
 const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
 
 /** Builds the explain service: reads only. */
 export function createExplainService ({ database, now }: { database: WorkRunner, now: () => Date }) {
+  // The members rotations keep per pool at its change_seq (read again only when it moved).
+  const known = knownMembersOf(database)
   return {
     /**
      * What the next rotation (or, with `resource`, the next proxy request for it) would
@@ -27,8 +31,8 @@ export function createExplainService ({ database, now }: { database: WorkRunner,
       return await database.read(function * (db): Work<ExplanationValue> {
         const pool = yield * findPool(db, poolId)
         if (pool === undefined) throw poolNotFound(poolId)
-        const members = yield * listMembers(db, poolId)
         const at = now()
+        const { members } = yield * membersOf(db, known, poolId, at)
         const refusals = asked === null ? [] : yield * activeRefusalsOf(db, members.map((m) => m.provider_id), asked, at.toISOString())
         const refusedUntil = new Map(refusals.map((r) => [r.provider_id, r.expires_at]))
         const strategy = pool.rotation_strategy as Strategy
