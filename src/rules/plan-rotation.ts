@@ -8,7 +8,7 @@
  */
 import { ChoiceIndex } from './choice-index.js'
 import { assess, candidatesFor, type Assessment, type EligibilityInput } from './eligibility.js'
-import { chooseMember, type RotationState, type Strategy } from './strategies.js'
+import { chooseAmong, type RotationState } from './strategies.js'
 
 /** What a plan needs of the pool. */
 export interface PlanPool {
@@ -68,9 +68,8 @@ export function planRotation<M extends PlanMember> (
   })
   const left = refusals.size === 0 ? exclude : new Set([...exclude, ...refusals.keys()])
   const { candidates, degraded } = pool.enabled === 1 ? candidatesFor(assessments, pool.all_down, left) : { candidates: [], degraded: false }
-  const ranked = candidates.map((m) => ({ member_id: m.id, priority: m.priority, weight: m.weight, use_count: m.use_count, latency_ms: m.latency_ms, outstanding: m.outstanding }))
-  const choice = chooseMember(pool.rotation_strategy as Strategy, ranked, state, random, key)
-  const chosen = choice === undefined ? undefined : assessments.find((a) => a.member.id === choice.member_id)
+  const choice = chooseAmong(pool.rotation_strategy, candidates, state, random, key)
+  const chosen = choice === undefined ? undefined : assessments.find((a) => a.member === choice.member)
   let retryAfterMs: number | null = null
   if (chosen === undefined && pool.enabled === 1) {
     for (const a of assessments) {

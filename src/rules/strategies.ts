@@ -1,11 +1,11 @@
 /**
  * Rotation strategies: their names, what a strategy looks at for one member, the
- * cursor kept per pool, and `chooseMember`, the choice among a list of candidates.
+ * cursor kept per pool, and `chooseAmong`, the choice among a list of candidates.
  * The choosing itself is in choice-index.ts, whose index of a pool makes one choice
  * cost O(log n) rather than a pass over every member; this module touches no
  * database and no clock, so it is unit-tested directly.
  */
-import { ChoiceIndex, type RotationState } from './choice-index.js'
+import { ChoiceIndex, type Chooseable, type IndexedChoice, type RotationState } from './choice-index.js'
 
 export { hashScore, LATENCY_EXPLORE, type RotationState } from './choice-index.js'
 
@@ -40,10 +40,28 @@ export function latencyChoiceIsDrawn (candidates: ReadonlyArray<{ readonly laten
 const NEVER_OUT = (): boolean => false
 
 /**
- * Chooses among `candidates` (already filtered to the eligible ones) by `strategy`.
- * Returns undefined when there is no candidate. `random` is injectable for tests.
- * A one-off index of the candidates: callers choosing often keep a ChoiceIndex.
+ * Chooses among `candidates` (already filtered to the eligible ones) by `strategy`,
+ * through a one-off index of them; undefined when there is none. Least_outstanding
+ * counts what is in flight when every candidate says.
  */
+export function chooseAmong<M extends Chooseable & { readonly outstanding?: number }> (
+  strategy: string,
+  candidates: readonly M[],
+  state: RotationState,
+  random: () => number = Math.random,
+  key?: string
+): IndexedChoice<M> | undefined {
+  if (candidates.length === 0) return undefined
+  const counted = candidates.every((c) => c.outstanding !== undefined)
+  return new ChoiceIndex(candidates).choose(strategy, state, {
+    isOut: NEVER_OUT,
+    random,
+    key,
+    outstanding: counted ? (m) => m.outstanding as number : undefined
+  })
+}
+
+/** chooseMember for candidates named by member_id (the strategies' unit tests). */
 export function chooseMember (
   strategy: Strategy,
   candidates: readonly Candidate[],
@@ -51,15 +69,7 @@ export function chooseMember (
   random: () => number = Math.random,
   key?: string
 ): Choice | undefined {
-  if (candidates.length === 0) return undefined
-  const index = new ChoiceIndex(candidates.map((c) => ({ ...c, id: c.member_id, provider_id: c.member_id })))
-  const counted = candidates.every((c) => c.outstanding !== undefined)
-  const choice = index.choose(strategy, state, {
-    isOut: NEVER_OUT,
-    random,
-    key,
-    outstanding: counted ? (m) => m.outstanding as number : undefined
-  })
+  const choice = chooseAmong(strategy, candidates.map((c) => ({ ...c, id: c.member_id, provider_id: c.member_id })), state, random, key)
   return choice === undefined ? undefined : { member_id: choice.member.id, state: choice.state }
 }
 
