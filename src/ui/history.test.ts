@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { healthChangeRecord } from '../rules/health.js'
-import { checkFailedNotes, cooldownNotes, failoverNotes, historyKind, noAlternativeNotes, quotaRecord, rateLimitRecord, refusalRecord, type HistoryFields } from '../rules/history-kind.js'
+import { checkFailedNotes, cooldownNotes, failoverNotes, hedgeRecord, historyKind, noAlternativeNotes, quotaRecord, rateLimitRecord, refusalRecord, type HistoryFields } from '../rules/history-kind.js'
 
 // A browser module without types: loaded by a computed specifier.
 const page: { recordKind: (record: unknown) => string } = await import(['.', 'public', 'history.js'].join('/'))
@@ -30,6 +30,9 @@ describe('the page\'s history kinds', () => {
       { from_provider_id: 1, to_provider_id: 2, reason: 'timeout', notes: failoverNotes(1, false) },
       { from_provider_id: 1, to_provider_id: 2, reason: 'proxy:http_503', notes: failoverNotes(1, true) },
       { from_provider_id: 1, to_provider_id: null, reason: 'timeout', notes: noAlternativeNotes(1) },
+      hedgeRecord(1, 2, 250) as HistoryFields,
+      // A rotation whose client-chosen reason is "hedge" stays a rotation.
+      { from_provider_id: 1, to_provider_id: 2, reason: 'hedge', notes: null },
       { from_provider_id: 1, to_provider_id: null, reason: 'cooldown:x', notes: noAlternativeNotes(1) },
       healthChangeRecord(3, 'healthy', { state: { cooldown_until: '2026-01-01T00:00:30.000Z' }, cooldownStarted: 'consecutive_failures' }, 'HTTP 503') as HistoryFields,
       healthChangeRecord(3, 'healthy', { state: { cooldown_until: '2026-01-01T00:00:30.000Z' }, cooldownStarted: 'rate_limited' }, null) as HistoryFields,
@@ -52,6 +55,6 @@ describe('the page\'s history kinds', () => {
       kinds.add(kind)
       assert.equal(page.recordKind(named(record)), kind, JSON.stringify(record))
     }
-    assert.deepEqual([...kinds].sort(), ['check_failed', 'cooldown', 'failover', 'failover_failed', 'quota', 'recovered', 'refusal', 'rotation'])
+    assert.deepEqual([...kinds].sort(), ['check_failed', 'cooldown', 'failover', 'failover_failed', 'hedge', 'quota', 'recovered', 'refusal', 'rotation'])
   })
 })

@@ -6,13 +6,15 @@
 // "Failover from failed provider ".
 
 const FAILOVER_NOTES = 'Failover from failed provider '
+const HEDGE_NOTES = 'Hedge from slow provider '
 const PROVIDER_NOTES = 'Provider '
 
 /** The service's notes about a provider: `Provider <id> <what>…`. */
 const about = (notes, what) => new RegExp(`^Provider \\d+ ${what}`).test(notes)
 
 /**
- * rotation, failover (another provider chosen), failover_failed (none was),
+ * rotation, failover (another provider chosen), hedge (a proxied request's second
+ * provider, asked while the first was slow, answered first), failover_failed (none was),
  * cooldown (a member started cooling down), recovered, refusal (a provider found
  * refusing a resource), quota (a provider's quota window used up: ours, or its
  * own as it said, `rate_limited`) or check_failed
@@ -22,6 +24,7 @@ export function recordKind (record) {
   const notes = record.notes ?? ''
   if (record.to_provider !== null) {
     if (record.reason === 'recovered' && record.from_provider === null && notes.startsWith(PROVIDER_NOTES)) return 'recovered'
+    if (record.reason === 'hedge' && notes.startsWith(HEDGE_NOTES)) return 'hedge'
     return notes.startsWith(FAILOVER_NOTES) ? 'failover' : 'rotation'
   }
   if (record.reason.startsWith('cooldown:') && about(notes, 'cooling down until ')) return 'cooldown'

@@ -90,6 +90,7 @@ function describe (record, kind) {
     return `${record.from_provider ?? '?'} rate limited${until === null ? '' : ` until ${clock(until)}`}`
   }
   if (kind === 'cooldown') return `${record.from_provider ?? '?'} started cooling down (${record.reason.slice('cooldown:'.length)})`
+  if (kind === 'hedge') return `${record.to_provider ?? '?'} answered first; ${record.from_provider ?? '?'} was slow (hedged request)`
   if (kind === 'failover_failed') return `${record.from_provider ?? '?'} failed; no other provider to fail over to`
   if (kind === 'refusal') return `${record.from_provider ?? '?'} refuses ${record.reason.slice('refusal:'.length)} (HTTP 403)`
   if (kind === 'quota' && record.reason === 'rate_limited') {
