@@ -2,7 +2,7 @@
  * WORKERS and the compiled start (issue 28, parts 2 and 7), standalone:
  * `tsx bench/workers.ts` (the lead hooks `measureWorkers` into run.ts). Proxy
  * throughput over a 3-member pool (1 KiB answers, wrk) of the compiled service
- * with WORKERS=1 and WORKERS=2 beside NGINX with 1 and 2 workers, at 10 and 64
+ * with WORKERS=1 and WORKERS=2 beside NGINX with 1 and 2 workers, at 10, 64 and 256
  * connections, with the CPU each spent per request (all its processes, from
  * /proc); then startup to first answer (spawn to the first 200 of /healthz) of
  * `node dist/main.js` against the old `node --import tsx src/main.ts`, median of
@@ -24,7 +24,7 @@ import { startScript, stopChild } from './processes.js'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PATH = '/data'
 /** Connection counts of the throughput runs. */
-const CONNECTION_COUNTS = [10, 64]
+const CONNECTION_COUNTS = [10, 64, 256]
 /** Runs of each start command, alternated; the median is reported. */
 const STARTUP_RUNS = 5
 const TICKS_PER_SECOND = 100
