@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { seededRandom } from '../../test/fixtures.js'
-import { hashScore } from './choice-index.js'
+import { ChoiceIndex, hashScore } from './choice-index.js'
 import type { PlanMember } from './plan-rotation.js'
 import { indexMembers, planChoice, planRotation } from './plan-rotation.js'
 import { STRATEGIES, type Candidate, type RotationState, type Strategy } from './strategies.js'
@@ -300,6 +300,47 @@ describe('choice index against the choosers of before (reference oracle)', () =>
       state = plan.state
     }
     assert.equal(after.size, copies.length)
+  })
+
+  it('weighted: members back after an outage are asked no more (a choice looks at a few members, not at all who were out)', () => {
+    const members = Array.from({ length: 500 }, (_, i) => ({ id: i + 1, provider_id: i + 1, priority: 1, weight: 1 + (i % 7), use_count: 0 }))
+    const index = new ChoiceIndex(members)
+    let down = true
+    let asked = 0
+    const ctx = { isOut: () => { asked++; return down }, random: Math.random }
+    let state: RotationState = {}
+    for (let i = 0; i < 3; i++) assert.equal(index.choose('weighted', state, ctx), undefined)
+    down = false
+    state = index.choose('weighted', state, ctx)?.state ?? state
+    asked = 0
+    for (let i = 0; i < 100; i++) state = index.choose('weighted', state, ctx)?.state ?? state
+    assert.ok(asked <= 100, `${asked} eligibility checks for 100 choices`)
+  })
+
+  it('weighted spreads turns in large pools too: within 3 times each member\'s fair spacing', () => {
+    const random = seededRandom(8)
+    for (const [size, heaviest] of [[50, 1000], [500, 100]] as const) {
+      const members = Array.from({ length: size }, (_, i) => ({ id: i + 1, provider_id: i + 1, priority: 1, weight: 1 + Math.floor(random() * heaviest), use_count: 0 }))
+      const total = members.reduce((sum, m) => sum + m.weight, 0)
+      const index = new ChoiceIndex(members)
+      const ctx = { isOut: () => false, random: Math.random }
+      const last = new Map<number, number>()
+      const first = new Map<number, number>()
+      let worst = 0
+      let state: RotationState = {}
+      for (let t = 0; t < total; t++) {
+        const choice = index.choose('weighted', state, ctx)
+        assert.ok(choice !== undefined)
+        const { id, weight } = choice.member
+        const before = last.get(id)
+        if (before === undefined) first.set(id, t)
+        else worst = Math.max(worst, (t - before) / (total / weight))
+        last.set(id, t)
+        state = choice.state
+      }
+      for (const m of members) worst = Math.max(worst, ((first.get(m.id) as number) + total - (last.get(m.id) as number)) / (total / m.weight))
+      assert.ok(worst <= 3, `${size} members: worst gap ${worst.toFixed(2)} × the fair spacing`)
+    }
   })
 
   it('leaves out excluded and refusing providers, and plans in full when nobody is eligible', () => {

@@ -432,9 +432,16 @@ export class ChoiceIndex<M extends Chooseable> {
    */
   private weighted (state: RotationState, ctx: ChoiceContext<M>): IndexedChoice<M> | undefined {
     const line = this.weightLine ??= new WeightLine(this.members.map((m) => m.weight))
-    // The members taken out before are asked again (they may be back), and the known or excluded ones taken out.
-    for (const p of line.outs()) if (!ctx.isOut(this.members[p] as M)) line.restore(p)
-    for (const p of this.out) if (!line.isOut(p) && ctx.isOut(this.members[p] as M)) line.takeOut(p)
+    // The members known out are asked again: those back leave the set and return to the line, the others leave it.
+    for (const p of this.out) {
+      if (ctx.isOut(this.members[p] as M)) line.takeOut(p)
+      else {
+        this.out.delete(p)
+        line.restore(p)
+      }
+    }
+    // Members taken out for an earlier choice only (their provider excluded then) come back when they are in.
+    for (const p of line.outs()) if (!this.out.has(p) && !ctx.isOut(this.members[p] as M)) line.restore(p)
     if (ctx.outProviders !== undefined) for (const id of ctx.outProviders) for (const p of this.byProvider.get(id) ?? []) line.takeOut(p)
     const turn = Number.isSafeInteger(state.turn) && (state.turn as number) > 0 ? state.turn as number : 0
     for (;;) {
@@ -469,6 +476,8 @@ export function mulMod (a: number, b: number, m: number): number {
   return Number((BigInt(a) * BigInt(b)) % BigInt(m))
 }
 
+/** How many totals' strides a weight line keeps. */
+const STRIDES_KEPT = 16
 /** How far from total/φ the stride is looked for. */
 const STRIDE_WINDOW = 32
 
@@ -512,7 +521,7 @@ class WeightLine {
   private readonly weights: readonly number[]
   private readonly taken = new Set<number>()
   private highBit = 1
-  private strideOf = { total: 0, stride: 1 }
+  private readonly strides = new Map<number, number>()
   total = 0
 
   constructor (weights: readonly number[]) {
@@ -561,8 +570,13 @@ class WeightLine {
     return p
   }
 
+  /** The stride for `total`, kept for the last few totals (members out and back, failovers excluding one, move it to and fro). */
   stride (total: number): number {
-    if (this.strideOf.total !== total) this.strideOf = { total, stride: goldenStride(total) }
-    return this.strideOf.stride
+    let stride = this.strides.get(total)
+    if (stride === undefined) {
+      if (this.strides.size >= STRIDES_KEPT) this.strides.delete(this.strides.keys().next().value as number)
+      this.strides.set(total, stride = goldenStride(total))
+    }
+    return stride
   }
 }
