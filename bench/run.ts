@@ -7,7 +7,8 @@
  * largest event-loop delay during heavy requests) and `cache` (cache.ts: the response cache's HIT
  * against NGINX's and a bare route, and request coalescing), and issue 28's `workers` (workers.ts:
  * WORKERS=1 and 2 against NGINX with 1 and 2 workers, startup time), `choice` (choice.ts:
- * rotate and /next at 2, 50 and 500 members) and `engine` (engine.ts: CPU per upstream
+ * rotate and /next at 2, 50 and 500 members), `rotate-cpu` (rotate-in-process.ts: CPU per rotation
+ * at 2 and 500 members in process) and `engine` (engine.ts: CPU per upstream
  * attempt, request() against dispatch), `failure-cost` (failure-cost.ts: CPU per request when every
  * member refuses the connection against the success path). BENCH_ONLY (or `npm run bench -- --only <parts>`)
  * picks parts (comma-separated); BENCH_DURATION sets the seconds of each load (default 10).
@@ -254,6 +255,7 @@ const SECTIONS: Record<string, (dir: string) => Promise<void>> = {
   workers: async (dir) => { printWorkers(await measureWorkers(dir)) },
   'failure-cost': async (dir) => { printFailureCost(await measureFailureCost(dir)) },
   choice: standalone('choice.ts'),
+  'rotate-cpu': standalone('rotate-in-process.ts'),
   engine: standalone('engine.ts')
 }
 const PARTS = [...TARGET_JOBS, ...Object.keys(SECTIONS)]
