@@ -4,7 +4,9 @@
  * pool whose members all answer 1 KiB, beside one whose members all refuse the
  * connection (nothing listens on their port), with the same load. The target: a
  * failing request costs no more than a successful one, so an outage of the providers
- * does not multiply our own load. Part `failure-cost` of `npm run bench`.
+ * does not multiply our own load. Part `failure-cost` of `npm run bench`. Each pool is
+ * loaded for WARM_UP_S first, unmeasured: the process is fresh, and without it the
+ * pool measured first paid for the compilation of the code both paths share.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -13,6 +15,9 @@ import { CONNECTIONS, DURATION } from './options.js'
 import { call } from './pool-jobs.js'
 import { startScript, startService, type Running } from './processes.js'
 import { refusingUrl } from '../test/upstreams.js'
+
+/** Seconds each pool is loaded before it is measured (the process's JIT warms up, and a refusing pool's members settle into their cooldowns). */
+const WARM_UP_S = Math.min(3, DURATION)
 
 /** The process's CPU time so far (user + system), in microseconds, from /proc/<pid>/stat. */
 function cpuMicros (pid: number): number {
@@ -44,7 +49,9 @@ export async function measureFailureCost (dir: string): Promise<FailureCostRow[]
     const ok = await seedPool(service.url, 'working', upstream.url)
     const refused = await seedPool(service.url, 'refusing', await refusingUrl())
     const rows: FailureCostRow[] = []
-    for (const [label, pool] of [['3 members answering 1 KiB', ok], ['3 members refusing the connection', refused]] as const) {
+    const pools = [['3 members answering 1 KiB', ok], ['3 members refusing the connection', refused]] as const
+    for (const [, pool] of pools) await runLoad({ url: `${service.url}/api/pools/${pool}/proxy/data` }, CONNECTIONS, WARM_UP_S)
+    for (const [label, pool] of pools) {
       const url = `${service.url}/api/pools/${pool}/proxy/data`
       const first = await fetch(url)
       await first.arrayBuffer()
@@ -63,7 +70,7 @@ export async function measureFailureCost (dir: string): Promise<FailureCostRow[]
 export function printFailureCost (rows: readonly FailureCostRow[]): void {
   const success = rows[0]?.cpuUs ?? NaN
   console.log('\n## A failing proxied request against a successful one (issue 28)\n')
-  console.log(`- ${CONNECTIONS} connections, ${DURATION} s each; the service's CPU time (user + system, /proc) divided by the requests answered\n`)
+  console.log(`- ${CONNECTIONS} connections, ${DURATION} s each after ${WARM_UP_S} s of each unmeasured; the service's CPU time (user + system, /proc) divided by the requests answered\n`)
   console.log('| pool | status | requests/s | CPU µs / request | vs success |')
   console.log('|---|---:|---:|---:|---:|')
   for (const row of rows) {

@@ -37,6 +37,8 @@ export interface ProxyRequest {
 /** What the proxy logs an attempt with. */
 export interface AttemptLog {
   info: (fields: object, message: string) => void
+  /** Whether a line at `level` is written (pino's): when it says no, the line's fields are not even built. */
+  isLevelEnabled?: (level: string) => boolean
 }
 
 /** The header a proxied answer carries the provider's own `X-Request-Id` in (ours is `X-Request-Id`). */

@@ -86,6 +86,9 @@ const DEADLINE_SLACK_MS = 1
 /** True for our credentials rejected (a 401/402). */
 const isCredentialsRejected = (result: AttemptResult): boolean => result.kind === 'failure' && result.reason === CREDENTIALS_REJECTED
 
+/** True when the request's log writes `info` lines (an attempt's fields are built only then). */
+const logsAttempts = (incoming: ProxyRequest): boolean => incoming.log.isLevelEnabled?.('info') !== false
+
 /** True once the client has left (its signal aborted). */
 const left = (incoming: ProxyRequest): boolean => incoming.signal?.aborted === true
 
@@ -171,7 +174,7 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
     attempt.cancel?.()
     attempt.sent.then((sent) => {
       discard(sent)
-      incoming.log.info({ attempt: attempt.number, providerId: attempt.choice.member.provider_id, provider: attempt.choice.member.provider_name, outcome: 'cancelled', latencyMs: sent.latencyMs }, 'proxy attempt')
+      if (logsAttempts(incoming)) incoming.log.info({ attempt: attempt.number, providerId: attempt.choice.member.provider_id, provider: attempt.choice.member.provider_name, outcome: 'cancelled', latencyMs: sent.latencyMs }, 'proxy attempt')
     }, () => {}).finally(() => { runtime.release(attempt.choice.member.id) })
   }
 
@@ -339,7 +342,7 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
           try {
             const sent = await attempt.sent
             const result = classifyAttempt(sent, attempt.choice.pool, now())
-            incoming.log.info(attemptLogFields(attempt.number, member, result, sent), 'proxy attempt')
+            if (logsAttempts(incoming)) incoming.log.info(attemptLogFields(attempt.number, member, result, sent), 'proxy attempt')
             // Ours: the provider was never asked, so it is not told against; the request ends (500).
             if (result.kind === 'ours') throw result.error
             // Cut by the client's own shorter deadline: says nothing about the provider.

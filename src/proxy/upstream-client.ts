@@ -1,13 +1,22 @@
 /**
  * The proxy's upstream client: sends one attempt of a request to the chosen
- * member's provider over one undici agent (a pool of keep-alive connections per
- * origin), within the member's timeout for the answer to start. Only the call is
+ * member's provider over a pool of keep-alive connections per origin (undici's
+ * Pool), within the member's timeout for the answer to start. Only the call is
  * guarded: it answers what the call gave (an answer's start, or its error) and
  * how long it took, and never decides what that means (attempt.ts does). The
  * answer's body is left to stream at its own pace. A `100 Continue` the provider
  * sends unasked is skipped like any interim answer (http/interim-answers.ts).
+ *
+ * The pools are kept here rather than by an undici Agent: an Agent drops an
+ * origin's pool (closing it, an error made and its stack captured) whenever a
+ * connection to it fails with none open, so while a provider refuses connections
+ * every attempt built a pool and a client and tore them down again (issue 28: a
+ * failing request cost more than a successful one). Kept, a pool's clients simply
+ * connect again at the next attempt; pools with no connection open and nothing
+ * under way are let go every IDLE_SWEEP_MS (as an Agent lets them go when their
+ * last connection closes), and at once when there are MAX_ORIGINS of them.
  */
-import { Agent, type Dispatcher } from 'undici'
+import { errors, Pool, type Dispatcher } from 'undici'
 import { storedCredentialValues } from '../rules/secrets.js'
 import { parseBase, providerCredentials, upstreamTarget, type UpstreamBase } from '../rules/upstream-url.js'
 import type { SentAttempt } from './attempt.js'
@@ -62,6 +71,12 @@ interface Upstream {
 /** Providers kept parsed (a bound: past it the cache starts over). */
 const MAX_UPSTREAMS = 10_000
 
+/** Origins kept with a pool: past it, the pools with no connection open and nothing under way are closed. */
+const MAX_ORIGINS = 1_000
+
+/** How often the pools with no connection open and nothing under way are closed. */
+const IDLE_SWEEP_MS = 60_000
+
 /**
  * What the caller sets for one attempt: `timeoutMs`, a bound shorter than the
  * member's own (what is left of the request's deadline), and `onCancel`, given a
@@ -91,9 +106,37 @@ export type SentUpstream = SentAttempt<Dispatcher.ResponseData> & { readonly sec
 
 /** Builds the client; `close` ends its upstream connections. */
 export function createUpstreamClient () {
-  // One agent: undici keeps a pool of keep-alive connections per upstream origin,
-  // each of which skips an unsolicited 100 Continue (http/interim-answers.ts).
-  const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256, connect: continueSkippingConnector() })
+  // A pool of keep-alive connections per upstream origin, each of which skips an
+  // unsolicited 100 Continue (http/interim-answers.ts).
+  const connect = continueSkippingConnector()
+  const pools = new Map<string, Pool>()
+  let closed = false
+
+  /** Closes the pools with no connection open and no request pending or running. */
+  function sweep (): void {
+    for (const [origin, pool] of pools) {
+      const { connected, size } = pool.stats
+      if (connected === 0 && size === 0) {
+        pools.delete(origin)
+        pool.close().catch(() => {})
+      }
+    }
+  }
+  const sweeper = setInterval(sweep, IDLE_SWEEP_MS)
+  sweeper.unref()
+
+  /** The origin's pool; once the client is closed, an attempt fails as it would on a closed agent (an error of ours). */
+  function poolOf (origin: string): Pool {
+    let pool = pools.get(origin)
+    if (pool === undefined) {
+      if (closed) throw new errors.ClientClosedError()
+      if (pools.size >= MAX_ORIGINS) sweep()
+      pool = new Pool(origin, { keepAliveTimeout: 30_000, connections: 256, connect })
+      pools.set(origin, pool)
+    }
+    return pool
+  }
+
   // Parsed per base URL and credentials as stored, so a changed provider is parsed afresh.
   const upstreams = new Map<string, Upstream>()
 
@@ -109,7 +152,13 @@ export function createUpstreamClient () {
   }
 
   return {
-    close: async () => { await agent.close() },
+    close: async () => {
+      closed = true
+      clearInterval(sweeper)
+      const closing = [...pools.values()].map(async (pool) => { await pool.close() })
+      pools.clear()
+      await Promise.all(closing)
+    },
 
     /**
      * Sends `incoming` (its proxied `path`) to `member`'s provider. A base URL that
@@ -126,7 +175,7 @@ export function createUpstreamClient () {
       const started = performance.now()
       let response: Dispatcher.ResponseData
       try {
-        response = await agent.request({
+        response = await poolOf(target.origin).request({
           origin: target.origin,
           path: target.path,
           method: incoming.method as 'GET',

@@ -9,7 +9,7 @@
 import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { MAX_RESOURCE_LENGTH } from '../providers/refusal.service.js'
 import { foldSample } from '../rules/activity.js'
-import { applyOutcome, healthAt, healthChangeRecord, type Outcome } from '../rules/health.js'
+import { applyOutcome, healthAt, healthChangeRecord, type HealthState, type Outcome } from '../rules/health.js'
 import { hedgeRecord } from '../rules/history-kind.js'
 import { memberPendingOf, poolPendingOf } from './batch.js'
 import type { Member, RuntimeState } from './runtime-state.js'
@@ -25,6 +25,17 @@ interface Deps {
   now: () => Date
   events?: RotationEvents
   memory: Pick<RuntimeState, 'pools' | 'inFlight' | 'pending'>
+}
+
+/** A member's health as the fold reads it (rules/health.ts HealthState), and nothing else of it. */
+function healthOf (member: Member): HealthState {
+  return {
+    consecutive_failures: member.consecutive_failures,
+    cooldown_trips: member.cooldown_trips,
+    cooldown_until: member.cooldown_until,
+    cooldown_reason: member.cooldown_reason,
+    latency_ms: member.latency_ms
+  }
 }
 
 /** Builds the accounting of one runtime. */
@@ -62,16 +73,29 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
       if (state === undefined || member === undefined) return
       const pending = memory.pending()
       const at = now()
-      const iso = at.toISOString()
       const before = healthAt(member, at)
-      const effect = applyOutcome(member, outcome, state.pool, at)
+      // The health fields alone go through the fold (not the whole member, which its
+      // unchanged cases would copy field by field, twice, for every failure).
+      const effect = applyOutcome(healthOf(member), outcome, state.pool, at)
       const { state: health, cooldownStarted } = effect
       const lastError = effect.success ? null : outcome.error ?? (outcome.status_code != null ? `HTTP ${outcome.status_code}` : member.last_error)
-      Object.assign(member, health, { last_error: lastError })
+      member.consecutive_failures = health.consecutive_failures
+      member.cooldown_trips = health.cooldown_trips
+      member.cooldown_until = health.cooldown_until
+      member.cooldown_reason = health.cooldown_reason
+      member.latency_ms = health.latency_ms
+      member.last_error = lastError
       const delta = memberPendingOf(pending, poolId, member.id)
-      delta.health = { ...health, last_error: lastError }
+      delta.health = {
+        consecutive_failures: health.consecutive_failures,
+        cooldown_trips: health.cooldown_trips,
+        cooldown_until: health.cooldown_until,
+        cooldown_reason: health.cooldown_reason,
+        latency_ms: health.latency_ms,
+        last_error: lastError
+      }
       // The latency folded into the moving average also counts in its minute (activity charts).
-      if (outcome.latency_ms != null) foldSample(pending.latencies, member.id, iso, outcome.latency_ms)
+      if (outcome.latency_ms != null) foldSample(pending.latencies, member.id, at, outcome.latency_ms)
       if (effect.success) {
         member.success_count++
         delta.successes++
@@ -81,7 +105,7 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
       }
       poolPendingOf(pending, poolId)
       const record = healthChangeRecord(providerId, before, effect, lastError, outcome.pause_source ?? null)
-      if (record !== null) pending.history.push({ kind: 'health', poolId, record, at: iso })
+      if (record !== null) pending.history.push({ kind: 'health', poolId, record, at: at.toISOString() })
       if (cooldownStarted !== null) events.cooldownStarted(cooldownStarted)
       events.reported(effect.success)
     },
