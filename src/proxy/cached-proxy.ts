@@ -49,12 +49,16 @@ interface StoredAnswer {
   readonly body: Buffer | null
   readonly provider: string | null
   readonly attempts: number
+  /** A failing attempt's own answer, back because the retry budget was spent (never stored). */
+  readonly retryBudget?: 'exhausted'
 }
 
 /** What the leader of a key shares with the requests waiting for it. */
 type Shared =
   | { readonly kind: 'stored', readonly entry: CachedAnswer }
   | { readonly kind: 'failed', readonly answer: Exclude<ProxyAnswer, { kind: 'answer' }> }
+  /** The provider's own failing answer, read whole, that ended the leader's request with the retry budget spent: every waiter gets it, nothing stores it. */
+  | { readonly kind: 'exhausted', readonly answer: StoredAnswer & { readonly body: Buffer } }
   /** The answer was not stored (private to its caller, too big, too slow, an event stream): each waiter goes upstream on its own. */
   | { readonly kind: 'alone' }
 
@@ -215,10 +219,21 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     const answer = await proxy.forward(poolId, asked)
     if (answer.kind !== 'answer') return { shared: { kind: 'failed', answer }, own: { ...answer, cache: label } }
     if (answer.retryBudget !== undefined) {
-      // A failing attempt's own answer, back because the retry budget was spent: the
-      // leader's alone (stale if error applies); the waiters share it as a failure.
+      // A failing attempt's own answer, back because the retry budget was spent: read whole
+      // (bounded as an entry is), it goes to the leader's client and to every waiter (stale
+      // if error applies to each), and is never stored. Too big to hold, or broken off, the
+      // leader's client alone gets it and the waiters a 502.
       const failed = { kind: 'failed' as const, attempts: [], refusals: [], retryBudget: answer.retryBudget }
-      return { shared: { kind: 'failed', answer: failed }, own: { ...answer, cache: label } }
+      let read: Buffer | Readable | undefined
+      try {
+        read = answer.body === null ? Buffer.alloc(0) : await readUpTo(answer.body, maxEntryBytes, budget, signal)
+      } catch {
+        read = undefined
+      }
+      if (read === undefined) return { shared: { kind: 'failed', answer: failed }, own: { ...failed, cache: label } }
+      if (!Buffer.isBuffer(read)) return { shared: { kind: 'failed', answer: failed }, own: { ...answer, body: read, cache: label } }
+      const kept = { kind: 'answer' as const, status: answer.status, headers: answer.headers, body: read, provider: answer.provider, attempts: answer.attempts, retryBudget: answer.retryBudget }
+      return { shared: { kind: 'exhausted', answer: kept }, own: { ...kept, headers: { ...kept.headers }, body: incoming.method === 'HEAD' ? null : read, cache: label } }
     }
     let body: Buffer
     if (answer.body === null) body = Buffer.alloc(0)
@@ -312,6 +327,8 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
         if (!varyMatches(shared.entry.vary, incoming.headers)) return undefined
         return { ...fromEntry(shared.entry, incoming.method, 0), cache: 'HIT', age: ageSeconds(shared.entry.storedAt, now()) }
       case 'failed': return { ...shared.answer, cache: 'MISS' }
+      // Headers copied: the route adds each request's own to them.
+      case 'exhausted': return { ...shared.answer, headers: { ...shared.answer.headers }, body: incoming.method === 'HEAD' ? null : shared.answer.body, cache: 'MISS' }
       case 'alone': return undefined
     }
   }
@@ -362,7 +379,7 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
       if (running !== undefined) {
         const led = await board(running, incoming.signal, Math.min(MAX_COALESCED_WAIT_MS + pool.max_wait_ms, leftMs()))
         let served = led === undefined ? undefined : asWaiter(led, incoming)
-        if (served !== undefined && served.kind !== 'answer') served = await staleInstead(poolId, key, incoming) ?? served
+        if (served !== undefined && failing(served)) served = await staleInstead(poolId, key, incoming) ?? served
         if (served !== undefined) {
           count(poolId, served.cache ?? 'HIT')
           return served
@@ -393,8 +410,7 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
       }
       const { own } = led
       // Stale if error: every member failed or none is eligible, but an entry within its stale window is kept.
-      const failing = own.kind !== 'answer' || ('retryBudget' in own && own.retryBudget !== undefined)
-      const served = failing ? await staleInstead(poolId, key, incoming) ?? own : own
+      const served = failing(own) ? await staleInstead(poolId, key, incoming) ?? own : own
       if (served !== own) letGo(led)
       count(poolId, served.cache ?? label)
       return served
@@ -417,6 +433,11 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     /** Ends the upstream connections and the store's. */
     close: async (): Promise<void> => { await proxy.close(); await store.close() }
   }
+}
+
+/** True for an answer that stale-if-error may replace: a failure, or a provider's failing answer back with the retry budget spent. */
+function failing (answer: ServedAnswer): boolean {
+  return answer.kind !== 'answer' || ('retryBudget' in answer && answer.retryBudget !== undefined)
 }
 
 /** True for an event stream (`text/event-stream`), which is never read whole. */

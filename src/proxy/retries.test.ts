@@ -178,6 +178,29 @@ for (const dialect of dialects) {
       assert.equal((await get(poolId, { 'x-sourcepool-deadline-ms': 'soon' })).statusCode, 400)
     })
 
+    it("gives a cached pool's waiters the provider's own answer when their leader found the budget spent, with one upstream call", LIMIT, async () => {
+      let delayMs = 0
+      const failing = (req: IncomingMessage, res: ServerResponse) => { setTimeout(() => { json(500, { error: 'down' })(req, res) }, delayMs) }
+      const a = await start(failing)
+      const b = await start(failing)
+      const { poolId } = await pool('spent', [a.url, b.url], { max_attempts: 2, retry_budget_percent: 20, failure_threshold: 1000, cache_ttl_seconds: 60 })
+      // Spend the budget (its floor of 3 retries) one request at a time.
+      for (let i = 0; i < 20 && (await get(poolId)).headers['x-sourcepool-retry-budget'] !== 'exhausted'; i++);
+      delayMs = 300
+      const before = a.seen.length + b.seen.length
+      const answers = await Promise.all(Array.from({ length: 5 }, async (_, i) => await sleep(i * 20).then(async () => await get(poolId))))
+      assert.equal(a.seen.length + b.seen.length - before, 1, 'one upstream call for the five')
+      for (const res of answers) {
+        assert.deepEqual([res.statusCode, res.json(), res.headers['x-sourcepool-retry-budget'], res.headers['x-sourcepool-cache']], [500, { error: 'down' }, 'exhausted', 'MISS'])
+        assert.ok(String(res.headers['x-sourcepool-provider']).startsWith('spent-'))
+      }
+      assert.equal(new Set(answers.map((res) => res.headers['x-request-id'])).size, 5, 'each answer carries its own request id')
+      // Not stored: the next request goes upstream again.
+      delayMs = 0
+      await get(poolId)
+      assert.equal(a.seen.length + b.seen.length - before, 2)
+    })
+
     it('bounds retries by the budget while every member fails, passes the last answer through marked exhausted, and refills after the window', LIMIT, async () => {
       const failing = () => json(500, { error: 'down' })
       const a = await start(failing())
