@@ -423,9 +423,10 @@ export class ChoiceIndex<M extends Chooseable> {
   /**
    * Weighted turns over the weight line: the eligible members laid end to end in id
    * order, each over as many positions as its weight (W in all), and turn t takes
-   * position t·s mod W, where the stride s is the integer nearest W/φ that shares no
-   * factor with W. So W turns in a row visit every position once (each member exactly
-   * its weight times, as smooth weighted round robin did), and a golden-ratio stride
+   * position t·s mod W, where the stride s shares no factor with W and is the most
+   * golden-like integer near W/φ (goldenStride). So W turns in a row visit every
+   * position once (each member exactly its weight times, as smooth weighted round
+   * robin did), and a golden-ratio stride
    * spreads a member's turns evenly over them (the visits to any stretch of the line
    * are at most three distinct gaps apart). The cursor is one number, and a choice a
    * search of a Fenwick tree of the weights (an out member's taken out): O(log n).
@@ -470,7 +471,7 @@ function gcd (a: number, b: number): number {
 }
 
 /** (a · b) mod m for 0 ≤ a, b < m, exactly (beyond 2^53 through BigInt). */
-export function mulMod (a: number, b: number, m: number): number {
+function mulMod (a: number, b: number, m: number): number {
   const product = a * b
   if (product <= Number.MAX_SAFE_INTEGER) return product % m
   return Number((BigInt(a) * BigInt(b)) % BigInt(m))
@@ -499,7 +500,7 @@ function largestQuotient (s: number, total: number): number {
  * a line of 1 or 2. The golden ratio's partial quotients are all 1, which is what
  * makes its multiples the most evenly spread; near-golden integers can be poor ones.
  */
-export function goldenStride (total: number): number {
+function goldenStride (total: number): number {
   if (total <= 2) return 1
   const near = Math.round(total * GOLDEN)
   let best = 0
@@ -538,7 +539,6 @@ class WeightLine {
   }
 
   outs (): number[] { return [...this.taken] }
-  isOut (p: number): boolean { return this.taken.has(p) }
 
   takeOut (p: number): void {
     if (this.taken.has(p)) return
