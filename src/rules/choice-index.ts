@@ -426,10 +426,10 @@ export class ChoiceIndex<M extends Chooseable> {
    * position t·s mod W, where the stride s shares no factor with W and is the most
    * golden-like integer near W/φ (goldenStride). So W turns in a row visit every
    * position once (each member exactly its weight times, as smooth weighted round
-   * robin did), and a golden-ratio stride
-   * spreads a member's turns evenly over them (the visits to any stretch of the line
-   * are at most three distinct gaps apart). The cursor is one number, and a choice a
-   * search of a Fenwick tree of the weights (an out member's taken out): O(log n).
+   * robin did), and a golden-ratio stride spreads a member's turns evenly over them
+   * (the visits to any stretch of the line are at most three distinct gaps apart).
+   * The cursor is one number, and a choice a search of a Fenwick tree of the weights
+   * (an out member's taken out): O(log n).
    */
   private weighted (state: RotationState, ctx: ChoiceContext<M>): IndexedChoice<M> | undefined {
     const line = this.weightLine ??= new WeightLine(this.members.map((m) => m.weight))
