@@ -79,21 +79,10 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
       const effect = applyOutcome(healthOf(member), outcome, state.pool, at)
       const { state: health, cooldownStarted } = effect
       const lastError = effect.success ? null : outcome.error ?? (outcome.status_code != null ? `HTTP ${outcome.status_code}` : member.last_error)
-      member.consecutive_failures = health.consecutive_failures
-      member.cooldown_trips = health.cooldown_trips
-      member.cooldown_until = health.cooldown_until
-      member.cooldown_reason = health.cooldown_reason
-      member.latency_ms = health.latency_ms
-      member.last_error = lastError
+      // The fold's state holds the five health fields alone (it was given nothing else).
+      Object.assign(member, health, { last_error: lastError })
       const delta = memberPendingOf(pending, poolId, member.id)
-      delta.health = {
-        consecutive_failures: health.consecutive_failures,
-        cooldown_trips: health.cooldown_trips,
-        cooldown_until: health.cooldown_until,
-        cooldown_reason: health.cooldown_reason,
-        latency_ms: health.latency_ms,
-        last_error: lastError
-      }
+      delta.health = { ...health, last_error: lastError }
       // The latency folded into the moving average also counts in its minute (activity charts).
       if (outcome.latency_ms != null) foldSample(pending.latencies, member.id, at, outcome.latency_ms)
       if (effect.success) {
