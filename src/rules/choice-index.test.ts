@@ -4,7 +4,8 @@ import { seededRandom } from '../../test/fixtures.js'
 import { ChoiceIndex, hashScore } from './choice-index.js'
 import type { PlanMember } from './plan-rotation.js'
 import { indexMembers, planChoice, planRotation } from './plan-rotation.js'
-import { STRATEGIES, type Candidate, type RotationState, type Strategy } from './strategies.js'
+import { STRATEGIES, type RotationState, type Strategy } from './strategies.js'
+import type { Candidate } from './strategies.test.js'
 
 // ---------------------------------------------------------------------------
 // REFERENCE ORACLE: the choosers as they were before issue 28 (strategies.ts at the

@@ -1,7 +1,25 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { seededRandom } from '../../test/fixtures.js'
-import { chooseMember, LATENCY_EXPLORE, parseRotationState, type Candidate, type RotationState, type Strategy } from './strategies.js'
+import { chooseAmong, LATENCY_EXPLORE, parseRotationState, type RotationState, type Strategy } from './strategies.js'
+
+/** What a strategy may look at for one member, named by member_id as the API names members. */
+export interface Candidate {
+  readonly member_id: number
+  readonly priority: number
+  readonly weight: number
+  readonly use_count: number
+  readonly latency_ms?: number | null
+  readonly outstanding?: number
+}
+
+/** chooseAmong for candidates named by member_id. */
+function chooseMember (
+  strategy: Strategy, candidates: readonly Candidate[], state: RotationState, random: () => number = Math.random, key?: string
+): { member_id: number, state: RotationState } | undefined {
+  const choice = chooseAmong(strategy, candidates.map((c) => ({ ...c, id: c.member_id, provider_id: c.member_id })), state, random, key)
+  return choice === undefined ? undefined : { member_id: choice.member.id, state: choice.state }
+}
 
 function member (id: number, over: Partial<Candidate> = {}): Candidate {
   return { member_id: id, priority: 1, weight: 1, use_count: 0, ...over }

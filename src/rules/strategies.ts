@@ -12,23 +12,6 @@ export { hashScore, LATENCY_EXPLORE, type RotationState } from './choice-index.j
 export const STRATEGIES = ['round_robin', 'weighted', 'priority', 'least_used', 'random', 'least_latency', 'least_outstanding', 'consistent_hash'] as const
 export type Strategy = typeof STRATEGIES[number]
 
-/** What a strategy may look at for one member. */
-export interface Candidate {
-  readonly member_id: number
-  readonly priority: number
-  readonly weight: number
-  readonly use_count: number
-  /** The member's moving average latency (reports, proxied requests), null before any. */
-  readonly latency_ms?: number | null
-  /** Requests in flight to the member through this process's proxy; absent outside the proxy. */
-  readonly outstanding?: number
-}
-
-export interface Choice {
-  readonly member_id: number
-  readonly state: RotationState
-}
-
 /** Longest key consistent_hash takes (the rotate body's `key`, the proxy's `x-sourcepool-key`). */
 export const MAX_HASH_KEY_LENGTH = 256
 
@@ -59,18 +42,6 @@ export function chooseAmong<M extends Chooseable & { readonly outstanding?: numb
     key,
     outstanding: counted ? (m) => m.outstanding as number : undefined
   })
-}
-
-/** chooseMember for candidates named by member_id (the strategies' unit tests). */
-export function chooseMember (
-  strategy: Strategy,
-  candidates: readonly Candidate[],
-  state: RotationState,
-  random: () => number = Math.random,
-  key?: string
-): Choice | undefined {
-  const choice = chooseAmong(strategy, candidates.map((c) => ({ ...c, id: c.member_id, provider_id: c.member_id })), state, random, key)
-  return choice === undefined ? undefined : { member_id: choice.member.id, state: choice.state }
 }
 
 /**
