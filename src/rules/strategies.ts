@@ -1,9 +1,8 @@
 /**
- * Rotation strategies: their names, what a strategy looks at for one member, the
- * cursor kept per pool, and `chooseAmong`, the choice among a list of candidates.
- * The choosing itself is in choice-index.ts, whose index of a pool makes one choice
- * cost O(log n) rather than a pass over every member; this module touches no
- * database and no clock, so it is unit-tested directly.
+ * Rotation strategies: their names, the cursor kept per pool, and `chooseAmong`,
+ * the choice among a list of candidates. The choosing itself is in choice-index.ts,
+ * whose index of a pool makes one choice cost O(log n) rather than a pass over every
+ * member; this module touches no database and no clock, so it is unit-tested directly.
  */
 import { ChoiceIndex, type Chooseable, type IndexedChoice, type RotationState } from './choice-index.js'
 
