@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
+import { isPlaceholderPassword, PLACEHOLDER_HINT } from './auth/placeholder-secrets.js'
 import { parseTokens, type Token } from './auth/tokens.js'
 
 /** The validated, read-only settings the service runs with. */
@@ -306,7 +307,11 @@ function readTokens (env: NodeJS.ProcessEnv): Token[] {
   }
 }
 
-/** Accepts `sqlite:<path>`, `sqlite::memory:` and `postgres://` / `postgresql://` URLs. */
+/**
+ * Accepts `sqlite:<path>`, `sqlite::memory:` and `postgres://` / `postgresql://` URLs
+ * (the same thing to the driver; the errors name both). A password that is a
+ * placeholder (the deployment example's `password`) is refused, never echoed.
+ */
 export function validateDatabaseUrl (url: string): void {
   if (url.startsWith('sqlite:')) {
     if (url.slice('sqlite:'.length).length === 0) {
@@ -315,13 +320,26 @@ export function validateDatabaseUrl (url: string): void {
     return
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
+    let parsed: URL
     try {
-      const parsed = new URL(url)
+      parsed = new URL(url)
       if (!parsed.hostname && !parsed.searchParams.get('host')) throw new Error('no host')
     } catch {
-      throw new ConfigError('DATABASE_URL: not a parseable postgres:// URL')
+      throw new ConfigError('DATABASE_URL: not a parseable postgres:// or postgresql:// URL')
+    }
+    if (isPlaceholderPassword(decodedPassword(parsed))) {
+      throw new ConfigError(`DATABASE_URL: the password is a placeholder (${PLACEHOLDER_HINT}); give the database user's real password`)
     }
     return
   }
-  throw new ConfigError("DATABASE_URL: must start with 'sqlite:' or 'postgres://'")
+  throw new ConfigError("DATABASE_URL: must start with 'sqlite:', 'postgres://' or 'postgresql://'")
+}
+
+/** The URL's password as the driver reads it ('' for none). */
+function decodedPassword (url: URL): string {
+  try {
+    return decodeURIComponent(url.password)
+  } catch {
+    return url.password
+  }
 }

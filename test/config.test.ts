@@ -1,10 +1,19 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { ConfigError, loadConfig } from '../src/config.js'
 import { runMain } from './server-process.js'
+
+/** The settings deploy/sourcepool.env sets, as systemd's EnvironmentFile reads them. */
+function deployedEnv (): Record<string, string> {
+  const text = readFileSync(new URL('../deploy/sourcepool.env', import.meta.url), 'utf8')
+  return Object.fromEntries(text.split('\n').filter((line) => /^[A-Z_]+=/.test(line)).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]))
+}
+
+/** deploy/sourcepool.env's AUTH_TOKENS entries. */
+const deployedTokens = () => (deployedEnv().AUTH_TOKENS ?? '').split(',')
 
 describe('loadConfig', () => {
   it('defaults to 127.0.0.1:8000 and the SQLite file under ./data', () => {
@@ -148,6 +157,41 @@ describe('loadConfig', () => {
     }
   })
 
+  it('refuses a token whose secret is a placeholder (the example\'s, the docs\', or one saying so), naming the token, never the secret', () => {
+    const placeholders = [
+      ...deployedTokens().map((entry) => entry.split(':').slice(2).join(':')),
+      '<32 random characters>', '9f2c…long-random…', 'c01d…long-random…', // docs/deployment.md, docs/operations.md
+      'CHANGE_ME_0123456789', 'please-changeme-later', 'my-example-token-1234', 'placeholder-for-the-ops-token', 'xxxxxxxxxxxxxxxxxxxx', 'replace_with_a_real_secret'
+    ]
+    assert.equal(placeholders.length, 11, 'deploy/sourcepool.env ships two token secrets')
+    for (const secret of placeholders) {
+      assert.throws(() => loadConfig({ AUTH_TOKENS: `app:client:aaaaaaaaaaaaaaaa1,ops:admin:${secret}` }), (error: unknown) => error instanceof ConfigError &&
+        /^AUTH_TOKENS: entry 2 \('ops'\): the secret is a placeholder \(the deployment example's or the docs', or one containing replace-with, replace-me, change-me, example, placeholder or xxxx\); put a random one in its place, e.g\. openssl rand -hex 24$/.test(error.message) &&
+        !error.message.includes(secret), secret)
+    }
+    // Random secrets, and the ones the test suites use, are not placeholders.
+    for (const secret of ['admin-secret-0123456789', 'ops-admin-secret-0001', '0123456789abcdef', 'kS3-xx_9QxXz0aB1cD2eF3gH4iJ5kL6m', '<leading-bracket-only-0123']) {
+      assert.equal(loadConfig({ AUTH_TOKENS: `ops:admin:${secret}` }).authTokens.length, 1, secret)
+    }
+  })
+
+  it('refuses a DATABASE_URL whose password is a placeholder (the deployment example\'s), without echoing it', () => {
+    const example = readFileSync(new URL('../deploy/sourcepool.env', import.meta.url), 'utf8').match(/^#DATABASE_URL=(postgres.*)$/m)?.[1]
+    assert.ok(example !== undefined, 'deploy/sourcepool.env shows a PostgreSQL DATABASE_URL')
+    for (const url of [example, example.replace('postgres://', 'postgresql://'), 'postgres://user:pass@host:5432/db', 'postgres://app:change-me@db/x']) {
+      // The whole line: it holds no part of the URL.
+      assert.throws(() => loadConfig({ DATABASE_URL: url }), (error: unknown) => error instanceof ConfigError && error.message ===
+        "DATABASE_URL: the password is a placeholder (the deployment example's or the docs', or one containing replace-with, replace-me, change-me, example, placeholder or xxxx); give the database user's real password", url)
+    }
+    assert.equal(loadConfig({ DATABASE_URL: 'postgresql://app:9b1e3f0c7a2d@db/x' }).databaseUrl, 'postgresql://app:9b1e3f0c7a2d@db/x')
+  })
+
+  it('names postgresql:// beside postgres:// in its DATABASE_URL errors, as both are accepted', () => {
+    assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://x' }), /^Error: DATABASE_URL: must start with 'sqlite:', 'postgres:\/\/' or 'postgresql:\/\/'$/)
+    assert.throws(() => loadConfig({ DATABASE_URL: 'postgresql://' }), /^Error: DATABASE_URL: not a parseable postgres:\/\/ or postgresql:\/\/ URL$/)
+    assert.equal(loadConfig({ DATABASE_URL: 'postgresql://u@db:5432/x' }).databaseUrl, 'postgresql://u@db:5432/x')
+  })
+
   it('names the variable of a bad value', () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{ PORT: '70000' }, /^PORT: '70000'/],
@@ -245,6 +289,20 @@ describe('start-up with a bad setting', () => {
     assert.equal(code, 2)
     assert.equal(stderr.trim().split('\n').length, 1)
     assert.match(stderr, /invalid configuration: TRUST_PROXY: 'front-door' is not an IP address or CIDR range/)
+  })
+
+  it('exits with code 2 and one line naming the token when started with deploy/sourcepool.env as shipped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sourcepool-deploy-env-'))
+    try {
+      const env = { ...deployedEnv(), PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'pools.db')}` }
+      const { code, stderr } = await runMain(env, undefined, 15_000)
+      assert.equal(code, 2, stderr)
+      assert.equal(stderr.trim().split('\n').length, 1, stderr)
+      assert.match(stderr, /^sourcepool: invalid configuration: AUTH_TOKENS: entry 1 \('ops'\): the secret is a placeholder /)
+      assert.ok(!stderr.includes('replace-with-'), stderr)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('exits with code 2 for an unparseable DATABASE_URL', async () => {

@@ -4,6 +4,7 @@
  * time against every token, so neither timing nor logs reveal them.
  */
 import { hash } from 'node:crypto'
+import { isPlaceholderSecret, PLACEHOLDER_HINT } from './placeholder-secrets.js'
 
 export const SCOPES = ['read', 'client', 'admin'] as const
 export type Scope = typeof SCOPES[number]
@@ -45,6 +46,7 @@ export function parseTokens (text: string): Token[] {
     const where = `entry ${index + 1}${/^[\w.-]{1,64}$/.test(name) ? ` ('${name}')` : ''}`
     if (!/^[\w.-]{1,64}$/.test(name)) throw new Error(`${where}: the name must be 1-64 letters, digits, '_', '.' or '-'`)
     if (!(SCOPES as readonly string[]).includes(scope)) throw new Error(`${where}: the scope must be one of ${SCOPES.join(', ')}`)
+    if (isPlaceholderSecret(secret)) throw new Error(`${where}: the secret is a placeholder (${PLACEHOLDER_HINT}); put a random one in its place, e.g. openssl rand -hex 24`)
     if (secret.length < MIN_SECRET_LENGTH) throw new Error(`${where}: the secret must be at least ${MIN_SECRET_LENGTH} characters`)
     if (tokens.some((t) => t.name === name)) throw new Error(`${where}: the name is used twice`)
     const secretDigest = digest(secret)
