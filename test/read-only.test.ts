@@ -47,7 +47,7 @@ describe('a read-only SQLite database', () => {
     const file = join(readOnlyDir, 'pools.db')
     const { code, stderr } = await runMain({ DATABASE_URL: `sqlite:${file}`, PORT: '0' }, unprivileged, 15_000)
     assert.equal(code, 1)
-    assert.equal(stderr, `sourcepool: failed to start: cannot open database file ${file}\n`)
+    assert.equal(stderr, `sourcepool: failed to start: cannot create ${file}: permission denied to write in ${readOnlyDir}\n`)
   })
 
   it('answers /healthz 503 "not writable", and writes with a clear 500, while writes are refused after start', async () => {

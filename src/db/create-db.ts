@@ -5,16 +5,16 @@
  * be used (unreachable, unknown, read-only, locked, failing to migrate) is refused
  * at start-up with one line saying why (DatabaseStartupError), never the password.
  */
-import { mkdirSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
-import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
-import { Kysely, PostgresAdapter, PostgresDialect, sql, type SelectQueryBuilder } from 'kysely'
+import { Kysely, PostgresAdapter, sql, type SelectQueryBuilder } from 'kysely'
 import pg from 'pg'
 import { DatabaseNotWritableError, DatabaseStartupError, describePostgresError, describeSqliteError, isRetryableConflict } from './errors.js'
 import { MigrationError, migrateToLatest } from './migrate.js'
+import { SchemaPostgresDialect } from './postgres-dialect.js'
 import { AUTOCHECKPOINT_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.js'
 import { BUSY_BUDGET_MS, createSqliteRunner, probeWrite } from './sqlite-dialect.js'
+import { makeParentDirectories, whyNotCreated } from './sqlite-file.js'
 import type { Database, Db, Dialect } from './types.js'
 import { Breath, Declaration, Effects, keep, nextTurn, SLICE_MS, type Work, type WorkRunner } from './work.js'
 
@@ -74,7 +74,7 @@ function openSqlite (url: string): Opened {
   const inMemory = path === ':memory:'
   let database: BetterSqlite3.Database | undefined
   try {
-    if (!inMemory) mkdirSync(dirname(path), { recursive: true })
+    if (!inMemory) makeParentDirectories(path)
     // Start-up waits for another process's lock synchronously: nothing is served yet.
     database = new BetterSqlite3(inMemory ? ':memory:' : path, { timeout: BUSY_BUDGET_MS })
     // Before anything writes: a read-only file opens without complaint, and would
@@ -91,7 +91,8 @@ function openSqlite (url: string): Opened {
     database.pragma('foreign_keys = ON')
   } catch (error) {
     database?.close()
-    throw new DatabaseStartupError(describeSqliteError(error, path))
+    if (error instanceof DatabaseStartupError) throw error
+    throw new DatabaseStartupError((inMemory ? undefined : whyNotCreated(path)) ?? describeSqliteError(error, path))
   }
   const runner = createSqliteRunner(database)
   const opened = database
@@ -202,7 +203,7 @@ function openPostgres (url: string): Opened {
   })
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {})
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<Database>({ dialect: new SchemaPostgresDialect({ pool }) })
   const describe = (error: unknown) => describePostgresError(error, where)
   return {
     db,
