@@ -32,7 +32,7 @@ import { ageSeconds, asksForItsOwn, cacheKey, forbidsStore, freshSeconds, varyMa
 import { assertSafePath } from '../rules/upstream-url.js'
 import { DEADLINE_HEADER, DEADLINE_HEADER_PROBLEM, requestDeadline } from '../rules/retry-policy.js'
 import { DomainError } from '../errors.js'
-import { proxiedPath, type ProxyRequest } from './forward.js'
+import { proxiedPath, servedHeaders, type ProxyRequest } from './forward.js'
 import type { ProxyAnswer, ProxyService } from './proxy.service.js'
 
 /** What the cache did for one proxied request, as `x-sourcepool-cache` says it. */
@@ -107,9 +107,9 @@ function countedAs (result: CacheResult): 'hit' | 'miss' | 'stale' {
   return result === 'HIT' ? 'hit' : result === 'STALE' ? 'stale' : 'miss'
 }
 
-/** The answer a stored entry gives a request: its status, headers and body exactly (none for HEAD). */
+/** The answer a stored entry gives a request: its status, headers (less the service's own: servedHeaders) and body exactly (none for HEAD). */
 function fromEntry (entry: CachedAnswer, method: string, attempts: number): StoredAnswer {
-  const headers = { ...entry.headers }
+  const headers = servedHeaders(entry.headers)
   if (headers['content-length'] === undefined && entry.status !== 204 && entry.status !== 304) headers['content-length'] = String(entry.body.length)
   return { kind: 'answer', status: entry.status, headers, body: method === 'HEAD' ? null : entry.body, provider: entry.provider, attempts }
 }

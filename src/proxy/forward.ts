@@ -2,7 +2,9 @@
  * The pure parts of forwarding a request through a pool: which methods are
  * refused, the client's consistent_hash key, which upstream URL a request maps
  * to (never outside the provider's origin), which headers go up and come back
- * (the request id going up is ours; the provider's own comes back renamed),
+ * (the request id going up is ours; the provider's own comes back renamed; a
+ * client's forwarded-host headers never go up, a provider's `x-sourcepool-*` and
+ * `Access-Control-*` never come back),
  * which methods may be retried, which answers carry no body, and how an attempt's
  * result counts (a provider's failure, or an error of ours that says nothing
  * about the provider; what it means for the request is in attempt.ts). The URL
@@ -10,8 +12,8 @@
  */
 import { DomainError } from '../errors.js'
 import { REQUEST_ID_HEADER } from '../http/request-id.js'
+import { CLIENT_FORWARDING_HEADERS, SERVICE_HEADER_PREFIX, serviceOwnsAnswerHeader } from '../rules/forwarded-headers.js'
 import { rateLimitSignals } from '../rules/rate-limit-signals.js'
-import { DEADLINE_HEADER } from '../rules/retry-policy.js'
 import { scrubEchoes } from '../rules/secrets.js'
 import { MAX_HASH_KEY_LENGTH } from '../rules/strategies.js'
 import { UnsafePathError } from '../rules/upstream-url.js'
@@ -57,6 +59,23 @@ const NEVER_FORWARDED = new Set(['host', 'content-length', 'expect'])
 /** The header a client names its consistent_hash key in (never sent upstream). */
 export const HASH_KEY_HEADER = 'x-sourcepool-key'
 
+/** The header a client puts the provider's credentials in, sent upstream as `Authorization`. */
+export const PROVIDER_AUTHORIZATION = 'x-provider-authorization'
+
+/**
+ * Every request header of a client's that is never sent upstream as it is, in one set
+ * asked once per header (the proxy's hot path): the hop-by-hop ones, NEVER_FORWARDED,
+ * the forwarded-host family (rules/forwarded-headers.ts), the client's `Authorization`
+ * (its sourcepool token) and `X-Provider-Authorization` (sent as `Authorization` only
+ * when the pool forwards the client's credentials). `x-sourcepool-*` is dropped by prefix.
+ */
+const CLIENT_NOT_FORWARDED: ReadonlySet<string> = new Set([
+  ...HOP_BY_HOP, ...NEVER_FORWARDED, ...CLIENT_FORWARDING_HEADERS, 'authorization', PROVIDER_AUTHORIZATION
+])
+
+/** Answer headers never passed back: the hop-by-hop ones, and the provider's own `X-Upstream-Request-Id` (that name is the provider's `X-Request-Id`). */
+const ANSWER_NOT_PASSED: ReadonlySet<string> = new Set([...HOP_BY_HOP, UPSTREAM_REQUEST_ID_HEADER])
+
 /** The consistent_hash key the client sent, if any; 400 for one longer than MAX_HASH_KEY_LENGTH. */
 export function hashKeyOf (headers: Record<string, string | string[] | undefined>): string | undefined {
   const sent = headers[HASH_KEY_HEADER]
@@ -64,9 +83,6 @@ export function hashKeyOf (headers: Record<string, string | string[] | undefined
   if (key !== undefined && key.length > MAX_HASH_KEY_LENGTH) throw new DomainError(400, `${HASH_KEY_HEADER} is longer than ${MAX_HASH_KEY_LENGTH} characters`)
   return key
 }
-
-/** The header a client puts the provider's credentials in, sent upstream as `Authorization`. */
-export const PROVIDER_AUTHORIZATION = 'x-provider-authorization'
 
 /**
  * Methods the proxy refuses before any provider is asked: TRACE would echo the
@@ -123,12 +139,14 @@ function connectionNames (headers: Record<string, unknown>): ReadonlySet<string>
 
 /**
  * The headers sent upstream: the client's, less hop-by-hop ones, `Host`, the body
- * length (set again for the body sent) and `Expect`; never the client's
+ * length (set again for the body sent), `Expect`, the forwarded-host family
+ * (`X-Forwarded-Host`, `Forwarded`, `X-Original-URL`, `X-HTTP-Method-Override`…:
+ * rules/forwarded-headers.ts) and every `x-sourcepool-*`; never the client's
  * `Authorization` (its sourcepool token stays here). When the pool forwards the
  * client's credentials, `X-Provider-Authorization` goes up as `Authorization` and
  * `Cookie` as it is; otherwise neither goes. Then `X-Forwarded-For` (the list
  * received, if any, plus `peer`, the address that connected to us, as every
- * reverse proxy adds it) and `X-Forwarded-Proto`, the provider's own credentials, and
+ * reverse proxy adds it) and our `X-Forwarded-Proto`, the provider's own credentials, and
  * last `X-Request-Id`: this request's id, in place of the one the client sent (which
  * is the same when it was sane, and never goes up when it was not).
  */
@@ -140,8 +158,7 @@ export function upstreamHeaders (
   const out: Record<string, string | string[]> = {}
   for (const name in incoming) {
     const value = incoming[name]
-    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name) || NEVER_FORWARDED.has(name)) continue
-    if (name === 'authorization' || name === PROVIDER_AUTHORIZATION || name === HASH_KEY_HEADER || name === DEADLINE_HEADER) continue
+    if (value === undefined || CLIENT_NOT_FORWARDED.has(name) || dropped.has(name) || name.startsWith(SERVICE_HEADER_PREFIX)) continue
     if (name === 'cookie' && !options.forwardClientAuth) continue
     out[name] = value
   }
@@ -162,20 +179,33 @@ export function upstreamHeaders (
  * The headers sent back to the client: the provider's, less hop-by-hop ones, with
  * its `X-Request-Id` (if it sent one) as `X-Upstream-Request-Id`, so the answer's
  * `X-Request-Id` is ours. A provider's own `X-Upstream-Request-Id` is not passed on:
- * that name always means the provider's `X-Request-Id`. Whatever the provider echoes
- * of its own stored credentials (`secrets`: a redirect's `Location` carrying the base
- * URL's `?api_key=`, say) is masked: the caller never sees them.
+ * that name always means the provider's `X-Request-Id`. Nor is any `x-sourcepool-*`
+ * or `Access-Control-*` header (the service's alone: its own CORS policy, or none,
+ * is what a browser sees), so none is ever stored in the cache either. Whatever the
+ * provider echoes of its own stored credentials (`secrets`: a redirect's `Location`
+ * carrying the base URL's `?api_key=`, say) is masked: the caller never sees them.
  */
 export function downstreamHeaders (upstream: Record<string, string | string[] | undefined>, secrets: readonly string[] = []): Record<string, string | string[]> {
   const dropped = connectionNames(upstream)
   const out: Record<string, string | string[]> = {}
   for (const name in upstream) {
     let value = upstream[name]
-    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name) || name === UPSTREAM_REQUEST_ID_HEADER) continue
+    if (value === undefined || ANSWER_NOT_PASSED.has(name) || dropped.has(name) || serviceOwnsAnswerHeader(name)) continue
     if (secrets.length > 0) value = Array.isArray(value) ? value.map((v) => scrubEchoes(v, secrets)) : scrubEchoes(value, secrets)
     if (name === REQUEST_ID_HEADER) out[UPSTREAM_REQUEST_ID_HEADER] = value
     else out[name] = value
   }
+  return out
+}
+
+/**
+ * A stored answer's headers as a request is served them: a copy (the route adds its
+ * own to it) less any header only the service may set — none is stored today, but an
+ * entry in a shared Redis may have been written by an older version of the service.
+ */
+export function servedHeaders (stored: Readonly<Record<string, string | string[]>>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {}
+  for (const name in stored) if (!serviceOwnsAnswerHeader(name)) out[name] = stored[name] as string | string[]
   return out
 }
 

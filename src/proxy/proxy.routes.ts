@@ -36,9 +36,10 @@ function varyWithOrigin (vary: string | string[]): string {
 }
 
 /**
- * The proxy's routes. With `ownCors` (CORS_ORIGINS set), a provider's own
- * `Access-Control-*` headers are dropped from its answers: the browser must see
- * the service's CORS policy, not one the provider wrote for its own origin.
+ * The proxy's routes. A provider's own `Access-Control-*` and `x-sourcepool-*`
+ * headers never reach this far (forward.ts drops them, and servedHeaders from a
+ * stored answer): the browser sees the service's CORS policy (with `ownCors`,
+ * CORS_ORIGINS set) or none, never one the provider wrote for its own origin.
  */
 export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: CachedProxy, ownCors?: boolean }> = async (app, { proxy, ownCors = false }) => {
   // This plugin's own parsers: any content type, as bytes.
@@ -122,11 +123,8 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<{ proxy: CachedProxy, ownCor
     }
     // The answer's headers are this request's own copy: ours go onto it.
     const headers = answer.headers
-    if (ownCors) {
-      for (const name of Object.keys(headers)) if (name.startsWith('access-control-')) delete headers[name]
-      // The provider's Vary replaces the one the CORS hook set: it must keep saying Origin.
-      if (headers.vary !== undefined) headers.vary = varyWithOrigin(headers.vary)
-    }
+    // The provider's Vary replaces the one the CORS hook set: it must keep saying Origin.
+    if (ownCors && headers.vary !== undefined) headers.vary = varyWithOrigin(headers.vary)
     headers['x-sourcepool-provider'] = headerSafe(answer.provider ?? '')
     headers['x-sourcepool-attempts'] = String(answer.attempts)
     if (answer.cache !== undefined) headers['x-sourcepool-cache'] = answer.cache

@@ -6,6 +6,7 @@
  * forwards client credentials by those credentials, so two callers never share.
  */
 import { createHash } from 'node:crypto'
+import { CLIENT_FORWARDING_HEADERS, SERVICE_HEADER_PREFIX } from './forwarded-headers.js'
 import { splitOutsideQuotes } from './header-lists.js'
 import { httpDateMs } from './http-date.js'
 
@@ -120,16 +121,17 @@ function sha256 (text: string): string {
 /**
  * Request headers that never make two requests' answers differ for a cache key: the
  * ones in it already (Accept, Accept-Encoding), the ones the provider's Vary speaks
- * for, the connection's own, tracing and forwarding, and ours that never go upstream
- * (our token in Authorization, x-sourcepool-*). Every other header that goes upstream
- * (a custom `X-Api-Key`, say) is part of the key, as a hash.
+ * for, the connection's own, tracing and the client's address, and those that never
+ * go upstream (our token in Authorization, x-sourcepool-*, the forwarded-host family
+ * of forwarded-headers.ts). Every other header that goes upstream (a custom
+ * `X-Api-Key`, say) is part of the key, as a hash.
  */
 const KEY_NEUTRAL = new Set([
   'accept', 'accept-encoding', 'accept-language', 'user-agent', 'host', 'connection', 'keep-alive', 'content-length',
-  'content-type', 'cache-control', 'pragma', 'x-request-id', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host',
-  'x-forwarded-port', 'x-real-ip', 'forwarded', 'via', 'te', 'upgrade', 'referer', 'dnt', 'priority', 'traceparent',
-  'tracestate', 'baggage', 'expect', 'authorization', 'proxy-authorization', 'sec-fetch-site', 'sec-fetch-mode',
-  'sec-fetch-dest', 'sec-fetch-user', 'sec-ch-ua', 'sec-ch-ua-mobile', 'sec-ch-ua-platform', 'upgrade-insecure-requests'
+  'content-type', 'cache-control', 'pragma', 'x-request-id', 'x-forwarded-for', 'x-real-ip', 'via', 'te', 'upgrade',
+  'referer', 'dnt', 'priority', 'traceparent', 'tracestate', 'baggage', 'expect', 'authorization', 'proxy-authorization',
+  'sec-fetch-site', 'sec-fetch-mode', 'sec-fetch-dest', 'sec-fetch-user', 'sec-ch-ua', 'sec-ch-ua-mobile', 'sec-ch-ua-platform',
+  'upgrade-insecure-requests', ...CLIENT_FORWARDING_HEADERS
 ])
 
 /**
@@ -147,7 +149,7 @@ export function cacheKey (path: string, requestHeaders: Headers, forwardClientAu
   const parts: unknown[] = ['sourcepool-cache/1', path, asSent(requestHeaders.accept), asSent(requestHeaders['accept-encoding'])]
   let others: Array<[string, string | string[] | null]> | undefined
   for (const name in requestHeaders) {
-    if (KEY_NEUTRAL.has(name) || name.startsWith('x-sourcepool-') || requestHeaders[name] === undefined) continue
+    if (KEY_NEUTRAL.has(name) || name.startsWith(SERVICE_HEADER_PREFIX) || requestHeaders[name] === undefined) continue
     if (!forwardClientAuth && (name === 'cookie' || name === 'x-provider-authorization')) continue
     ;(others ??= []).push([name, asSent(requestHeaders[name])])
   }
