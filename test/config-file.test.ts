@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, it } from 'node:test'
 import pg from 'pg'
-import { DECLARED_FILE } from './fixtures.js'
+import { DECLARED_FILE, FOUR_PROBLEM_FILE, FOUR_PROBLEMS } from './fixtures.js'
 import { describeOn, dialects, sharedDatabase, type TestDatabase } from './helpers.js'
-import { http, runMain, startServer } from './server-process.js'
+import { http, runMain, runSourcepool, startServer } from './server-process.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sourcepool-config-file-'))
 after(() => { rmSync(dir, { recursive: true, force: true }) })
@@ -51,6 +51,17 @@ for (const dialect of dialects) {
       assert.match(missing.stderr, new RegExp(`${unset}:5: providers\\[0\\]\\.auth_headers\\.x-api-key: environment variable PORTAL_A_KEY is not set`))
     })
 
+    it('lists every problem of a file at once, its shape\'s and its references\', before touching the database', async () => {
+      const file = join(dir, `four-${dialect.name}.yaml`)
+      writeFileSync(file, FOUR_PROBLEM_FILE)
+      const sqliteFile = join(dir, `untouched-four-${dialect.name}.db`)
+      const url = dialect.name === 'sqlite' ? `sqlite:${sqliteFile}` : (database = await sharedDatabase(dialect)).url
+      const { code, stderr } = await runMain({ DATABASE_URL: url, CONFIG_FILE: file, LOG_LEVEL: 'warn' })
+      assert.equal(code, 2, stderr)
+      assert.equal(stderr, `sourcepool: CONFIG_FILE does not check out, nothing was applied:\n${FOUR_PROBLEMS.map((problem) => `  ${file}:${problem}\n`).join('')}`)
+      if (dialect.name === 'sqlite') assert.equal(existsSync(sqliteFile), false, 'no database file created')
+    })
+
     it('applies a good file at start as `config`, and the same file again writes nothing', async () => {
       const file = join(dir, `good-${dialect.name}.yaml`)
       writeFileSync(file, DECLARED_FILE)
@@ -71,3 +82,14 @@ for (const dialect of dialects) {
     })
   })
 }
+
+it('the sourcepool command lists every problem of a file at once too, for plan and apply alike', async () => {
+  const file = join(dir, 'four-cli.yaml')
+  writeFileSync(file, FOUR_PROBLEM_FILE)
+  // The file is checked before the service is asked: no service needed.
+  const runs = await Promise.all([['plan', file], ['apply', file, '--yes']].map(async (args) => await runSourcepool(dir, args, { SOURCEPOOL_URL: 'http://127.0.0.1:9' })))
+  for (const { code, stderr } of runs) {
+    assert.notEqual(code, 0, stderr)
+    for (const problem of FOUR_PROBLEMS) assert.ok(stderr.includes(`${file}:${problem}\n`), `${problem} in:\n${stderr}`)
+  }
+})

@@ -111,3 +111,29 @@ pools:
       - provider: portal-a
       - provider: portal-b
 `
+
+/**
+ * A declared state file with four problems, two kinds (issue 34): an unknown field, a
+ * base_url that is not a URL and an unknown strategy (its shape), and a member naming
+ * a provider neither the file declares nor any database holds (a reference).
+ */
+export const FOUR_PROBLEM_FILE = `providers:
+  - name: portal-a
+    base_url: portal-a.example
+    colour: blue
+pools:
+  - name: spending
+    category: public-spending
+    rotation_strategy: fastest
+    members:
+      - provider: portal-a
+      - provider: ghost
+`
+
+/** FOUR_PROBLEM_FILE's problems, each as `line: path: message`, in the order of the file. */
+export const FOUR_PROBLEMS = [
+  '3: providers[0].base_url: must be an http:// or https:// URL, without spaces',
+  '4: providers[0].colour: is not a field this object has',
+  '8: pools[0].rotation_strategy: must be one of "round_robin", "weighted", "priority", "least_used", "random", "least_latency", "least_outstanding", "consistent_hash"',
+  "11: pools[0].members[1].provider: no provider 'ghost' is declared in this state"
+]

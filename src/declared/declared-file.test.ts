@@ -8,6 +8,7 @@ import { describe, it } from 'node:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { FOUR_PROBLEM_FILE, FOUR_PROBLEMS } from '../../test/fixtures.js'
 import { DeclaredFileError, formatProblem, MAX_FILE_BYTES, parseDeclaredFile, readDeclaredFile } from './declared-file.js'
 
 /** The problems of `text`, formatted, or [] when it checks out. */
@@ -146,6 +147,26 @@ pools:
       "sourcepool.yaml:7: providers[2].name: provider 'a' is declared twice (first as providers[0])",
       "sourcepool.yaml:12: pools[0].members[0].provider: no provider 'ghost' is declared in this state",
       "sourcepool.yaml:14: pools[0].members[2].provider: provider 'b' is a member of this pool twice (first as members[1])"
+    ])
+  })
+
+  it('reports every problem at once: its shape\'s and its references\', checked wherever the file parsed', () => {
+    assert.deepEqual(problems(FOUR_PROBLEM_FILE), FOUR_PROBLEMS.map((problem) => `sourcepool.yaml:${problem}`))
+    // An unset variable too; the value left unfilled is not told of again as a URL that is not one.
+    const unset = FOUR_PROBLEM_FILE.replace('base_url: portal-a.example', 'base_url: ${PORTAL_A_URL}')
+    assert.deepEqual(problems(unset), [
+      'sourcepool.yaml:3: providers[0].base_url: environment variable PORTAL_A_URL is not set',
+      ...FOUR_PROBLEMS.slice(1).map((problem) => `sourcepool.yaml:${problem}`)
+    ])
+    // A misspelt `providers` leaves the declared names unknown: no member is said to name nobody.
+    assert.deepEqual(problems('provders:\n  - name: a\npools:\n  - name: p\n    category: c\n    members:\n      - provider: a\n'), [
+      'sourcepool.yaml:1: provders: is not a field this object has'
+    ])
+    // A misshapen entry's name still counts, for references and for names declared twice.
+    assert.deepEqual(problems('providers:\n  - name: a\n    timeout_ms: soon\n  - name: a\npools:\n  - name: p\n    category: c\n    members:\n      - provider: a\n      - provider: b\n'), [
+      'sourcepool.yaml:3: providers[0].timeout_ms: must be integer',
+      "sourcepool.yaml:4: providers[1].name: provider 'a' is declared twice (first as providers[0])",
+      "sourcepool.yaml:10: pools[0].members[1].provider: no provider 'b' is declared in this state"
     ])
   })
 

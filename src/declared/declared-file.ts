@@ -7,9 +7,9 @@
  */
 import { open } from 'node:fs/promises'
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml'
-import { issueText, RequestValidationError } from '../errors.js'
+import { issueText, RequestValidationError, type ValidationIssue } from '../errors.js'
 import { checkBody } from '../http/json-parser.js'
-import { desiredState, type Desired } from './declared.rules.js'
+import { atOnce, desiredState, misshapenIssues, type Desired } from './declared.desired.js'
 import { STATE_LIMITS, stateTooLarge, type DeclaredStateValue } from './declared.schemas.js'
 import { fillPlaceholders, shapeProblems } from './declared.shape.js'
 
@@ -102,26 +102,51 @@ export function parseDeclaredFile (text: string, file: string, env: Readonly<Rec
   const problem = (segments: ReadonlyArray<string | number>, message: string) => {
     problems.push({ file, path: pathText(segments), line: lineOf(doc, lines, segments), message })
   }
+  // Where the state did not parse (the rules check around them), and the values left unfilled.
+  const places: Array<ReadonlyArray<string | number>> = []
+  const unset = new Set<string>()
   // Filled in first, so every rule below sees the values that will be stored.
-  fillPlaceholders(value, env, (segments, variable) => { problem(segments, `environment variable ${variable} is not set`) })
-  if (problems.length > 0) throw new DeclaredFileError(problems)
-  for (const { segments, message } of shapeProblems(value)) problem(segments, message)
-  if (problems.length > 0) throw new DeclaredFileError(problems)
-  const state = value as DeclaredStateValue
-  try {
-    // The same walk as every JSON body gets: text no database stores exactly, nesting past the bound.
-    checkBody(state)
-  } catch (error) {
-    if (!(error instanceof RequestValidationError)) throw error
-    for (const issue of error.issues) problem(issue.loc.slice(1), issueText(issue))
+  fillPlaceholders(value, env, (segments, variable) => {
+    places.push(segments)
+    unset.add(pathText(segments))
+    problem(segments, `environment variable ${variable} is not set`)
+  })
+  // A place is told of once: a value left unfilled as unset, not again as (say) a URL
+  // that is not one; a header value the shape refuses, not again as unstorable text.
+  for (const { segments, message } of shapeProblems(value)) {
+    places.push(segments)
+    if (!unset.has(pathText(segments))) problem(segments, message)
+  }
+  const told = new Set(places.map(pathText))
+  // The same walk as every JSON body gets: text no database stores exactly, nesting past the bound.
+  for (const issue of bodyIssues(value)) {
+    const segments = issue.loc.slice(1)
+    places.push(segments)
+    if (!told.has(pathText(segments))) problem(segments, issueText(issue))
+  }
+  if (problems.length > 0) {
+    // Every problem in one pass: the rules and references checked wherever the state did parse.
+    for (const issue of atOnce(misshapenIssues(value, [], places))) problem(issue.loc, issueText(issue))
     throw new DeclaredFileError(problems)
   }
+  const state = value as DeclaredStateValue
   try {
     return { state, desired: desiredState(state, []) }
   } catch (error) {
     if (!(error instanceof RequestValidationError)) throw error
     for (const issue of error.issues) problem(issue.loc, issueText(issue))
     throw new DeclaredFileError(problems)
+  }
+}
+
+/** checkBody's findings (its `loc`s under `body`), none when the text is storable. */
+function bodyIssues (value: unknown): readonly ValidationIssue[] {
+  try {
+    checkBody(value)
+    return []
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error
+    return error.issues
   }
 }
 

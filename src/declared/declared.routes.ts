@@ -10,12 +10,14 @@ import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastif
 import { Type } from 'typebox'
 import { stringify } from 'yaml'
 import { actorOf } from '../audit/audit.js'
-import { nextTurn, pacedItems } from '../db/work.js'
+import { nextTurn, paced, pacedItems } from '../db/work.js'
 import { DomainError, RequestValidationError } from '../errors.js'
+import { enoughIssues } from '../http/answered-issues.js'
 import { errorResponses, ErrorBody } from '../http/schemas.js'
 import { toValidationIssues } from '../http/pydantic-errors.js'
 import { validatorCompiler } from '../http/validation.js'
 import { planJson } from './declared.answer.js'
+import { misshapenIssues } from './declared.desired.js'
 import { ApplyQuery, DeclaredState, Plan, STATE_LIMITS, stateTooLarge, type PlanValue } from './declared.schemas.js'
 import type { DeclaredService } from './declared.service.js'
 import { shapeErrors } from './declared.shape.js'
@@ -34,8 +36,15 @@ async function strictShape (request: FastifyRequest): Promise<void> {
   // Parsing a large state, checking its shape and planning it are long stretches each: others are served between them.
   await nextTurn()
   const errors = shapeErrors(request.body)
-  // In pydantic's words, as every 422 (an unknown key is `extra_forbidden`, as with extra='forbid').
-  if (errors.length > 0) throw new RequestValidationError(toValidationIssues(errors, 'body', request.body))
+  if (errors.length > 0) {
+    // In pydantic's words, as every 422 (an unknown key is `extra_forbidden`, as with extra='forbid').
+    const shape = toValidationIssues(errors, 'body', request.body)
+    if (enoughIssues(shape)) throw new RequestValidationError(shape)
+    await nextTurn()
+    // Every problem in one answer: the rules and references checked wherever the state did parse.
+    const rules = await paced(misshapenIssues(request.body, ['body'], shape.map((issue) => issue.loc.slice(1))))
+    throw new RequestValidationError([...shape, ...rules])
+  }
   await nextTurn()
 }
 

@@ -1,133 +1,21 @@
 /**
- * A declared state checked and put in stored form (every provider and pool field
- * with its default when absent: the state says what everything should be), and the
- * plan that turns what is stored into it: creates and updates field by field,
- * deletes only with `prune`. Objects are matched by name (members by pool and
- * provider name). Equal means equal as stored, so applying a state twice changes
- * nothing the second time.
+ * The plan that turns what is stored into a declared state (checked and in stored
+ * form by declared.desired.ts): creates and updates field by field, deletes only
+ * with `prune`. Objects are matched by name (members by pool and provider name).
+ * Equal means equal as stored, so applying a state twice changes nothing the
+ * second time.
  */
-import { RequestValidationError, valueError, type ValidationIssue } from '../errors.js'
 import type { MemberRow } from '../pools/member.repository.js'
 import type { PoolRow } from '../pools/pool.repository.js'
-import { storedPool, type StoredPool } from '../pools/pool.rules.js'
+import type { StoredPool } from '../pools/pool.rules.js'
 import type { ProviderRow } from '../providers/provider.repository.js'
-import { storedProvider, type StoredProvider } from '../providers/provider.rules.js'
+import type { StoredProvider } from '../providers/provider.rules.js'
 import { CHANGED_MASK, MASK, shownWithChanges } from '../rules/secrets.js'
-import type { ChangeValue, DeclaredStateValue } from './declared.schemas.js'
-import { PLACEHOLDER } from './declared.shape.js'
+import { atOnce, type Desired, type DesiredMember, type DesiredPool } from './declared.desired.js'
+import type { ChangeValue } from './declared.schemas.js'
 
-type Loc = ReadonlyArray<string | number>
-
-export interface DesiredMember {
-  readonly provider: string
-  readonly priority: number
-  readonly weight: number
-  readonly enabled: number
-}
-
-export type DesiredPool = StoredPool & { readonly members: readonly DesiredMember[] }
-
-/** A declared state, checked, in stored form. */
-export interface Desired {
-  readonly prune: boolean
-  readonly providers: readonly StoredProvider[]
-  readonly pools: readonly DesiredPool[]
-}
-
-/** Runs a check that throws 422s, keeping its issues. */
-function collect<T> (issues: ValidationIssue[], check: () => T): T | undefined {
-  try {
-    return check()
-  } catch (error) {
-    if (!(error instanceof RequestValidationError)) throw error
-    issues.push(...error.issues)
-    return undefined
-  }
-}
-
-/** Records where `name` is declared; false (and an issue) when it was declared before. */
-function firstDeclaration (seen: Map<string, number>, kind: 'provider' | 'pool', name: string, i: number, at: Loc, issues: ValidationIssue[]): boolean {
-  const first = seen.get(name)
-  if (first !== undefined) {
-    issues.push(valueError([...at, `${kind}s`, i, 'name'], name, `${kind} '${name}' is declared twice (first as ${kind}s[${first}])`))
-    return false
-  }
-  seen.set(name, i)
-  return true
-}
-
-/** A placeholder still in a provider was never filled in (a file is filled in when read; a body must come filled in). */
-function unfilledPlaceholders (declared: NonNullable<DeclaredStateValue['providers']>[number], at: Loc): ValidationIssue[] {
-  const places: Array<[Array<string | number>, unknown]> = [
-    [['base_url'], declared.base_url], [['health_check', 'path'], declared.health_check?.path],
-    ...Object.entries(declared.auth_headers ?? {}).map(([name, value]): [Array<string | number>, unknown] => [['auth_headers', name], value])
-  ]
-  const issues: ValidationIssue[] = []
-  for (const [place, text] of places) {
-    const variable = typeof text === 'string' ? [...text.matchAll(PLACEHOLDER)][0]?.[1] : undefined
-    if (variable !== undefined) {
-      issues.push(valueError([...at, ...place], text, `holds the placeholder \${${variable}}: fill it in from the environment first (the sourcepool command and CONFIG_FILE do)`))
-    }
-  }
-  return issues
-}
-
-/** Pools checked per piece of `desiring`: about a millisecond's work. */
-const CHECKED_PER_PIECE = 500
-
-/**
- * The state in stored form; a 422 listing every problem (each `loc` under `at`):
- * a field the API would refuse, a name declared twice, a member naming a provider
- * the state does not declare.
- */
-export function desiredState (input: DeclaredStateValue, at: Loc): Desired {
-  const pieces = desiring(input, at)
-  for (;;) {
-    const step = pieces.next()
-    if (step.done === true) return step.value
-  }
-}
-
-/**
- * desiredState a piece at a time: yields (nothing) after every CHECKED_PER_PIECE
- * pools, so that a state of thousands of pools can let the event loop turn
- * (db/work.ts `paced`).
- */
-export function * desiring (input: DeclaredStateValue, at: Loc): Generator<void, Desired, void> {
-  const issues: ValidationIssue[] = []
-  const providers: StoredProvider[] = []
-  const providerAt = new Map<string, number>()
-  ;(input.providers ?? []).forEach((declared, i) => {
-    if (!firstDeclaration(providerAt, 'provider', declared.name, i, at, issues)) return
-    issues.push(...unfilledPlaceholders(declared, [...at, 'providers', i]))
-    const stored = collect(issues, () => storedProvider(declared, [...at, 'providers', i]))
-    if (stored !== undefined) providers.push(stored)
-  })
-  const pools: DesiredPool[] = []
-  const poolAt = new Map<string, number>()
-  for (const [i, declared] of (input.pools ?? []).entries()) {
-    if (i % CHECKED_PER_PIECE === CHECKED_PER_PIECE - 1) yield
-    if (!firstDeclaration(poolAt, 'pool', declared.name, i, at, issues)) continue
-    const members: DesiredMember[] = []
-    const memberAt = new Map<string, number>()
-    ;(declared.members ?? []).forEach((member, j) => {
-      // Made only for an issue: a state may hold 200,000 members.
-      const loc = () => [...at, 'pools', i, 'members', j, 'provider']
-      if (!providerAt.has(member.provider)) {
-        issues.push(valueError(loc(), member.provider, `no provider '${member.provider}' is declared in this state`))
-      } else if (memberAt.has(member.provider)) {
-        issues.push(valueError(loc(), member.provider, `provider '${member.provider}' is a member of this pool twice (first as members[${memberAt.get(member.provider) ?? 0}])`))
-      } else {
-        memberAt.set(member.provider, j)
-        members.push({ provider: member.provider, priority: member.priority ?? 1, weight: member.weight ?? 1, enabled: member.enabled === false ? 0 : 1 })
-      }
-    })
-    const stored = collect(issues, () => storedPool(declared, [...at, 'pools', i]))
-    if (stored !== undefined) pools.push({ ...stored, members })
-  }
-  if (issues.length > 0) throw new RequestValidationError(issues)
-  return { prune: input.prune === true, providers, pools }
-}
+// The checked state's type, still imported from here too (main.ts).
+export type { Desired } from './declared.desired.js'
 
 /** What is stored now. */
 export interface Current {
@@ -277,11 +165,7 @@ const PLANNED_PER_PIECE = 500
  * once, and compared without building the diff a plan shows.
  */
 export function planSteps (current: Current, desired: Desired): Step[] {
-  const pieces = planning(current, desired)
-  for (;;) {
-    const step = pieces.next()
-    if (step.done === true) return step.value
-  }
+  return atOnce(planning(current, desired))
 }
 
 /**

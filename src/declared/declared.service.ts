@@ -22,7 +22,8 @@ import { createProviderWork, deleteProviderWork, updateProviderWork } from '../p
 import { describing, planValue, type Described } from './declared.answer.js'
 import { exportedState } from './declared.export.js'
 import { lockAllPools, readCurrent } from './declared.repository.js'
-import { desiring, planning, type Current, type Desired } from './declared.rules.js'
+import { desiring, type Desired } from './declared.desired.js'
+import { planning, type Current } from './declared.rules.js'
 import type { ChangeValue, DeclaredStateValue, PlanValue } from './declared.schemas.js'
 
 /** 409 when the changes to make are not those reviewed (`expect`, a plan's fingerprint: declared.answer.ts). */

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, it } from 'node:test'
 import { parse } from 'yaml'
+import { FOUR_PROBLEM_FILE } from '../../test/fixtures.js'
 import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
 import { parseDeclaredFile } from './declared-file.js'
 
@@ -183,6 +184,23 @@ for (const dialect of dialects) {
         SOURCEPOOL_PORTAL_A_1_API_KEY: 'SECRET1', SOURCEPOOL_PORTAL_A_1_TOKEN: 'SECRET2', SOURCEPOOL_PORTAL_A_1_X_TOKEN: 'T1', SOURCEPOOL_PORTAL_A_2_X_TOKEN: 'T2'
       })
       assert.deepEqual((await post('/api/config/plan', state)).body.changes, [], 'filled in, the export applies back to no change')
+    })
+
+    it('answers 422 naming every problem of a state at once, its shape\'s and its references\', to plan and apply alike', async () => {
+      const state = parse(FOUR_PROBLEM_FILE)
+      for (const url of ['/api/config/plan', '/api/config/apply']) {
+        const res = await post(url, state)
+        assert.equal(res.status, 422, JSON.stringify(res.body))
+        assert.deepEqual(res.body.detail.map((d: { loc: unknown[], type: string }) => [d.loc.join('.'), d.type]), [
+          ['body.providers.0.colour', 'extra_forbidden'],
+          ['body.providers.0.base_url', 'url_parsing'],
+          ['body.pools.0.rotation_strategy', 'enum'],
+          ['body.pools.0.members.1.provider', 'value_error']
+        ], url)
+        assert.equal(res.body.detail[3].msg, "Value error, no provider 'ghost' is declared in this state")
+      }
+      assert.equal((await t.request({ method: 'GET', url: '/api/providers' })).body.length, 0)
+      assert.equal((await audits()).length, 0)
     })
 
     it('answers 422 naming every problem of a state, and changes nothing', async () => {
