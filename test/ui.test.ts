@@ -184,6 +184,36 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
     await page.close()
   })
 
+  it('says why the rotations counter and the history differ: counted since created, records kept', async () => {
+    const counted = (await call(server, 'POST', '/api/pools', { name: 'counted', category: 'spending' })).pool_id
+    // portal-a's quota is left to the other tests.
+    const d = (await call(server, 'POST', '/api/providers', { name: 'portal-d', category: 'spending', base_url: portal.url })).provider_id
+    for (const provider of [ids.b, d]) await call(server, 'POST', `/api/pools/${counted}/members`, { provider_id: provider })
+    // Three rotations, each to another provider (three records), and a proxied request served by its first choice (none).
+    for (let i = 0; i < 3; i++) await call(server, 'POST', `/api/pools/${counted}/rotate`)
+    await (await fetch(`${server.url}/api/pools/${counted}/proxy/orgaos`)).arrayBuffer()
+    // The proxy's count is written behind (FLUSH_INTERVAL_MS): wait for it.
+    for (let status = await call(server, 'GET', `/api/pools/${counted}`); status.total_rotations !== 4; status = await call(server, 'GET', `/api/pools/${counted}`)) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    assert.equal((await call(server, 'GET', `/api/pools/${counted}/history`)).total, 3)
+    const page = await open(`#/pools/${counted}`)
+    await page.locator('.timeline li').first().waitFor()
+    const rotations = page.locator('[data-fact="rotations"]')
+    assert.equal(await rotations.locator('dd').textContent(), '4 since created')
+    assert.match(await rotations.locator('dt [title]').getAttribute('title') ?? '', /every provider choice since the pool was created.*each attempt of a proxied request/i)
+    assert.equal(await page.locator('h2', { hasText: 'History' }).textContent(), 'History (newest first, 3 of 3 kept)')
+    assert.match(await page.locator('[data-history-note]').textContent() ?? '',
+      /^Rotations \(4\) and the history \(3\) differ: .*a rotation that stays on the same provider and a proxied request served by its first choice count as rotations but leave no record/)
+    // Where the two agree, nothing needs explaining.
+    await page.goto(`${server.url}/ui#/pools/${ids.market}`)
+    await page.locator('main h1', { hasText: 'market-data' }).waitFor()
+    assert.equal((await call(server, 'GET', `/api/pools/${ids.market}`)).total_rotations, (await call(server, 'GET', `/api/pools/${ids.market}/history`)).total)
+    await page.locator('h2', { hasText: 'History' }).waitFor()
+    assert.equal(await page.locator('[data-history-note]').count(), 0)
+    await page.close()
+  })
+
   it('changes the database from the page once confirmed: disable a member, change its weight; shows a refusal\'s own text; refuses values the API would', async () => {
     // Chromium logs each refused request (the rotate's 404) as a console error.
     const page = await open(`#/pools/${ids.market}`, 1280, /Failed to load resource: the server responded with a status of 404/)

@@ -144,6 +144,19 @@ function Charts ({ activity }) {
   </div>`
 }
 
+/** What the Rotations counter counts (the service's `total_rotations`), as its label's tooltip. */
+const ROTATIONS_TITLE = 'Every provider choice since the pool was created: each rotate and failover call (one that stays on the same provider too) and each attempt of a proxied request.'
+
+/**
+ * Why the Rotations counter and the history's count differ: they count different
+ * things (docs/api.md, the history's records), and the history keeps only its newest.
+ */
+function historyNote (rotations, kept) {
+  return `Rotations (${rotations}) and the history (${kept}) differ: the history records each change of provider and of health ` +
+    '(cooldowns, recoveries, refusals), and keeps only the newest records; a rotation that stays on the same provider and a proxied ' +
+    'request served by its first choice count as rotations but leave no record.'
+}
+
 export function PoolPage ({ id, session }) {
   const now = useNow()
   const forPool = (type, data) => type === 'admin' || data.pool_id === id
@@ -175,7 +188,7 @@ export function PoolPage ({ id, session }) {
         <div><dt>Category</dt><dd>${status.category}</dd></div>
         <div><dt>Strategy</dt><dd>${status.rotation_strategy}</dd></div>
         <div><dt>Serving</dt><dd class="current">${current?.name ?? '—'}</dd></div>
-        <div><dt>Rotations</dt><dd>${status.total_rotations}</dd></div>
+        <div data-fact="rotations"><dt><span class="explained" title=${ROTATIONS_TITLE}>Rotations</span></dt><dd>${status.total_rotations} <span class="muted small">since created</span></dd></div>
         <div><dt>Last rotation</dt><dd>${ago(status.last_rotation, now)}</dd></div>
         <div><dt>Enabled</dt><dd>${status.enabled ? 'yes' : 'no'}</dd></div>
         ${cache === null ? null : html`<${CacheFacts} cache=${cache} />`}
@@ -192,7 +205,8 @@ export function PoolPage ({ id, session }) {
       </div>
       <h2>Last hour</h2>
       <${Loaded} result=${activity}>${([data]) => html`<${Charts} activity=${data} />`}<//>
-      <h2>History <span class="muted small">(newest first, ${Math.min(history.total, history.history.length)} of ${history.total})</span></h2>
+      <h2>History <span class="muted small">(newest first, ${Math.min(history.total, history.history.length)} of ${history.total} kept)</span></h2>
+      ${status.total_rotations === history.total ? null : html`<p class="muted small" data-history-note>${historyNote(status.total_rotations, history.total)}</p>`}
       <${Timeline} history=${history.history} now=${now} />
     </section>`
   }}<//>`
