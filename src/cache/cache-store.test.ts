@@ -14,8 +14,9 @@ import { Redis } from 'ioredis'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createMemoryStore, type CacheStore, type CachedAnswer } from './cache-store.js'
 import { createCacheStore } from './create-store.js'
-import { createRedisStore, encodeAnswer, redisEntryBytes, redisKeyName } from './redis-store.js'
-import { redisRunPrefix, redisSkip, redisUrl } from '../../test/redis.js'
+import { createRedisStore, redisEntryBytes, redisKeyName } from './redis-store.js'
+import { encodeAnswer } from './stored-answer.js'
+import { redisRunPrefix, redisSkip, redisUrl, startRedisRelay } from '../../test/redis.js'
 
 /** Every key this run writes starts with it (removed when the file ends). */
 const runPrefix = redisRunPrefix('store')
@@ -181,9 +182,12 @@ describe('[memory] cache store: bounded by bytes', () => {
 describe('[redis] cache store: a Redis that cannot answer', { timeout: 20_000 }, () => {
   it('misses, drops writes, counts 0, refuses a purge and says why once, its password masked', async () => {
     const warnings: string[] = []
+    const started = Date.now()
     const store = createRedisStore({ url: 'redis://user:s3cret@127.0.0.1:1', keyPrefix: runPrefix, warn: (m) => warnings.push(m) })
     opened.push(store)
     await until(async () => { await store.get(1, 'k'); return store.problem() !== null })
+    // A refused connection says Redis is not there: no contact check waits on it.
+    assert.ok(Date.now() - started < 1000, `reported after ${Date.now() - started} ms`)
     assert.equal(await store.get(1, 'k'), undefined)
     await store.set(1, 'k', answer(Date.now()))
     assert.equal(await store.entries(1), 0)
@@ -200,7 +204,7 @@ describe('[redis] cache store: a Redis that cannot answer', { timeout: 20_000 },
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     try {
       const { port } = server.address() as net.AddressInfo
-      const store = createRedisStore({ url: `redis://127.0.0.1:${port}`, keyPrefix: runPrefix, commandTimeoutMs: 100 })
+      const store = createRedisStore({ url: `redis://127.0.0.1:${port}`, keyPrefix: runPrefix, commandTimeoutMs: 100, contactTimeoutMs: 300 })
       opened.push(store)
       await store.set(1, 'k', answer(Date.now()))
       assert.equal(await store.get(1, 'k'), undefined)
@@ -256,37 +260,20 @@ if (redisSkip !== undefined) {
     })
 
     it('serves without Redis while it is away, says so once, and once more when it is back', async () => {
-      const target = new URL(redisUrl as string)
-      const sockets = new Set<net.Socket>()
-      const relay = net.createServer((client) => {
-        const upstream = net.connect(Number(target.port || 6379), target.hostname)
-        for (const socket of [client, upstream]) {
-          sockets.add(socket)
-          socket.on('error', () => {})
-          socket.on('close', () => { client.destroy(); upstream.destroy() })
-        }
-        client.pipe(upstream).pipe(client)
-      })
-      const listen = async (port: number): Promise<void> => { await new Promise<void>((resolve) => relay.listen(port, '127.0.0.1', resolve)) }
-      await listen(0)
-      const { port } = relay.address() as net.AddressInfo
-      const url = new URL(target)
-      url.hostname = '127.0.0.1'
-      url.port = String(port)
+      const relay = await startRedisRelay()
       const warnings: string[] = []
-      const store = createRedisStore({ url: url.toString(), keyPrefix: `${runPrefix}away:`, warn: (m) => warnings.push(m) })
+      const store = createRedisStore({ url: relay.url, keyPrefix: `${runPrefix}away:`, warn: (m) => warnings.push(m) })
       opened.push(store)
       try {
         await connected(store)
         await store.set(5, 'k', answer(Date.now(), 'kept', 60_000))
 
-        relay.close()
-        for (const socket of sockets) socket.destroy()
+        await relay.down()
         await until(async () => { await store.get(5, 'k'); return store.problem() !== null })
         assert.equal(await store.get(5, 'k'), undefined)
         await store.set(5, 'other', answer(Date.now()))
 
-        await listen(port)
+        await relay.up()
         await until(() => store.problem() === null)
         assert.equal((await store.get(5, 'k'))?.body.toString(), 'kept')
         assert.equal(warnings.length, 2, warnings.join('\n'))
@@ -294,8 +281,29 @@ if (redisSkip !== undefined) {
         assert.match(warnings[1] ?? '', /answers again; serving with the cache$/)
       } finally {
         await store.close()
-        for (const socket of sockets) socket.destroy()
-        await new Promise((resolve) => relay.close(resolve))
+        await relay.close()
+      }
+    })
+
+    it('takes one late answer as a miss, reports Redis silent for longer than contactTimeoutMs once, and sees it answer again with no command of its own', async () => {
+      const relay = await startRedisRelay()
+      const warnings: string[] = []
+      const store = createRedisStore({ url: relay.url, keyPrefix: `${runPrefix}silent:`, warn: (m) => warnings.push(m), contactTimeoutMs: 300 })
+      opened.push(store)
+      try {
+        await connected(store)
+        relay.hold()
+        assert.equal(await store.get(5, 'k'), undefined)
+        assert.equal(store.problem(), null, 'one late answer is no outage yet')
+        await until(() => store.problem() !== null)
+        assert.match(store.problem() ?? '', /unreachable: Command timed out; serving without the cache$/)
+        relay.release()
+        await until(() => store.problem() === null)
+        assert.equal(warnings.length, 2, warnings.join('\n'))
+        assert.match(warnings[1] ?? '', /answers again; serving with the cache$/)
+      } finally {
+        await store.close()
+        await relay.close()
       }
     })
   })
@@ -312,8 +320,8 @@ if (redisSkip !== undefined) {
     after(async () => { await raw.quit() })
 
     /** A store on `prefix` holding at most `maxBytes`, connected, its probe entry gone. */
-    async function bounded (prefix: string, maxBytes: number): Promise<CacheStore> {
-      const store = createRedisStore({ url: redisUrl as string, keyPrefix: prefix, now, maxBytes })
+    async function bounded (prefix: string, maxBytes: number, warn?: (message: string) => void): Promise<CacheStore> {
+      const store = createRedisStore({ url: redisUrl as string, keyPrefix: prefix, now, maxBytes, warn })
       opened.push(store)
       await connected(store)
       await store.purge(-1)
@@ -450,6 +458,36 @@ if (redisSkip !== undefined) {
       assert.equal(state.entries, 3)
       assert.equal(state.total, state.bytes)
       assert.ok(state.bytes <= 35_000)
+    })
+
+    it('removes an entry that does not read back whole from Redis, its pool\'s index and the ledger, and says so once', async () => {
+      const prefix = `${runPrefix}damaged:`
+      const warnings: string[] = []
+      const store = await bounded(prefix, 35_000, (m) => warnings.push(m))
+      await store.set(1, 'kept', answer(clock, 'kept', 60_000))
+      await store.set(1, 'cut', answer(clock, 'a body cut short', 60_000))
+      const key = `${prefix}1:${redisKeyName('cut')}`
+      const value = await raw.getBuffer(key) as Buffer
+      await raw.set(key, value.subarray(0, value.length - 5), 'KEEPTTL')
+
+      assert.equal(await store.get(1, 'cut'), undefined)
+      assert.equal(await raw.exists(key), 0)
+      assert.deepEqual(await raw.zrange(`${prefix}index:1`, 0, '-1'), [redisKeyName('kept')])
+      assert.deepEqual(await raw.zrange(`${prefix}bound:entries`, 0, '-1'), [`1:${redisKeyName('kept')}`])
+      const state = await held(prefix)
+      assert.deepEqual([state.entries, state.total], [1, state.bytes])
+      assert.equal(await store.entries(1), 1)
+      assert.deepEqual(warnings, [`cache: removed a damaged entry of pool 1 (key ${redisKeyName('cut')}) from Redis: it is ${value.length - 5} bytes where it records ${value.length}; served as a miss`])
+      assert.equal(await store.get(1, 'cut'), undefined)
+      assert.equal(warnings.length, 1, 'said once')
+
+      // A key of another type where an entry belongs: answered by Redis, so no outage.
+      await raw.hset(`${prefix}1:${redisKeyName('hash')}`, 'status', '200')
+      assert.equal(await store.get(1, 'hash'), undefined)
+      assert.equal(await raw.exists(`${prefix}1:${redisKeyName('hash')}`), 0)
+      assert.match(warnings[1] ?? '', /damaged entry of pool 1 .*: it is not a string value; served as a miss$/)
+      assert.equal(store.problem(), null)
+      assert.equal((await store.get(1, 'kept'))?.body.toString(), 'kept')
     })
 
     it('shares one bound between stores on the same prefix, not with another prefix', async () => {

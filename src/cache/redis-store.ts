@@ -2,8 +2,10 @@
  * The response cache in Redis, shared by every instance that names the same Redis.
  * A Redis that is down or slow must never fail or stall a request: commands are not
  * queued while disconnected and time out quickly, reads then miss and writes are
- * dropped, the client reconnects in the background, and the outage is logged once
- * (and once when it ends). Each entry is one binary value that expires by TTL at its
+ * dropped, the client reconnects in the background, and an outage is logged once
+ * (and once when it ends; redis-contact.ts tells one from a slow answer). An entry
+ * that does not read back whole and valid (stored-answer.ts) is a miss, logged once
+ * and removed. Each entry is one binary value that expires by TTL at its
  * staleUntil; each pool has an index (a sorted set of its keys scored by staleUntil)
  * so counting and purging a pool never scans the keyspace. What callers can make it
  * hold is bounded (CACHE_MAX_BYTES) across every instance sharing the key prefix:
@@ -13,34 +15,9 @@
 import { createHash } from 'node:crypto'
 import { Redis, type RedisOptions } from 'ioredis'
 import { maskText } from '../rules/secrets.js'
-import type { CacheStore, CachedAnswer } from './cache-store.js'
-
-/** The first byte of every stored value: the layout below. */
-const FORMAT = 1
-
-/** An entry as one value: FORMAT, the length of the JSON head (4 bytes, big-endian), the head, then the body bytes. */
-export function encodeAnswer (entry: CachedAnswer): Buffer {
-  const { status, headers, provider, storedAt, freshUntil, staleUntil, vary } = entry
-  const head = Buffer.from(JSON.stringify({ status, headers, provider, storedAt, freshUntil, staleUntil, vary }))
-  const prefix = Buffer.alloc(5)
-  prefix[0] = FORMAT
-  prefix.writeUInt32BE(head.length, 1)
-  return Buffer.concat([prefix, head, entry.body])
-}
-
-/** The entry `value` holds, or undefined when it is not one (another layout, or damaged). */
-export function decodeAnswer (value: Buffer): CachedAnswer | undefined {
-  if (value.length < 5 || value[0] !== FORMAT) return undefined
-  const headEnd = 5 + value.readUInt32BE(1)
-  if (headEnd > value.length) return undefined
-  try {
-    const head = JSON.parse(value.subarray(5, headEnd).toString('utf8'))
-    if (typeof head?.status !== 'number' || typeof head.staleUntil !== 'number') return undefined
-    return { ...head, body: value.subarray(headEnd) }
-  } catch {
-    return undefined
-  }
-}
+import type { CacheStore } from './cache-store.js'
+import { watchRedisContact } from './redis-contact.js'
+import { decodeAnswer, encodeAnswer } from './stored-answer.js'
 
 /** A request's cache key as a short Redis name: its hex sha256 (a key may be as long as a URL). */
 export function redisKeyName (request: string): string {
@@ -130,6 +107,22 @@ end
 return removed
 `
 
+/**
+ * Removes a damaged entry. KEYS: the entry, the ledger, its sizes. ARGV: the prefix,
+ * its member, the sha1 of the value found damaged ('' when it was not a string). Only
+ * that value goes: one stored meanwhile (by the request that missed, or another
+ * instance) stays. Answers 1 when it removed it, 0 when it was gone or replaced.
+ */
+const DROP_DAMAGED_SCRIPT = DROP_FUNCTION + `
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind == 'string' then
+  if redis.sha1hex(redis.call('GET', KEYS[1])) ~= ARGV[3] then return 0 end
+elseif kind == 'none' or ARGV[3] ~= '' then
+  return 0
+end
+return drop(ARGV[1], KEYS[2], KEYS[3], ARGV[2])
+`
+
 /** Keys deleted per command by purge. */
 const PURGE_BATCH = 500
 
@@ -138,19 +131,21 @@ const PURGE_BATCH = 500
  * `${keyPrefix}${poolId}:${key}`, each pool's index `${keyPrefix}index:${poolId}` and
  * the ledger `${keyPrefix}bound:entries` and `${keyPrefix}bound:bytes`, which keeps the
  * entries' redisEntryBytes under `maxBytes` (64 MiB by default) for every store on this
- * prefix. `warn` hears of each outage once, and of its end.
+ * prefix. A command waits `commandTimeoutMs` (250) at most; Redis is reported unreachable
+ * when refused, or silent for `contactTimeoutMs` (3000). `warn` hears of each outage
+ * once, and of its end, and of each damaged entry removed.
  */
 export function createRedisStore (options: {
-  url: string, keyPrefix?: string, now?: () => number, warn?: (message: string) => void, commandTimeoutMs?: number, maxBytes?: number
+  url: string, keyPrefix?: string, now?: () => number, warn?: (message: string) => void, commandTimeoutMs?: number, contactTimeoutMs?: number, maxBytes?: number
 }): CacheStore {
   const now = options.now ?? Date.now
   const maxBytes = Math.max(0, Math.floor(options.maxBytes ?? 64 * 1024 * 1024))
   const warn = options.warn ?? (() => {})
   const prefix = options.keyPrefix ?? 'sourcepool:cache:'
-  const shownUrl = maskText(options.url)
+  const commandTimeoutMs = options.commandTimeoutMs ?? 250
   const clientOptions: RedisOptions & { disconnectTimeout: number } = {
     enableOfflineQueue: false,
-    commandTimeout: options.commandTimeoutMs ?? 250,
+    commandTimeout: commandTimeoutMs,
     connectTimeout: 2000,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
@@ -161,56 +156,49 @@ export function createRedisStore (options: {
     disconnectTimeout: 200
   }
   const redis = new Redis(options.url, clientOptions)
+  const contact = watchRedisContact(redis, { shownUrl: maskText(options.url), warn, commandTimeoutMs, contactTimeoutMs: options.contactTimeoutMs ?? 3000 })
   const entryKey = (poolId: number, key: string): string => `${prefix}${poolId}:${key}`
   const indexKey = (poolId: number): string => `${prefix}index:${poolId}`
   const ledgerKeys = [`${prefix}bound:entries`, `${prefix}bound:bytes`]
-
-  let problem: string | null = null
-  /** The last connection error: why commands are refused while disconnected. */
-  let connectionError: Error | undefined
-  let everReady = false
-  const failed = (error: unknown): void => {
-    // Refused while the first connection is still being made: a miss, not an outage
-    // (that connection succeeds, or fails within connectTimeout/commandTimeout with an error).
-    if (!everReady && connectionError === undefined && redis.status !== 'ready') return
-    // A command refused while disconnected says only that; the connection's own error says why.
-    const cause = redis.status === 'ready' ? error : connectionError ?? new Error(`not connected (${redis.status})`)
-    const reason = (cause as { code?: unknown })?.code ?? (cause instanceof Error ? cause.message : String(cause))
-    const wasUsable = problem === null
-    problem = `cache: Redis at ${shownUrl} unreachable: ${maskText(String(reason))}; serving without the cache`
-    if (wasUsable) warn(problem)
-  }
-  const recovered = (): void => {
-    everReady = true
-    connectionError = undefined
-    if (problem === null) return
-    problem = null
-    warn(`cache: Redis at ${shownUrl} answers again; serving with the cache`)
-  }
-  redis.on('error', (error: Error) => {
-    connectionError = error
-    failed(error)
-  })
-  redis.on('ready', recovered)
 
   /** `command`'s result, or `fallback` when Redis could not run it. */
   async function guarded<T> (command: () => Promise<T>, fallback: T): Promise<T> {
     try {
       const result = await command()
-      recovered()
+      contact.answered()
       return result
     } catch (error) {
-      failed(error)
+      contact.failed(error)
       return fallback
     }
+  }
+
+  /** Removes the damaged `value` (null: not a string) of the entry, and says so once (whoever removes it). */
+  async function dropDamaged (poolId: number, key: string, value: Buffer | null, why: string): Promise<void> {
+    const sha1 = value === null ? '' : createHash('sha1').update(value).digest('hex')
+    const removed = await guarded(async () => await redis.eval(DROP_DAMAGED_SCRIPT, 3, entryKey(poolId, key), ...ledgerKeys, prefix, `${poolId}:${key}`, sha1), 0)
+    if (removed === 1) warn(`cache: removed a damaged entry of pool ${poolId} (key ${key}) from Redis: ${why}; served as a miss`)
   }
 
   return {
     kind: 'redis',
     async get (poolId, request) {
       const key = redisKeyName(request)
-      const value = await guarded(async () => await redis.getBuffer(entryKey(poolId, key)), null)
-      const entry = value === null ? undefined : decodeAnswer(value)
+      let value: Buffer | null
+      try {
+        value = await redis.getBuffer(entryKey(poolId, key))
+        contact.answered()
+      } catch (error) {
+        if (error instanceof Error && error.message.startsWith('WRONGTYPE')) await dropDamaged(poolId, key, null, 'it is not a string value')
+        else contact.failed(error)
+        return undefined
+      }
+      if (value === null) return undefined
+      const entry = decodeAnswer(value)
+      if (typeof entry === 'string') {
+        await dropDamaged(poolId, key, value, entry)
+        return undefined
+      }
       return entry !== undefined && entry.staleUntil > now() ? entry : undefined
     },
     async set (poolId, request, entry) {
@@ -233,11 +221,11 @@ export function createRedisStore (options: {
           const batch = members.slice(i, i + PURGE_BATCH)
           removed += Number(await redis.eval(PURGE_SCRIPT, 3, indexKey(poolId), ...ledgerKeys, prefix, poolId, ...batch))
         }
-        recovered()
+        contact.answered()
         return removed
       } catch (error) {
-        failed(error)
-        throw new Error(problem ?? `cache: Redis at ${shownUrl} could not purge`, { cause: error })
+        contact.failed(error)
+        throw new Error(contact.problem() ?? `cache: Redis at ${maskText(options.url)} could not purge`, { cause: error })
       }
     },
     async entries (poolId) {
@@ -248,8 +236,9 @@ export function createRedisStore (options: {
         return typeof count === 'number' ? count : 0
       }, 0)
     },
-    problem: () => problem,
+    problem: () => contact.problem(),
     async close () {
+      contact.close()
       if (redis.status === 'ready') {
         try {
           await redis.quit()
