@@ -1,7 +1,57 @@
 #!/usr/bin/env node
-// The `sourcepool` command: the TypeScript CLI (src/cli/main.ts) run through tsx, as `npm start` runs the service.
-import { register } from 'tsx/esm/api'
+// The `sourcepool` command. It runs the compiled CLI (dist/cli/main.js, built by `npm run build`
+// or `npm start`) when that build is newer than every source it compiles, and the TypeScript
+// (src/cli/main.ts) through tsx otherwise — a fresh clone, or sources changed since the build —
+// so a call never runs stale code, and a built one skips tsx's start (about a second).
+// Run by `npx`, it also stops when npx is told to (see `followNpx`).
+import { readdirSync, statSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 
-register()
-const { run } = await import('../src/cli/main.ts')
-await run()
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+/** The last change of a path, in ms; -1 when it does not exist. */
+const changed = (path) => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? -1
+
+/**
+ * Whether dist/ holds a build of the current sources: `tsc -b` writes dist/.tsbuildinfo last at
+ * every build that changed something, so it must be newer than each file the build compiles
+ * (src/**\/*.ts but tests and declarations) and the tsconfig files.
+ */
+function builtAndCurrent () {
+  const built = changed(`${ROOT}dist/.tsbuildinfo`)
+  if (built < 0 || changed(`${ROOT}dist/cli/main.js`) < 0) return false
+  if (changed(`${ROOT}tsconfig.json`) > built || changed(`${ROOT}tsconfig.build.json`) > built) return false
+  for (const file of readdirSync(`${ROOT}src`, { recursive: true })) {
+    if (!file.endsWith('.ts') || file.endsWith('.test.ts') || file.endsWith('.d.ts')) continue
+    if (changed(`${ROOT}src/${file}`) > built) return false
+  }
+  return true
+}
+
+/**
+ * npx runs this command through `sh -c` and passes a SIGTERM to that shell only: the shell ends
+ * and this process, its child, would go on, orphaned (a `serve` or `demo` serving on). So, run by
+ * npx (npm_command=exec), a parent that goes away is taken as a SIGTERM: `serve` and `demo` stop
+ * as they do on one, anything else ends.
+ */
+function followNpx () {
+  if (process.env.npm_command !== 'exec') return
+  const parent = process.ppid
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return
+    clearInterval(watch)
+    process.kill(process.pid, 'SIGTERM')
+  }, 200)
+  watch.unref()
+}
+
+followNpx()
+let cli
+if (builtAndCurrent()) {
+  cli = await import('../dist/cli/main.js')
+} else {
+  const { register } = await import('tsx/esm/api')
+  register()
+  cli = await import('../src/cli/main.ts')
+}
+await cli.run()

@@ -68,9 +68,10 @@ export function requiredScope (method: string, url: string, publicDocs = true): 
   return 'admin'
 }
 
-function deny (reply: FastifyReply, status: 401 | 403): FastifyReply {
+/** A 401, or a 403 naming the scope the route needs as RFC 6750 says (the body stays the contract's). */
+function deny (reply: FastifyReply, status: 401 | 403, scope?: Scope): FastifyReply {
   if (status === 401) return reply.code(401).header('www-authenticate', 'Bearer').send({ detail: 'Not authenticated' })
-  return reply.code(403).send({ detail: 'Not enough permissions' })
+  return reply.code(403).header('www-authenticate', `Bearer error="insufficient_scope", scope="${scope ?? 'admin'}"`).send({ detail: 'Not enough permissions' })
 }
 
 /** The secret of a bearer `Authorization` header (the scheme is case-insensitive, RFC 9110), or undefined. */
@@ -100,7 +101,7 @@ function requireScope (tokens: readonly Token[], scope: Scope, failures: Failure
     request.actor = token.name
     request.callerScope = token.scope
     if (SCOPE_RANK[token.scope] < SCOPE_RANK[scope]) {
-      deny(reply, 403)
+      deny(reply, 403, scope)
       return
     }
     done()

@@ -1,136 +1,21 @@
 /**
  * `sourcepool`, the command line: plan, apply and export a declared state file,
- * look at pools and act on them, or serve. It talks to a running service through
+ * look at pools and act on them, serve, or start demo providers. It talks to a running service through
  * the typed client (SOURCEPOOL_URL, SOURCEPOOL_TOKEN, or --url/--token); `--json`
  * prints the service's answer as it came, for scripts. Exit codes: 0 done, 1 an
  * error (one line, or one per problem), 2 `plan` found changes (like
  * `terraform plan -detailed-exitcode`).
  */
-import { createInterface } from 'node:readline/promises'
 import { Command, Option } from 'commander'
-import { createSourcepoolClient, type paths, type SourcepoolClient } from '../client/index.js'
-import { DeclaredFileError, formatProblem, readDeclaredFile } from '../declared/declared-file.js'
-import { issueText } from '../errors.js'
-import type { PlanValue } from '../declared/declared.schemas.js'
-import { maskText, maskUrlsIn } from '../rules/secrets.js'
-import { countdown, healthText, paint, planText, table } from './output.js'
-
-/** An error shown as its message, with an exit code. */
-export class CliError extends Error {
-  constructor (message: string, readonly exitCode = 1) { super(message) }
-}
+import { createSourcepoolClient, type paths } from '../client/index.js'
+import { declaredCommands } from './declared.commands.js'
+import { demoCommand } from './demo.command.js'
+import { countdown, healthText, healthyText, paint, print, table } from './output.js'
+import { call, CliError, poolId, providerId, serviceUrl, type Ask, type TokenSource } from './service.js'
 
 interface Globals { url: string, token?: string, json?: boolean }
 
-/** What openapi-fetch answers. */
-interface Answer<T> { data?: T, error?: unknown, response: Response }
-
-/** The service's words for a refused request, one line (a 422 one line per field, without pydantic's `Value error, `). */
-function refusal (status: number, error: unknown): string {
-  const detail = (error as { detail?: unknown } | undefined)?.detail
-  if (status === 422 && Array.isArray(detail)) {
-    return ['the service refused the request:', ...detail.map((d: { loc?: unknown[], type?: string, msg?: string, ctx?: Record<string, unknown> }) =>
-      `  ${(d.loc ?? []).join('.')}: ${issueText({ type: d.type ?? '', msg: d.msg ?? '', ctx: d.ctx })}`)].join('\n')
-  }
-  const text = typeof detail === 'string' ? detail : JSON.stringify(error)
-  if (status === 401) return `the service wants a token (401): ${text}; set SOURCEPOOL_TOKEN or --token`
-  if (status === 403) return `the token may not do this (403): ${text}`
-  if (status === 409) return `${text} (409)`
-  // The service's sentence says what is missing (`Pool 7 not found`); a bare `Not Found` is a path it lacks.
-  if (status === 404 && typeof detail === 'string' && detail !== 'Not Found') return text
-  return `the service answered ${status}: ${text}`
-}
-
-/**
- * The service's address as given (--url or SOURCEPOOL_URL, named by `source` in a refusal):
- * without a scheme it is http:// (`localhost:8000`, as curl takes it); a scheme other than
- * http:// or https://, or text that is no URL, is refused in a line (a password in it masked).
- */
-export function serviceUrl (text: string, source = '--url'): string {
-  const withScheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text) ? text : `http://${text}`
-  let url: URL
-  try {
-    url = new URL(withScheme)
-  } catch {
-    throw new CliError(`${source} ${maskText(text)} is not a URL: give the service's address, such as http://127.0.0.1:8000`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new CliError(`${source} ${maskText(text)}: the service is reached over http:// or https://, not ${url.protocol}//`)
-  }
-  return withScheme
-}
-
-/** The answer's data, or a CliError saying why there is none (the service unreachable included). */
-async function call<T> (url: string, request: () => Promise<Answer<T>>): Promise<T> {
-  let answer: Answer<T>
-  try {
-    answer = await request()
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string, message?: string } }).cause
-    // An error's words may hold the address (`…a URL that includes credentials: http://u:pw@…`): its credentials masked.
-    throw new CliError(maskUrlsIn(`cannot reach the service at ${url} (${cause?.code ?? cause?.message ?? (error as Error).message}); is it running? (SOURCEPOOL_URL or --url)`))
-  }
-  if (!answer.response.ok) throw new CliError(refusal(answer.response.status, answer.error))
-  return answer.data as T
-}
-
-/** Prints `value` as JSON (--json) or as `text()` says. */
-function print (globals: Globals, value: unknown, text: () => string): void {
-  process.stdout.write(`${globals.json === true ? JSON.stringify(value, null, 2) : text()}\n`)
-}
-
 type Pool = paths['/api/pools/{pool_id}']['get']['responses'][200]['content']['application/json']
-
-/** Sends a request through the client and answers its data (see `call`). */
-type Ask = <T>(request: (api: SourcepoolClient) => Promise<Answer<T>>) => Promise<T>
-
-/**
- * The id of a pool named by id or name. With `known`, a pool named by id is looked up
- * first, for the calls that do not say `Pool <id> not found` themselves: rotate and
- * failover answer an unknown pool as one without an available provider, history as
- * one without records (the contract's answers).
- */
-async function poolId (ask: Ask, pool: string, known = false): Promise<number> {
-  if (/^\d+$/.test(pool)) {
-    const id = Number(pool)
-    if (known) await ask(async (api) => await api.GET('/api/pools/{pool_id}', { params: { path: { pool_id: id } } }))
-    return id
-  }
-  const list = await ask(async (api) => await api.GET('/api/pools', { params: { query: { fields: 'summary' } } }))
-  const found = (list.pools as Array<{ pool_id: number, name: string }>).find((p) => p.name === pool)
-  if (found === undefined) throw new CliError(`no pool named '${pool}'`)
-  return found.pool_id
-}
-
-/** The id of a provider named by id or name. */
-async function providerId (ask: Ask, provider: string): Promise<number> {
-  if (/^\d+$/.test(provider)) return Number(provider)
-  const list = await ask(async (api) => await api.GET('/api/providers'))
-  const found = list.find((p) => p.name === provider)
-  if (found === undefined) throw new CliError(`no provider named '${provider}'`)
-  return found.provider_id
-}
-
-/** The checked state of a file, `--prune` added; problems one line each. */
-async function stateOf (file: string, prune: boolean | undefined) {
-  try {
-    const { state } = await readDeclaredFile(file, process.env)
-    return prune === true ? { ...state, prune: true } : state
-  } catch (error) {
-    if (error instanceof DeclaredFileError) throw new CliError(error.problems.map(formatProblem).join('\n'))
-    throw error
-  }
-}
-
-/** Asks a yes/no question on the terminal. */
-async function confirm (question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr })
-  try {
-    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim())
-  } finally {
-    rl.close()
-  }
-}
 
 /** The program; `run` parses `argv` and sets process.exitCode. */
 export function program (): Command {
@@ -144,57 +29,19 @@ export function program (): Command {
   const ask: Ask = async (request) => {
     const { token } = globals()
     const url = serviceUrl(globals().url, cli.getOptionValueSource('url') === 'env' ? 'SOURCEPOOL_URL' : '--url')
-    return await call(url, async () => await request(createSourcepoolClient({ baseUrl: url, token })))
+    // Named in a refusal (never shown): where the token sent came from.
+    const source: TokenSource = token === undefined || token === '' ? undefined : cli.getOptionValueSource('token') === 'env' ? 'SOURCEPOOL_TOKEN' : '--token'
+    return await call(url, source, async () => await request(createSourcepoolClient({ baseUrl: url, token })))
   }
 
-  cli.command('plan').argument('<file>', 'a declared state (YAML or JSON)')
-    .description('show what applying FILE would change; exit 0 without changes, 2 with')
-    .option('--prune', 'also delete what FILE does not declare')
-    .action(async (file: string, options: { prune?: boolean }) => {
-      const state = await stateOf(file, options.prune)
-      const plan = await ask(async (api) => await api.POST('/api/config/plan', { body: state })) as PlanValue
-      print(globals(), plan, () => planText(plan))
-      if (plan.changes.length > 0) process.exitCode = 2
-    })
-
-  cli.command('apply').argument('<file>', 'a declared state (YAML or JSON)')
-    .description('make the service what FILE declares, in one transaction')
-    .option('--prune', 'also delete what FILE does not declare')
-    .option('-y, --yes', 'apply without asking')
-    .action(async (file: string, options: { prune?: boolean, yes?: boolean }) => {
-      const state = await stateOf(file, options.prune)
-      const plan = await ask(async (api) => await api.POST('/api/config/plan', { body: state })) as PlanValue
-      if (plan.changes.length === 0) {
-        print(globals(), plan, () => planText(plan))
-        return
-      }
-      if (options.yes !== true) {
-        if (process.stdin.isTTY !== true) throw new CliError('refusing to apply without --yes: nobody is at a terminal to confirm')
-        process.stderr.write(`${planText(plan)}\n`)
-        if (!await confirm(`Apply ${plan.changes.length} change${plan.changes.length === 1 ? '' : 's'}?`)) throw new CliError('not applied')
-      }
-      // Exactly the changes shown: if the service moved meanwhile, nothing is applied (409).
-      const applied = await ask(async (api) => await api.POST('/api/config/apply', { params: { query: { expect: plan.fingerprint } }, body: state })) as PlanValue
-      print(globals(), applied, () => planText(applied))
-    })
-
-  cli.command('export').description('print the service\'s state as a file that applies back to no change (credentials as placeholders to fill from the environment)')
-    .action(async () => {
-      if (globals().json === true) {
-        const state = await ask(async (api) => await api.GET('/api/config/export'))
-        print(globals(), state, () => '')
-        return
-      }
-      const text = await ask(async (api) => await api.GET('/api/config/export', { params: { query: { format: 'yaml' } }, parseAs: 'text' }))
-      process.stdout.write(text as unknown as string)
-    })
+  declaredCommands(cli, ask, globals)
 
   cli.command('pools').description('every pool: strategy, current provider, members by health')
     .action(async () => {
       const list = await ask(async (api) => await api.GET('/api/pools'))
       print(globals(), list, () => table(['ID', 'NAME', 'STRATEGY', 'ENABLED', 'CURRENT', 'HEALTHY'], (list.pools as Pool[]).map((p) => [
         String(p.pool_id), p.name, p.rotation_strategy, p.enabled ? 'yes' : paint('gray', 'no'), p.current_provider?.name ?? '-',
-        `${p.members.filter((m) => m.enabled && m.health === 'healthy').length}/${p.members.length}`
+        healthyText(p.members)
       ])))
     })
 
@@ -256,6 +103,8 @@ export function program (): Command {
 
   cli.command('serve').description('start the service (as npm start does; configured by the environment)')
     .action(async () => { await import('../main.js') })
+
+  demoCommand(cli, ask, globals)
 
   return cli
 }

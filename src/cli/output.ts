@@ -1,7 +1,8 @@
 /**
  * How the CLI shows things to a person: colour only on a terminal (never with
  * NO_COLOR, always with FORCE_COLOR), tables with aligned columns, a plan as a
- * diff (+ create, ~ update field by field, - delete), and times as countdowns.
+ * diff (+ create, ~ update field by field, - delete), times as countdowns; or,
+ * with --json, the service's answer as it came.
  */
 import { styleText } from 'node:util'
 import type { ChangeValue, PlanValue } from '../declared/declared.schemas.js'
@@ -11,6 +12,11 @@ type Style = Parameters<typeof styleText>[0]
 const colour = process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0'
   ? true
   : process.env.NO_COLOR === undefined && process.stdout.isTTY === true
+
+/** Prints `value` as JSON (--json) or as `text()` says. */
+export function print (options: { json?: boolean }, value: unknown, text: () => string): void {
+  process.stdout.write(`${options.json === true ? JSON.stringify(value, null, 2) : text()}\n`)
+}
 
 /** `text` in `style` on a terminal, as it is elsewhere. */
 export function paint (style: Style, text: string): string {
@@ -62,4 +68,12 @@ const HEALTH: Record<string, Style> = { healthy: 'green', probing: 'yellow', coo
 /** A member's health, coloured. */
 export function healthText (health: string, enabled: boolean): string {
   return enabled ? paint(HEALTH[health] ?? 'reset', health) : paint('gray', 'disabled')
+}
+
+/** A pool's healthy members among its enabled ones, the disabled ones apart: `2/2 (1 disabled)`. */
+export function healthyText (members: ReadonlyArray<{ enabled: boolean, health: string }>): string {
+  const enabled = members.filter((m) => m.enabled)
+  const disabled = members.length - enabled.length
+  const healthy = `${enabled.filter((m) => m.health === 'healthy').length}/${enabled.length}`
+  return disabled === 0 ? healthy : `${healthy} (${disabled} disabled)`
 }
