@@ -21,6 +21,7 @@ import { createPoolService } from './pools/pool.service.js'
 import { createProviderService } from './providers/provider.service.js'
 import { createRefusalService } from './providers/refusal.service.js'
 import { createCacheStore } from './cache/create-store.js'
+import { joinPurgeRelay } from './cache/purge-relay.js'
 import { createCachedProxy } from './proxy/cached-proxy.js'
 import { createProxyService } from './proxy/proxy.service.js'
 import { createExplainService } from './rotation/explain.service.js'
@@ -93,21 +94,24 @@ export function buildServices ({ config, database, now, random, warn }: Services
     warn
   })
   const uncached = createProxyService({ runtime, now, random, events: metrics.retryEvents })
+  const store = createCacheStore({
+    url: config.cacheUrl ?? undefined,
+    maxBytes: config.cacheMaxBytes,
+    keyPrefix: config.cacheKeyPrefix,
+    now: () => now().getTime(),
+    warn: (message) => { warn(undefined, message) }
+  })
   const proxy = createCachedProxy({
     proxy: uncached,
     runtime,
-    store: createCacheStore({
-      url: config.cacheUrl ?? undefined,
-      maxBytes: config.cacheMaxBytes,
-      keyPrefix: config.cacheKeyPrefix,
-      now: () => now().getTime(),
-      warn: (message) => { warn(undefined, message) }
-    }),
+    store,
     maxEntryBytes: config.cacheMaxEntryBytes,
     maxBytes: config.cacheMaxBytes,
     now: () => now().getTime(),
     events: metrics.cacheEvents,
-    warn
+    warn,
+    // A worker's memory store is its own: a purge goes to every worker (Redis is one store for all).
+    relay: store.kind === 'memory' ? joinPurgeRelay((message) => { warn(undefined, message) }) : undefined
   })
   const chunks = createChunkService(base)
   const chunkSearch = createChunkSearch(base)

@@ -14,6 +14,7 @@
  */
 import cluster, { type Worker } from 'node:cluster'
 import { hostname } from 'node:os'
+import { relayCachePurges } from './cache/purge-relay.js'
 import type { Config } from './config.js'
 
 /** Set in the environment of every worker but the first: CONFIG_FILE was applied by the first (main.ts reads it). */
@@ -55,6 +56,8 @@ interface Slot {
 /** Runs the cluster primary for `config.workers` workers; returns at once, the process exits when they are done. */
 export function runPrimary (config: Config): void {
   const log = primaryLog(config.logLevel)
+  // Each worker's memory cache is its own: a purge asked of one is relayed to all.
+  relayCachePurges(log)
   const slots: Slot[] = Array.from({ length: config.workers }, (_, i) => ({ number: i + 1, worker: null, startedAt: 0, crashes: 0, restart: null }))
   let phase: 'starting' | 'serving' | 'stopping' = 'starting'
   let exitCode = 0

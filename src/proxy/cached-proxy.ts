@@ -19,7 +19,8 @@
  *
  * A request for a range or with a condition (If-None-Match…) passes through as
  * BYPASS: its answer is its own. An answer fetched before a purge is not stored
- * after it. The entry's Age counts from the provider's own Age.
+ * after it; with WORKERS and the memory store a purge empties every worker's
+ * entries (cache/purge-relay.ts). The entry's Age counts from the provider's own Age.
  * A client's `Cache-Control: no-cache` fetches anew and stores the result (BYPASS);
  * answers that may not be stored, and other methods, are BYPASS. Hits spend no
  * quota, count no use and leave health alone; what the cache did is counted per
@@ -27,6 +28,7 @@
  */
 import { Readable } from 'node:stream'
 import type { CachedAnswer, CacheStore } from '../cache/cache-store.js'
+import type { PurgeRelay } from '../cache/purge-relay.js'
 import type { PoolRuntime } from '../runtime/pool-runtime.js'
 import { ageSeconds, asksForItsOwn, cacheKey, forbidsStore, freshSeconds, varyMatches, varyValues, wantsFresh } from '../rules/cache-policy.js'
 import { assertSafePath } from '../rules/upstream-url.js'
@@ -97,6 +99,8 @@ interface Deps {
   now?: () => number
   events?: CacheEvents
   warn?: (error: unknown, message: string) => void
+  /** With WORKERS and the memory store: purges reach every worker through the primary. */
+  relay?: PurgeRelay
 }
 
 /** Longest a request waits for the leader of its key before going upstream itself (the leader's attempts are bounded by their own timeouts). */
@@ -186,7 +190,7 @@ async function readUpTo (body: Readable, limit: number, budget: ReadBudget, sign
 }
 
 /** Builds the cache in front of `proxy`. */
-export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBytes, now = Date.now, events, warn = () => {} }: Deps) {
+export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBytes, now = Date.now, events, warn = () => {}, relay }: Deps) {
   /** `${poolId}:${key}` → the request in flight for that key. */
   const inFlight = new Map<string, Flight>()
   /** Bytes all leaders may hold while reading answers. */
@@ -198,6 +202,15 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     runtime.cacheCounted(poolId, countedAs(result))
     events?.cacheResult(poolId, result)
   }
+
+  /** Empties the pool's entries in this process; answers how many were removed. */
+  async function purgeHere (poolId: number): Promise<number> {
+    purges.set(poolId, (purges.get(poolId) ?? 0) + 1)
+    const purged = await store.purge(poolId)
+    runtime.cacheCounted(poolId, null, 0)
+    return purged
+  }
+  relay?.serve(purgeHere)
 
   /** Counts the pool's entries after a change (in the background: it is only shown). */
   function recount (poolId: number): void {
@@ -419,19 +432,14 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     /** True when the pool exists (as the runtime keeps it). */
     poolExists: async (poolId: number): Promise<boolean> => await runtime.pool(poolId) !== undefined,
 
-    /** Empties the pool's entries; answers how many were removed. */
-    async purge (poolId: number): Promise<number> {
-      purges.set(poolId, (purges.get(poolId) ?? 0) + 1)
-      const purged = await store.purge(poolId)
-      runtime.cacheCounted(poolId, null, 0)
-      return purged
-    },
+    /** Empties the pool's entries, in every worker (WORKERS, the memory store); answers how many were removed in all. */
+    purge: async (poolId: number): Promise<number> => relay === undefined ? await purgeHere(poolId) : await relay.purgeEverywhere(poolId),
 
     /** A sentence when the store cannot be used (Redis unreachable), else null. */
     problem: (): string | null => store.problem(),
 
     /** Ends the upstream connections and the store's. */
-    close: async (): Promise<void> => { await proxy.close(); await store.close() }
+    close: async (): Promise<void> => { relay?.close(); await proxy.close(); await store.close() }
   }
 }
 
