@@ -75,6 +75,7 @@ function fakeMember (poolId: number, m: number, strategy: Strategy): Member {
     base_url: 'http://127.0.0.1:1',
     timeout_ms: null,
     auth_headers: null,
+    health_check: null,
     last_check: null
   }
 }
@@ -102,7 +103,7 @@ async function proxyChoiceUs (strategy: Strategy, size: number): Promise<number>
     change_seq: 1
   } as unknown as RuntimePoolRow
   const members = Array.from({ length: size }, (_, m) => fakeMember(1, m, strategy))
-  const state: PoolState = { pool, members, cursor: {}, refusals: new Map(), stale: false }
+  const state: PoolState = { pool, members, cursor: {}, refusals: new Map(), rejections: new Map(), stale: false }
   memory.pools.set(1, state)
   const choose = createChoosing({
     now: () => new Date(),

@@ -68,7 +68,7 @@ export function buildServices ({ config, database, now, random, warn }: Services
   const activity = createActivityService(base)
   const historyRetention = createHistoryRetention({ ...base, maxPerPool: config.historyMaxPerPool, maxAgeDays: config.historyMaxAgeDays })
   const rotation = createRotationService({ ...base, random, events: metrics.events })
-  const outcomes = createOutcomeService({ ...base, events: metrics.events })
+  const outcomes = createOutcomeService({ ...base, events: metrics.events, maxRefusalsPerProvider: config.maxRefusalsPerProvider })
   const explain = createExplainService(base)
   const runtime = createPoolRuntime({
     ...base,

@@ -3940,6 +3940,8 @@ export interface operations {
                     latency_ms?: number | null;
                     retry_after_s?: number | null;
                     error?: string | null;
+                    /** @description the path (and query) the call asked for, relative to the provider's base_url: a 401/402 is then judged as the proxy judges it, a refusal of that resource alone unless our key is refused across resources */
+                    path?: string | null;
                     /** @description the provider's answer headers (as many as 50): its rate-limit signals (Retry-After, X-RateLimit-Remaining/Reset, RateLimit-*) are read from them */
                     headers?: {
                         [key: string]: string;

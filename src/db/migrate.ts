@@ -16,6 +16,7 @@ import { activityMigration } from './migrations/010-activity.js'
 import { auditAddressMigration } from './migrations/011-audit-address.js'
 import { cacheMigration } from './migrations/012-cache.js'
 import { retriesMigration } from './migrations/013-retries.js'
+import { refusalStatusMigration } from './migrations/014-refusal-status.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
@@ -32,7 +33,8 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '010-activity': activityMigration(dialect),
     '011-audit-address': auditAddressMigration,
     '012-cache': cacheMigration,
-    '013-retries': retriesMigration
+    '013-retries': retriesMigration,
+    '014-refusal-status': refusalStatusMigration
   }
 }
 

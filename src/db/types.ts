@@ -38,11 +38,13 @@ export interface ProviderTable {
 
 export interface ProviderRefusalTable {
   provider_id: number
-  /** The first path segment the provider answered 403 for, e.g. `/despesas`. */
+  /** The first path segment the provider answered 403 for (or 401/402 to our credentials), e.g. `/despesas`. */
   resource: string
   first_seen: string
   last_seen: string
   expires_at: string
+  /** The status that taught it: 403, or 401/402 (our credentials refused for this resource). */
+  status_code: Generated<number>
 }
 
 export interface PoolTable {

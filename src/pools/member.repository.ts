@@ -18,6 +18,8 @@ export type MemberWithName = MemberRow & {
   base_url: string | null
   timeout_ms: number | null
   auth_headers: string | null
+  /** The provider's health check (JSON, its `path` first): a 401/402 on that path is our key rejected (rules/credential-refusal.ts). */
+  health_check: string | null
   /** The provider's last health check (JSON), shown on each of its members. */
   last_check: string | null
 }
@@ -35,6 +37,7 @@ function selectMembersWithNames (db: Db) {
       'providers.base_url',
       'providers.timeout_ms',
       'providers.auth_headers',
+      'providers.health_check',
       'providers.last_check'
     ])
 }

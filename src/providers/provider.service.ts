@@ -25,6 +25,7 @@ import { audited, type Actor, type Change } from '../audit/audit.js'
 import type { Scope } from '../auth/tokens.js'
 import { maskRequestTarget, maskUrl } from '../http/redact.js'
 import * as repo from './provider.repository.js'
+import { deleteCredentialRefusals } from './refusal.repository.js'
 import { checkBaseUrl, healthCheckChange, needsBaseUrl, newProviderRow, storedAuthHeaders, storedHealthCheck, storedProvider, type StoredProvider } from './provider.rules.js'
 import type { CreateProviderInput, ProviderRecord, UpdateProviderInput } from './provider.schemas.js'
 
@@ -135,8 +136,11 @@ export function * updateProviderWork (
   }
   const updated = yield * audited(db, change.actor, entry('provider.update', change), repo.updateProvider(db, id, written))
   if (updated === undefined) throw notFound(id)
-  // New credentials deserve a try: a cooldown for the old ones rejected ends now.
-  if (newCredentials) yield * repo.endCredentialCooldowns(db, id)
+  // New credentials deserve a try: a cooldown for the old ones rejected ends now, and their refusals of resources go.
+  if (newCredentials) {
+    yield * repo.endCredentialCooldowns(db, id)
+    yield * deleteCredentialRefusals(db, id)
+  }
   return updated
 }
 

@@ -1,5 +1,6 @@
 /**
- * Resources a provider refuses (it answered 403 for them), each remembered until
+ * Resources a provider refuses (it answered 403 for them, or 401/402 to our
+ * credentials: rules/credential-refusal.ts), each remembered with that status until
  * it expires, at most a set number per provider: plain generator functions taking
  * the query builder first.
  */
@@ -12,6 +13,7 @@ export type RefusalRow = Selectable<ProviderRefusalTable>
 
 /**
  * Records (or renews) a refusal of `resource` by the provider until `expiresAt`,
+ * taught by `statusCode` (the newest refusal's status stands),
  * keeping at most `max` of its refusals: when a new one would exceed that, the
  * provider's expired refusals are deleted first, then those that expire soonest.
  * The provider's row is locked first, so concurrent records count one after the
@@ -19,7 +21,9 @@ export type RefusalRow = Selectable<ProviderRefusalTable>
  * (the first to record it, of every process), `renewed` when one was, `gone` (nothing
  * recorded) when the provider no longer exists.
  */
-export function * recordRefusal (db: Db, providerId: number, resource: string, at: string, expiresAt: string, max: number): Work<'learned' | 'renewed' | 'gone'> {
+export function * recordRefusal (
+  db: Db, providerId: number, resource: string, at: string, expiresAt: string, max: number, statusCode = 403
+): Work<'learned' | 'renewed' | 'gone'> {
   const provider = yield * first(lockRows(db, db.selectFrom('providers').select('id').where('id', '=', providerId)))
   if (provider === undefined) return 'gone'
   const known = yield * first(db.selectFrom('provider_refusals').select(['resource', 'expires_at']).where('provider_id', '=', providerId).where('resource', '=', resource))
@@ -35,8 +39,8 @@ export function * recordRefusal (db: Db, providerId: number, resource: string, a
     }
   }
   yield * execute(db.insertInto('provider_refusals')
-    .values({ provider_id: providerId, resource, first_seen: at, last_seen: at, expires_at: expiresAt })
-    .onConflict((oc) => oc.columns(['provider_id', 'resource']).doUpdateSet({ last_seen: at, expires_at: expiresAt })))
+    .values({ provider_id: providerId, resource, first_seen: at, last_seen: at, expires_at: expiresAt, status_code: statusCode })
+    .onConflict((oc) => oc.columns(['provider_id', 'resource']).doUpdateSet({ last_seen: at, expires_at: expiresAt, status_code: statusCode })))
   return known !== undefined && known.expires_at > at ? 'renewed' : 'learned'
 }
 
@@ -56,6 +60,18 @@ export function * activeRefusalsOf (db: Db, providerIds: readonly number[], reso
 export function * listRefusals (db: Db, providerId: number, at: string): Work<RefusalRow[]> {
   return yield * all(db.selectFrom('provider_refusals').selectAll()
     .where('provider_id', '=', providerId).where('expires_at', '>', at).orderBy('resource'))
+}
+
+/** The resources the provider refuses to our credentials (401/402), refusals still in force at `at`. */
+export function * listCredentialRefusals (db: Db, providerId: number, at: string): Work<string[]> {
+  const rows = yield * all(db.selectFrom('provider_refusals').select('resource')
+    .where('provider_id', '=', providerId).where('expires_at', '>', at).where('status_code', 'in', [401, 402]))
+  return rows.map((r) => r.resource)
+}
+
+/** Forgets the provider's refusals of our credentials (401/402): its credentials changed, the new ones deserve a try. */
+export function * deleteCredentialRefusals (db: Db, providerId: number): Work<void> {
+  yield * execute(db.deleteFrom('provider_refusals').where('provider_id', '=', providerId).where('status_code', 'in', [401, 402]))
 }
 
 /** Forgets a refusal; false when there was none in force. */

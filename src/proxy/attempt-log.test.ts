@@ -48,6 +48,8 @@ function serviceOver (baseUrl: string) {
         : { kind: 'chosen', pool: POOL, member, degraded: false }) as unknown as ProxyChoice,
       report: (_poolId, _providerId, outcome) => { reported.push(outcome.success) },
       learnRefusal: () => {},
+      credentialsWorked: () => {},
+      judgeRefusal: () => 'resource_refused',
       release: () => {},
       retriesCounted: () => {}
     }

@@ -20,7 +20,7 @@ const at = new Date('2026-01-01T12:00:00.000Z')
 describe('one proxy attempt', () => {
   it('classifies answers by status: 2xx to 4xx answer, 403 refuses, 429 and 5xx fail', () => {
     for (const status of [200, 201, 204, 301, 304, 400, 404, 499]) assert.deepEqual(classifyAttempt(answered(status), pool, at), { kind: 'success' }, String(status))
-    assert.deepEqual(classifyAttempt(answered(403), pool, at), { kind: 'forbidden' })
+    assert.deepEqual(classifyAttempt(answered(403), pool, at), { kind: 'forbidden', statusCode: 403 })
     assert.deepEqual(classifyAttempt(answered(500), pool, at), { kind: 'failure', reason: 'http_500', statusCode: 500 })
     assert.deepEqual(classifyAttempt(answered(503), pool, at), { kind: 'failure', reason: 'http_503', statusCode: 503 })
     assert.deepEqual(classifyAttempt(answered(429), pool, at), { kind: 'failure', reason: 'rate_limited', statusCode: 429 })
@@ -57,7 +57,7 @@ describe('one proxy attempt', () => {
 
   it('answers a success, moves on after a refusal, throws an error of ours', () => {
     assert.equal(nextStep({ kind: 'success' }, 'POST', {}, false), 'answer')
-    assert.equal(nextStep({ kind: 'forbidden' }, 'POST', {}, false), 'move_on')
+    assert.equal(nextStep({ kind: 'forbidden', statusCode: 403 }, 'POST', {}, false), 'move_on')
     assert.equal(nextStep({ kind: 'ours', error: new TypeError('x') }, 'GET', {}, false), 'throw')
   })
 
@@ -76,12 +76,13 @@ describe('one proxy attempt', () => {
       { success: false, status_code: 429, latency_ms: 3, retry_after_s: 30, pause_s: null, pause_source: null, error: 'proxy: rate_limited' })
     assert.deepEqual(reportedOutcome({ kind: 'failure', reason: 'timeout' }, errored(new Error('x'), true, 10_001)),
       { success: false, status_code: null, latency_ms: 10_001, retry_after_s: null, pause_s: null, pause_source: null, error: 'proxy: timeout' })
-    assert.equal(reportedOutcome({ kind: 'forbidden' }, answered(403)), undefined)
+    assert.equal(reportedOutcome({ kind: 'forbidden', statusCode: 403 }, answered(403)), undefined)
     assert.equal(reportedOutcome({ kind: 'ours', error: new TypeError('x') }, errored(new TypeError('x'))), undefined)
   })
 
   it('names the failover after a failed attempt as the history shows it', () => {
-    assert.equal(failoverReason({ kind: 'forbidden' }), 'proxy:forbidden')
+    assert.equal(failoverReason({ kind: 'forbidden', statusCode: 403 }), 'proxy:forbidden')
+    assert.equal(failoverReason({ kind: 'forbidden', statusCode: 401 }), 'proxy:unauthorized', 'a 401/402 the credential rule took for a refusal of the resource')
     assert.equal(failoverReason({ kind: 'failure', reason: 'http_503', statusCode: 503 }), 'proxy:http_503')
     assert.equal(failoverReason({ kind: 'failure', reason: 'connect_error' }), 'proxy:connect_error')
   })
@@ -90,7 +91,7 @@ describe('one proxy attempt', () => {
     const byStatus = failedAttemptSummary(member, { kind: 'failure', reason: 'http_500', statusCode: 500 }, answered(500, {}, 21))
     assert.deepEqual(byStatus, { provider_id: 4, provider_name: 'alpha', status_code: 500, latency_ms: 21 })
     assert.deepEqual(Object.keys(byStatus), ['provider_id', 'provider_name', 'status_code', 'latency_ms'])
-    const refused = failedAttemptSummary(member, { kind: 'forbidden' }, answered(403, {}, 2))
+    const refused = failedAttemptSummary(member, { kind: 'forbidden', statusCode: 403 }, answered(403, {}, 2))
     assert.deepEqual(refused, { provider_id: 4, provider_name: 'alpha', status_code: 403, latency_ms: 2 })
     const byError = failedAttemptSummary(member, { kind: 'failure', reason: 'connect_error' }, errored(withCode('ECONNREFUSED'), false, 1))
     assert.deepEqual(byError, { provider_id: 4, provider_name: 'alpha', error: 'connect_error', latency_ms: 1 })

@@ -73,9 +73,16 @@ export function reportedOutcome (
   }
 }
 
+/** What an attempt that did not succeed is called in the history and the log: a failure's reason, `forbidden` (403), `unauthorized` (a 401/402 refusing the resource) or `error` (ours). */
+function outcomeName (result: Exclude<AttemptResult, { kind: 'success' }>): string {
+  if (result.kind === 'failure') return result.reason
+  if (result.kind === 'forbidden') return result.statusCode === 403 ? 'forbidden' : 'unauthorized'
+  return 'error'
+}
+
 /** Why the next choice is a failover, as the history shows it (`proxy:<why>`). */
 export function failoverReason (result: AttemptResult): string {
-  return result.kind === 'forbidden' ? 'proxy:forbidden' : `proxy:${result.kind === 'failure' ? result.reason : 'error'}`
+  return `proxy:${result.kind === 'success' ? 'error' : outcomeName(result)}`
 }
 
 /**
@@ -115,7 +122,7 @@ export interface AttemptLogFields {
   readonly attempt: number
   readonly providerId: number
   readonly provider: string | null
-  /** `success`, `forbidden`, or a failure's reason (`http_503`, `rate_limited`, `timeout`, `connect_error`); `error` for an error of ours. */
+  /** `success`, `forbidden`, `unauthorized` (a 401/402 refusing the resource), or a failure's reason (`http_503`, `rate_limited`, `timeout`, `connect_error`, `credentials_rejected`); `error` for an error of ours. */
   readonly outcome: string
   readonly statusCode?: number
   readonly latencyMs: number
@@ -127,7 +134,7 @@ export interface AttemptLogFields {
 export function attemptLogFields (
   attempt: number, member: { readonly provider_id: number, readonly provider_name: string | null }, result: AttemptResult, sent: SentAttempt
 ): AttemptLogFields {
-  const outcome = result.kind === 'failure' ? result.reason : result.kind === 'ours' ? 'error' : result.kind
+  const outcome = result.kind === 'success' ? 'success' : outcomeName(result)
   const fields = { attempt, providerId: member.provider_id, provider: member.provider_name, outcome, latencyMs: sent.latencyMs }
   if (!('response' in sent)) return fields
   const upstreamRequestId = upstreamRequestIdOf(sent.response.headers)

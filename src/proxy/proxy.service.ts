@@ -13,9 +13,13 @@
  * without one). When nothing is eligible but a member comes back within the pool's
  * `max_wait_ms` (its cooldown, rate-limit pause or quota window ending), the
  * request waits for it (at most MAX_WAITING requests at once; a client that leaves
- * ends its wait) instead of answering 503. A 401/402 on our credentials takes its
- * member out and moves on; a second one in the same request is the request's own
- * doing: that answer goes back, and no second member is taken out. An error of
+ * ends its wait) instead of answering 503. A 401/402 on our credentials is judged
+ * by the credential rule (rules/credential-refusal.ts, with what the runtime has
+ * seen: runtime/credential-evidence.ts): our key rejected takes the member out, a
+ * refusal of the resource alone is learned as a 403's is; either moves on. A second
+ * one in the same request is the request's own doing: that answer goes back, and it
+ * is learned at most as a refusal of the resource (one request never takes out more
+ * than one member). An error of
  * ours (the upstream client refused the request as built) is no provider's
  * failure: nothing is reported, and it ends the request as a 500.
  *
@@ -37,6 +41,7 @@ import { DomainError, NotFoundError } from '../errors.js'
 import { NO_RETRY_EVENTS, type RetryEvents } from '../metrics/metrics.js'
 import type { FailedAttempt, PoolRuntime, ProxyChoice, ProxyRefusal } from '../runtime/pool-runtime.js'
 import { backoffMs, BUDGET_WINDOW_MS, DEADLINE_HEADER, DEADLINE_HEADER_PROBLEM, MAX_DEADLINE_MS, requestDeadline, RetryBudget } from '../rules/retry-policy.js'
+import { refusalSeconds } from '../rules/credential-refusal.js'
 import { assertSafePath } from '../rules/upstream-url.js'
 import {
   attemptLogFields, classifyAttempt, failedAttemptSummary, failoverReason, nextStep, reportedOutcome, whenNoneLeft, type FailedAttemptSummary
@@ -67,7 +72,7 @@ export type ProxyAnswer =
   /** The request's deadline passed before an answer started (504). */
   | { kind: 'deadline', deadlineMs: number, attempts: FailedAttemptSummary[] }
 
-type Runtime = Pick<PoolRuntime, 'choose' | 'report' | 'learnRefusal' | 'release' | 'retriesCounted'>
+type Runtime = Pick<PoolRuntime, 'choose' | 'report' | 'learnRefusal' | 'release' | 'retriesCounted' | 'credentialsWorked' | 'judgeRefusal'>
 
 interface Deps {
   runtime: Runtime
@@ -116,11 +121,29 @@ interface Attempt {
   cancel: (() => void) | undefined
 }
 
-/** Folds an attempt's outcome into the runtime: its health and counters, or the refusal it met. */
-function record (runtime: Runtime, poolId: number, { pool, member }: Chosen, resource: string, result: AttemptResult, sent: SentUpstream): void {
+/**
+ * Folds an attempt's outcome into the runtime: its health and counters, or the refusal
+ * it met; a 2xx on our credentials is remembered for `path` (evidence for the credential rule).
+ */
+function record (runtime: Runtime, poolId: number, { pool, member }: Chosen, path: string, result: AttemptResult, sent: SentUpstream): void {
   const outcome = reportedOutcome(result, sent)
   if (outcome !== undefined) runtime.report(poolId, member.provider_id, outcome)
-  if (result.kind === 'forbidden') runtime.learnRefusal(pool.id, member.provider_id, resource, pool.forbidden_ttl_seconds)
+  if (result.kind === 'forbidden') {
+    runtime.learnRefusal(pool.id, member.provider_id, resourceOf(path), refusalSeconds(result.statusCode, pool), result.statusCode)
+  } else if (result.kind === 'success' && pool.forward_client_auth !== 1 && 'response' in sent && sent.response.statusCode >= 200 && sent.response.statusCode < 300) {
+    runtime.credentialsWorked(member, path)
+  }
+}
+
+/**
+ * A 401/402 on our credentials as the credential rule judges it: our key rejected
+ * stays a failure; a refusal of the resource alone becomes one (`forbidden`, with its
+ * status). `again` (the request met one already) makes it a refusal whatever the rule says.
+ */
+function judged (runtime: Runtime, poolId: number, { member }: Chosen, path: string, result: AttemptResult, again: boolean): AttemptResult {
+  if (!isCredentialsRejected(result)) return result
+  if (!again && runtime.judgeRefusal(poolId, member, path) === 'credentials_rejected') return result
+  return { kind: 'forbidden', statusCode: (result as { statusCode?: number }).statusCode ?? 401 }
 }
 
 /**
@@ -341,18 +364,20 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
           let streaming = false
           try {
             const sent = await attempt.sent
-            const result = classifyAttempt(sent, attempt.choice.pool, now())
+            const classified = classifyAttempt(sent, attempt.choice.pool, now())
+            // A second member refusing our credentials in one request: it is the request (a
+            // key of its own in the query, a paid-only path), not our keys; its answer goes
+            // back and it is learned at most as a refusal of the resource.
+            const refusedUs = isCredentialsRejected(classified)
+            const requestRejected = refusedUs && rejected
+            const result = judged(runtime, poolId, attempt.choice, path, classified, rejected)
+            rejected ||= refusedUs
             if (logsAttempts(incoming)) incoming.log.info(attemptLogFields(attempt.number, member, result, sent), 'proxy attempt')
             // Ours: the provider was never asked, so it is not told against; the request ends (500).
             if (result.kind === 'ours') throw result.error
             // Cut by the client's own shorter deadline: says nothing about the provider.
             const cutByClient = attempt.cutByClient && !('response' in sent) && sent.timedOut
-            // A second member rejecting the credentials in one request: it is the request (a
-            // key of its own in the query, a premium path), not our keys; its answer goes back
-            // and no other member is taken out for it.
-            const requestRejected = isCredentialsRejected(result) && rejected
-            if (!requestRejected && !cutByClient) record(runtime, poolId, attempt.choice, resource, result, sent)
-            rejected ||= isCredentialsRejected(result)
+            if (!cutByClient) record(runtime, poolId, attempt.choice, path, result, sent)
             const step = requestRejected ? 'answer' : nextStep(result, incoming.method, incoming.headers, attempt.choice.pool.retry_non_idempotent === 1)
             if (step === 'answer' && 'response' in sent) {
               streaming = !hasNoBody(incoming.method, sent.response.statusCode)
@@ -367,7 +392,7 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
             if (passed()) { discard(sent); return end(overDeadline()) }
             if (step === 'stop') { discard(sent); return end({ kind: 'failed', attempts, refusals }) }
             if (launched >= maxAttempts) { discard(sent); break }
-            free = result.kind === 'forbidden' || isCredentialsRejected(result)
+            free = result.kind === 'forbidden' || refusedUs
             if (!free && !(budget as RetryBudget).allows(attempt.choice.pool.retry_budget_percent, now().getTime())) {
               // The budget is spent: this attempt's own answer goes back (502 when it had none).
               exhausted = true

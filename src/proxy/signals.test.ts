@@ -9,7 +9,7 @@
  * not shorten a longer cooldown, and answers in flight together making one pause record.
  */
 import assert from 'node:assert/strict'
-import { request as httpRequest } from 'node:http'
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, it } from 'node:test'
 import { addMember, createPool, createProvider, poolOfUrls } from '../../test/fixtures.js'
@@ -137,32 +137,37 @@ for (const dialect of dialects) {
       assert.deepEqual([members.get(providers[1] as number)?.reason, members.get(providers[1] as number)?.until], ['rate_limited', iso(START + 40_000)])
     })
 
-    it('a 401 or 402 on our credentials takes the member out for max_cooldown_seconds and moves on, even for a POST', async () => {
+    it('a 401 or 402 on our credentials on a second resource takes the member out for max_cooldown_seconds; each moves on, even for a POST', async () => {
       const revoked = await start(json(401, { detail: 'bad key' }))
       const broke = await start(json(402, { detail: 'no credit' }))
       const fine = await start(json(200, { ok: true }))
-      const { poolId, providers } = await pool('keys', [revoked.url, fine.url, broke.url], { max_attempts: 3, max_cooldown_seconds: 900 }, { auth_headers: { 'x-api-key': 'k1' } })
-      // Round robin: the first request meets the 401 then the fine one, the second the 402 then the fine one.
-      const res = await get(poolId, '/orders', { method: 'POST' })
-      assert.equal(res.statusCode, 200, 'the provider did nothing: a POST moves on too')
-      assert.deepEqual(res.json(), { ok: true })
-      assert.equal((await get(poolId)).statusCode, 200)
-      for (const [i, status] of [[0, 401], [2, 402]] as const) {
-        const m = await member(poolId, providers[i] as number)
+      for (const [i, up, status] of [[0, revoked, 401], [1, broke, 402]] as const) {
+        // By priority: every request meets the refusing member first, then the fine one.
+        const { poolId, providers } = await poolOfUrls(t, `keys${i}`, [up.url, fine.url], { rotation_strategy: 'priority', max_attempts: 3, max_cooldown_seconds: 900 }, { auth_headers: { 'x-api-key': 'k1' } }, true)
+        const res = await get(poolId, '/orders', { method: 'POST' })
+        assert.equal(res.statusCode, 200, 'the provider did nothing: a POST moves on too')
+        assert.deepEqual(res.json(), { ok: true })
+        // One resource refused is not yet our key: a second one is.
+        assert.equal((await member(poolId, providers[0] as number)).cooldown_reason, null)
+        assert.equal((await get(poolId)).statusCode, 200)
+        const m = await member(poolId, providers[0] as number)
         assert.deepEqual([m.health, m.cooldown_reason, m.cooldown_until, m.failure_count], ['cooling_down', 'credentials_rejected', iso(START + 900_000), 1])
-        assert.equal((await next(poolId)).get(providers[i] as number)?.reason, 'cooling_down')
-        const record = (await history(poolId)).find((h) => h.reason === 'cooldown:credentials_rejected' && h.from_provider === `keys-${i}`)
-        assert.equal(record?.notes, `Provider ${providers[i] as number} cooling down until ${iso(START + 900_000)} after: proxy: credentials_rejected (HTTP ${status})`)
+        assert.equal((await next(poolId)).get(providers[0] as number)?.reason, 'cooling_down')
+        const record = (await history(poolId)).find((h) => h.reason === 'cooldown:credentials_rejected' && h.from_provider === `keys${i}-0`)
+        assert.equal(record?.notes, `Provider ${providers[0] as number} cooling down until ${iso(START + 900_000)} after: proxy: credentials_rejected (HTTP ${status})`)
       }
-      // A request that two members reject is the request's doing: the second answer goes back, the second member stays.
+      // A request that two members reject is the request's doing: the second answer goes back; each refuses that resource alone.
       const twice = await pool('twice', [revoked.url, broke.url, fine.url], { max_attempts: 3 }, { auth_headers: { 'x-api-key': 'k1' } })
       const own = await get(twice.poolId, '/premium')
       assert.equal(own.statusCode, 402)
       assert.deepEqual(own.json(), { detail: 'no credit' })
-      assert.equal((await next(twice.poolId)).get(twice.providers[0] as number)?.eligible, false)
+      assert.equal((await next(twice.poolId)).get(twice.providers[0] as number)?.eligible, true, 'one resource refused: not our key')
       assert.equal((await next(twice.poolId)).get(twice.providers[1] as number)?.eligible, true, 'not taken out for the request')
+      const premium = await t.request({ method: 'GET', url: `/api/pools/${twice.poolId}/next?resource=/premium` })
+      assert.deepEqual(premium.body.members.map((m: any) => m.refuses_resource), [true, true, false])
       // Not offered even when everything else is down (all_down soonest).
       const alone = await pool('alone', [revoked.url], { all_down: 'soonest' }, { auth_headers: { 'x-api-key': 'k1' } })
+      assert.equal((await get(alone.poolId, '/w')).statusCode, 502, 'refused on /w alone')
       const failed = await get(alone.poolId)
       assert.equal(failed.statusCode, 502, 'the only member failed')
       assert.equal(failed.json().attempts[0].status_code, 401)
@@ -176,7 +181,10 @@ for (const dialect of dialects) {
     it("new auth_headers end the cooldown at once; a 401 with the client's own credentials is the client's: passed through, no penalty", async () => {
       const revoked = await start(json(401, { detail: 'bad key' }))
       const { poolId, providers } = await pool('renew', [revoked.url], {}, { auth_headers: { 'x-api-key': 'old' } })
-      await get(poolId)
+      // Refused on two resources: our key.
+      await get(poolId, '/x')
+      assert.equal((await next(poolId)).get(providers[0] as number)?.eligible, true, 'one resource refused: not yet the key')
+      await get(poolId, '/y')
       assert.equal((await next(poolId)).get(providers[0] as number)?.eligible, false)
       const same = await t.request({ method: 'PUT', url: `/api/providers/${providers[0] as number}`, payload: { description: 'only the text' } })
       assert.equal(same.status, 200)
@@ -185,6 +193,7 @@ for (const dialect of dialects) {
       assert.equal(renewed.status, 200)
       assert.equal((await next(poolId)).get(providers[0] as number)?.eligible, true)
       assert.equal((await member(poolId, providers[0] as number)).cooldown_until, null)
+      assert.deepEqual((await t.request({ method: 'GET', url: `/api/providers/${providers[0] as number}/refusals` })).body.refusals, [], 'the old key\'s refusal of /x went with it')
 
       const theirs = await pool('theirs', [revoked.url], { forward_client_auth: true })
       const res = await get(theirs.poolId, '/x', { headers: { 'x-provider-authorization': 'Bearer client-key' } })
@@ -194,9 +203,10 @@ for (const dialect of dialects) {
       assert.deepEqual([m.health, m.failure_count, m.success_count], ['healthy', 0, 1])
     })
 
-    it('reports carry the same signals: a 401 rejects our credentials, rate-limit headers pause without a failure', async () => {
+    it('reports carry the same signals: a 401 on a second resource rejects our credentials, rate-limit headers pause without a failure', async () => {
       const { poolId, providers } = await pool('reports', ['http://127.0.0.1:9', 'http://127.0.0.1:9'], { max_cooldown_seconds: 600 })
-      let res = await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers[0], success: false, status_code: 401 } })
+      await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers[0], success: false, status_code: 401, path: '/orders' } })
+      let res = await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers[0], success: false, status_code: 401, path: '/prices' } })
       assert.equal(res.status, 200)
       assert.deepEqual([res.body.health, res.body.cooldown_reason, res.body.cooldown_until], ['cooling_down', 'credentials_rejected', iso(START + 600_000)])
       res = await t.request({
@@ -208,6 +218,117 @@ for (const dialect of dialects) {
       assert.deepEqual([res.body.cooldown_reason, res.body.cooldown_until, res.body.failure_count, res.body.success_count], ['rate_limited', iso(START + 25_000), 0, 1])
       const bad = await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers[1], success: true, headers: { 'x-a': 'b'.repeat(2000) } } })
       assert.equal(bad.status, 422)
+    })
+
+    it('a paid-only path both keys are refused on (401) is refused for that path alone: the client gets the 401, every other path keeps working, nobody is taken out', async () => {
+      // Two providers, each with its own key: 401 on the paid-only path, 200 elsewhere.
+      const paidOnly = (name: string) => (req: IncomingMessage, res: ServerResponse) => {
+        if ((req.url ?? '').startsWith('/premium')) json(401, { detail: `${name}: not in your plan` })(req, res)
+        else json(200, { served_by: name })(req, res)
+      }
+      const ups = [await start(paidOnly('a')), await start(paidOnly('b'))]
+      const poolId = await createPool(t, 'paid', { rotation_strategy: 'round_robin' })
+      const providers: number[] = []
+      for (const [i, up] of ups.entries()) {
+        providers.push(await createProvider(t, `paid-${i}`, { base_url: up.url, auth_headers: { 'x-api-key': `key-${i}` } }))
+        await addMember(t, poolId, providers[i] as number)
+      }
+      const [a, b] = providers as [number, number]
+      const paid = await get(poolId, '/premium/report?year=2026')
+      assert.equal(paid.statusCode, 401, 'the client gets the provider\'s own answer')
+      assert.deepEqual(paid.json(), { detail: 'b: not in your plan' })
+      assert.equal(paid.headers['x-sourcepool-attempts'], '2')
+      // Both now refuse /premium: asked again, the client hears so at once, and no provider is asked.
+      for (let i = 0; i < 2; i++) {
+        const again = await get(poolId, '/premium/report?year=2026')
+        assert.equal(again.statusCode, 502)
+        assert.deepEqual(again.json().refusals.map((r: any) => [r.provider_id, r.resource, r.expires_at]).sort(),
+          [[a, '/premium', iso(START + 300_000)], [b, '/premium', iso(START + 300_000)]].sort(), 'for max_cooldown_seconds at most')
+      }
+      assert.deepEqual(ups.map((u) => u.seen.length), [1, 1])
+      // Every other path of the pool keeps working, through both members.
+      const served = []
+      for (let i = 0; i < 4; i++) {
+        const res = await get(poolId, `/quotes?page=${i}`)
+        assert.equal(res.statusCode, 200)
+        served.push(res.json().served_by)
+      }
+      assert.deepEqual(served.sort(), ['a', 'a', 'b', 'b'])
+      for (const id of providers) {
+        const out = (await next(poolId)).get(id)
+        assert.deepEqual([out?.eligible, out?.reason], [true, null])
+        const m = await member(poolId, id)
+        assert.deepEqual([m.health, m.cooldown_reason, m.failure_count, m.consecutive_failures], ['healthy', null, 0, 0])
+        const refusals = await t.request({ method: 'GET', url: `/api/providers/${id}/refusals` })
+        assert.deepEqual(refusals.body.refusals.map((r: any) => r.resource), ['/premium'])
+      }
+      const records = await history(poolId)
+      assert.equal(records.filter((h) => h.reason === 'cooldown:credentials_rejected').length, 0)
+      assert.deepEqual(records.filter((h) => h.reason === 'refusal:/premium').map((h) => h.notes).sort(),
+        [a, b].map((id) => `Provider ${id} refuses /premium (HTTP 401) until ${iso(START + 300_000)}`).sort())
+      // New credentials for one: its refusals of our old key go with them.
+      assert.equal((await t.request({ method: 'PUT', url: `/api/providers/${a}`, payload: { auth_headers: { 'x-api-key': 'premium-key' } } })).status, 200)
+      assert.deepEqual((await t.request({ method: 'GET', url: `/api/providers/${a}/refusals` })).body.refusals, [])
+      // Once the refusal has run out, the path is tried again.
+      clock += 301_000
+      assert.equal((await get(poolId, '/premium/report?year=2026')).statusCode, 401)
+      assert.deepEqual(ups.map((u) => u.seen.length), [4, 4])
+    })
+
+    it('our key refused across resources is still found out: on a second resource, on a target that answered 2xx before, or on the health check path, the member is out', async () => {
+      const revoked = await start(json(401, { detail: 'bad key' }))
+      const fine = await start(json(200, { ok: true }))
+      const key = { auth_headers: { 'x-api-key': 'k1' } }
+      // A second resource: the first 401 refuses /a alone, the second, on /b, is the key.
+      const second = await poolOfUrls(t, 'second', [revoked.url, fine.url], { rotation_strategy: 'priority' }, key, true)
+      const id = second.providers[0] as number
+      for (const path of ['/a', '/b']) {
+        const res = await get(second.poolId, path)
+        assert.deepEqual([res.statusCode, res.headers['x-sourcepool-attempts'], res.json()], [200, '2', { ok: true }], path)
+        const m = await member(second.poolId, id)
+        assert.deepEqual([m.health, m.cooldown_reason], path === '/a' ? ['healthy', null] : ['cooling_down', 'credentials_rejected'], path)
+      }
+      assert.equal((await member(second.poolId, id)).cooldown_until, iso(START + 300_000))
+      const record = (await history(second.poolId)).find((h) => h.reason === 'cooldown:credentials_rejected')
+      assert.equal(record?.notes, `Provider ${id} cooling down until ${iso(START + 300_000)} after: proxy: credentials_rejected (HTTP 401)`)
+      assert.deepEqual((await history(second.poolId)).map((h) => h.reason).filter((r) => r.startsWith('proxy:')), ['proxy:credentials_rejected', 'proxy:unauthorized'])
+
+      // A target that answered 2xx with this key before: a 401 on it now is the key, at once; on a target never served, it is not.
+      let revokedNow = false
+      const flipping = (req: IncomingMessage, res: ServerResponse) => { json(revokedNow ? 401 : 200, { ok: !revokedNow })(req, res) }
+      const served = await poolOfUrls(t, 'served', [(await start(flipping)).url], {}, key)
+      const unseen = await poolOfUrls(t, 'unseen', [(await start(flipping)).url], {}, key)
+      for (const pool of [served, unseen]) assert.equal((await get(pool.poolId, '/prices?symbol=ACME')).statusCode, 200)
+      revokedNow = true
+      assert.equal((await get(served.poolId, '/prices?symbol=ACME')).statusCode, 502)
+      assert.equal((await get(unseen.poolId, '/prices?symbol=OTHER')).statusCode, 502)
+      assert.equal((await member(served.poolId, served.providers[0] as number)).cooldown_reason, 'credentials_rejected')
+      assert.equal((await member(unseen.poolId, unseen.providers[0] as number)).cooldown_reason, null, 'never served: a refusal of /prices alone')
+
+      // The health check's path: asked by the service itself, a 401 there is the key.
+      const checked = await poolOfUrls(t, 'checked', [revoked.url], {}, { ...key, health_check: { path: '/status?deep=1', interval_s: 86_400 } })
+      assert.equal((await get(checked.poolId, '/status')).statusCode, 502)
+      assert.equal((await member(checked.poolId, checked.providers[0] as number)).cooldown_reason, 'credentials_rejected')
+    })
+
+    it('reports are judged by the same rule: with its path, a 401 refuses that resource alone; on a second resource our key is rejected; without a path, a plain failure', async () => {
+      const { poolId, providers } = await pool('judged', ['http://127.0.0.1:9', 'http://127.0.0.1:9'], { max_cooldown_seconds: 600 })
+      const [a, b] = providers as [number, number]
+      const report = async (payload: Record<string, unknown>) => await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { success: false, status_code: 401, ...payload } })
+      let res = await report({ provider_id: a, path: '/premium/x?y=1' })
+      assert.equal(res.status, 200)
+      assert.deepEqual([res.body.health, res.body.cooldown_reason, res.body.consecutive_failures, res.body.failure_count, res.body.last_error], ['healthy', null, 0, 1, 'HTTP 401'])
+      const refusals = await t.request({ method: 'GET', url: `/api/providers/${a}/refusals` })
+      assert.deepEqual(refusals.body.refusals.map((r: any) => [r.resource, r.expires_at]), [['/premium', iso(START + 600_000)]])
+      const explained = await t.request({ method: 'GET', url: `/api/pools/${poolId}/next?resource=/premium` })
+      assert.deepEqual(explained.body.members.map((m: any) => [m.provider_id, m.refuses_resource]), [[a, true], [b, false]])
+      res = await report({ provider_id: a, path: '/prices' })
+      assert.deepEqual([res.body.health, res.body.cooldown_reason, res.body.cooldown_until], ['cooling_down', 'credentials_rejected', iso(START + 600_000)])
+      res = await report({ provider_id: b })
+      assert.deepEqual([res.body.health, res.body.cooldown_reason, res.body.consecutive_failures, res.body.failure_count], ['healthy', null, 1, 1])
+      const reasons = (await history(poolId)).map((h) => h.reason)
+      assert.deepEqual(reasons.filter((r) => r !== 'scheduled').sort(), ['cooldown:credentials_rejected', 'refusal:/premium'])
+      assert.equal((await report({ provider_id: b, path: 'x'.repeat(2049) })).status, 422)
     })
 
     it('a 403 saying no requests are left (remaining 0, a reset) pauses the member as rate_limited and the request moves on', async () => {
@@ -246,6 +367,8 @@ for (const dialect of dialects) {
       const id = providers[0] as number
       const slow = get(poolId, '/a')
       await until(() => up.seen.length === 1)
+      // Our key refused on /z (that resource alone), then on /b: the key.
+      assert.equal((await get(poolId, '/z')).statusCode, 502)
       const rejected = await get(poolId, '/b')
       assert.equal(rejected.statusCode, 502)
       assert.equal(rejected.json().attempts[0].status_code, 401)
@@ -267,7 +390,7 @@ for (const dialect of dialects) {
       const refused = await get(poolId, '/c')
       assert.equal(refused.statusCode, 503)
       assert.deepEqual(refused.json(), { detail: `No available providers in pool ${poolId}` })
-      assert.equal(up.seen.length, 2)
+      assert.equal(up.seen.length, 3)
     })
 
     it('20 answers in flight together saying remaining 0 with the same reset write exactly one rate_limited record', LIMIT, async () => {

@@ -6,7 +6,8 @@
  *   healthy ──(failure_threshold consecutive failures)──▶ cooling_down
  *   any     ──(429, or any report with retry_after_s)───▶ cooling_down (rate_limited)
  *   any     ──(the provider says 0 requests left: pause_s)─▶ cooling_down (rate_limited), not a failure
- *   any     ──(401/402 on our credentials)──────────────▶ cooling_down (credentials_rejected), max_cooldown_seconds
+ *   any     ──(401/402 on our credentials, judged our key rejected)─▶ cooling_down (credentials_rejected), max_cooldown_seconds
+ *             (the judging is rules/credential-refusal.ts: a 401/402 on one resource alone is no revoked key)
  *   cooling_down ──(cooldown_until passes)──▶ probing (eligible again)
  *   probing ──(success)──▶ healthy, counters and doubling reset
  *   probing ──(failure)──▶ cooling_down again, for twice as long (up to the maximum)
@@ -56,6 +57,12 @@ export interface Outcome {
    * with a reset, rules/rate-limit-signals.ts): the member pauses that long. Not a failure.
    */
   readonly pause_s?: number | null
+  /**
+   * For a 401/402 on our credentials: whether the credential rule (rules/credential-refusal.ts)
+   * took it for our key rejected. False: a plain failure. Absent: judged so already (the proxy
+   * reports only those).
+   */
+  readonly credentials_rejected?: boolean
 }
 
 /** Weight of the newest latency sample in the moving average. */
@@ -97,7 +104,8 @@ export interface OutcomeEffect {
  * A success resets the consecutive count and the doubling; it ends a cooldown only
  * once that cooldown has run out (probing), so an in-flight success cannot cut a
  * rate limit short. A 401/402 on our credentials (rejectsOurCredentials) is a
- * failure whatever `success` says, and takes the member out for
+ * failure whatever `success` says, and, unless the outcome says the credential rule
+ * did not take it for our key rejected, takes the member out for
  * max_cooldown_seconds. A pause the provider asked for (pause_s) is applied on top
  * of whatever else the outcome did, when it ends later.
  */
@@ -117,8 +125,9 @@ function healthAfter (state: HealthState, outcome: Outcome, policy: HealthPolicy
   const latency = outcome.latency_ms == null
     ? state.latency_ms
     : state.latency_ms === null ? outcome.latency_ms : state.latency_ms + LATENCY_ALPHA * (outcome.latency_ms - state.latency_ms)
-  const rejected = rejectsOurCredentials(outcome.status_code, policy)
-  const success = outcome.success && !rejected
+  const refused = rejectsOurCredentials(outcome.status_code, policy)
+  const rejected = refused && outcome.credentials_rejected !== false
+  const success = outcome.success && !refused
   const consecutive = success ? 0 : state.consecutive_failures + 1
   const trips = success ? 0 : state.cooldown_trips
 

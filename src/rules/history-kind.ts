@@ -87,14 +87,14 @@ export function cooldownNotes (providerId: number, until: string | null): string
   return `${PROVIDER_NOTES}${providerId} cooling down until ${until ?? '?'}`
 }
 
-/** The record of a provider found refusing `resource` (HTTP 403) until `until`, in one of its pools. */
-export function refusalRecord (providerId: number, resource: string, until: string): ServiceRecord {
+/** The record of a provider found refusing `resource` (HTTP 403, or 401/402 to our credentials: `status`) until `until`, in one of its pools. */
+export function refusalRecord (providerId: number, resource: string, until: string, status = 403): ServiceRecord {
   return {
     from_provider_id: providerId,
     to_provider_id: null,
     reason: `${REFUSAL_PREFIX}${resource}`,
     success: 0,
-    notes: `${PROVIDER_NOTES}${providerId} refuses ${resource} (HTTP 403) until ${until}`,
+    notes: `${PROVIDER_NOTES}${providerId} refuses ${resource} (HTTP ${status}) until ${until}`,
     until
   }
 }

@@ -9,6 +9,7 @@
 import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { MAX_RESOURCE_LENGTH } from '../providers/refusal.service.js'
 import { foldSample } from '../rules/activity.js'
+import { refusesCredentials } from '../rules/credential-refusal.js'
 import { applyOutcome, healthAt, healthChangeRecord, type HealthState, type Outcome } from '../rules/health.js'
 import { hedgeRecord } from '../rules/history-kind.js'
 import { memberPendingOf, poolPendingOf } from './batch.js'
@@ -36,6 +37,13 @@ function healthOf (member: Member): HealthState {
     cooldown_reason: member.cooldown_reason,
     latency_ms: member.latency_ms
   }
+}
+
+/** Sets the provider's refusal of `resource` to end at `expiresAt`. */
+function refuse (refusals: Map<number, Map<string, string>>, providerId: number, resource: string, expiresAt: string): void {
+  let byResource = refusals.get(providerId)
+  if (byResource === undefined) refusals.set(providerId, byResource = new Map())
+  byResource.set(resource, expiresAt)
 }
 
 /** Builds the accounting of one runtime. */
@@ -100,22 +108,23 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
     },
 
     /**
-     * Remembers that the provider refuses `resource` for `ttlSeconds`, in every pool
-     * it serves here at once and in the database at the next flush (its history record
-     * in `poolId`, whose request met the 403).
+     * Remembers that the provider refuses `resource` for `ttlSeconds` (it answered
+     * `statusCode`: 403, or 401/402 to our credentials), in every pool it serves here
+     * at once and in the database at the next flush (its history record in `poolId`,
+     * whose request met it).
      */
-    learnRefusal (poolId: number, providerId: number, resource: string, ttlSeconds: number): void {
+    learnRefusal (poolId: number, providerId: number, resource: string, ttlSeconds: number, statusCode = 403): void {
       if (resource.length > MAX_RESOURCE_LENGTH) return
       const at = now()
       const expiresAt = new Date(at.getTime() + ttlSeconds * 1000).toISOString()
       for (const state of pools.values()) {
         if (!state.members.some((m) => m.provider_id === providerId)) continue
-        // The newest refusal sets the end, as the database's upsert does.
-        let byResource = state.refusals.get(providerId)
-        if (byResource === undefined) state.refusals.set(providerId, byResource = new Map())
-        byResource.set(resource, expiresAt)
+        // The newest refusal sets the end, and its status, as the database's upsert does.
+        refuse(state.refusals, providerId, resource, expiresAt)
+        if (refusesCredentials(statusCode)) refuse(state.rejections, providerId, resource, expiresAt)
+        else state.rejections.get(providerId)?.delete(resource)
       }
-      memory.pending().refusals.push({ poolId, providerId, resource, at: at.toISOString(), expiresAt })
+      memory.pending().refusals.push({ poolId, providerId, resource, at: at.toISOString(), expiresAt, statusCode })
     },
 
     /**

@@ -47,13 +47,14 @@ export type PendingRecord =
   | { readonly kind: 'health', readonly poolId: number, readonly record: HealthChangeRecord, readonly at: string }
   | { readonly kind: 'hedge', readonly poolId: number, readonly record: ServiceRecord, readonly at: string }
 
-/** A refusal learned, with the pool whose proxied request met the 403. */
+/** A refusal learned, with the pool whose proxied request met the 403 (or 401/402: `statusCode`). */
 export interface PendingRefusal {
   readonly poolId: number
   readonly providerId: number
   readonly resource: string
   readonly at: string
   readonly expiresAt: string
+  readonly statusCode: number
 }
 
 /** What proxied traffic did since the last flush, added to in place until it is drained. */

@@ -58,7 +58,7 @@ for (const dialect of dialects) {
           { kind: 'health', poolId, record: cooldown, at },
           { kind: 'failover', poolId, failedProviderId: b, chosen: { providerId: a, degraded: false }, reason: 'proxy:http_500', at }
         ],
-        refusals: [{ poolId, providerId: b, resource: '/secret', at, expiresAt: '2026-03-01T11:00:30.000Z' }],
+        refusals: [{ poolId, providerId: b, resource: '/secret', at, expiresAt: '2026-03-01T11:00:30.000Z', statusCode: 403 }],
         latencies,
         quotaReturns: [{ providerId: a, window, unused: 2 }],
         knownPools: [poolId, other, 999_999],

@@ -47,8 +47,8 @@ export function * flushWork (db: Db, batch: FlushBatch, maxRefusalsPerProvider: 
     // Recorded in the history once, by the write that finds no refusal in force (in any
     // process), in the pool whose request met it only: a caller of one pool whose requests a
     // provider refuses cannot fill the history of the provider's other pools.
-    if ((yield * recordRefusal(db, r.providerId, r.resource, r.at, r.expiresAt, maxRefusalsPerProvider)) !== 'learned') continue
-    if (alive.has(r.poolId)) yield * insertHistory(db, { pool_id: r.poolId, ...refusalRecord(r.providerId, r.resource, r.expiresAt), timestamp: r.at })
+    if ((yield * recordRefusal(db, r.providerId, r.resource, r.at, r.expiresAt, maxRefusalsPerProvider, r.statusCode)) !== 'learned') continue
+    if (alive.has(r.poolId)) yield * insertHistory(db, { pool_id: r.poolId, ...refusalRecord(r.providerId, r.resource, r.expiresAt, r.statusCode), timestamp: r.at })
   }
   for (const r of [...batch.quotaReturns].sort((a, b) => a.providerId - b.providerId)) yield * returnQuota(db, r.providerId, r.window, r.unused)
   const present = new Set<number>()

@@ -10,6 +10,7 @@
  *
  * Assembled here from its parts: the state (runtime-state.ts, loaded by
  * pool-loader.ts), choosing (choosing.ts), accounting (accounting.ts, leasing.ts),
+ * what our credentials met (credential-evidence.ts),
  * the flush (flush-loop.ts: drain → write with flusher.ts → apply) and the change
  * feed and change_seq outside the flush's own writes (change-news.ts).
  */
@@ -19,6 +20,7 @@ import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { createAccounting } from './accounting.js'
 import { createChangeNews } from './change-news.js'
 import { createChoosing } from './choosing.js'
+import { createCredentialEvidence } from './credential-evidence.js'
 import { createFlushLoop } from './flush-loop.js'
 import { writeBatch } from './flusher.js'
 import { createLeasing } from './leasing.js'
@@ -51,11 +53,14 @@ export function createPoolRuntime ({
   const leasing = createLeasing({ database, now, warn, leases: memory.leases, news })
   const accounting = createAccounting({ now, events, memory })
   const stateOf = createPoolLoader({ database, now, memory, idle: flusher.idle })
+  const evidence = createCredentialEvidence({ now, memory })
 
   return {
     choose: createChoosing({ now, random, memory, stateOf, lease: leasing.lease, accounting }),
     report: accounting.report,
     learnRefusal: accounting.learnRefusal,
+    credentialsWorked: evidence.worked,
+    judgeRefusal: evidence.judge,
     release: accounting.release,
     cacheCounted: accounting.cacheCounted,
     retriesCounted: accounting.retriesCounted,

@@ -22,6 +22,8 @@ export interface PoolState {
   cursor: RotationState
   /** provider id → resource → when the refusal ends. */
   refusals: Map<number, Map<string, string>>
+  /** The same for the refusals of our credentials alone (401/402: rules/credential-refusal.ts), as evidence across resources. */
+  rejections: Map<number, Map<string, string>>
   /** Changed in the database since it was read: read again before the next choice. */
   stale: boolean
 }

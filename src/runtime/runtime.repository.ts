@@ -32,9 +32,9 @@ export function * listChangeSeqsOfPools (db: Db, ids: readonly number[]): Work<M
 }
 
 /** Refusals of `providerIds` in force at `at`. */
-export function * listActiveRefusals (db: Db, providerIds: readonly number[], at: string): Work<Array<{ provider_id: number, resource: string, expires_at: string }>> {
+export function * listActiveRefusals (db: Db, providerIds: readonly number[], at: string): Work<Array<{ provider_id: number, resource: string, expires_at: string, status_code: number }>> {
   if (providerIds.length === 0) return []
-  return yield * all(db.selectFrom('provider_refusals').select(['provider_id', 'resource', 'expires_at'])
+  return yield * all(db.selectFrom('provider_refusals').select(['provider_id', 'resource', 'expires_at', 'status_code'])
     .where('provider_id', 'in', providerIds).where('expires_at', '>', at))
 }
 

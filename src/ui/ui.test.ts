@@ -197,8 +197,8 @@ describe('the dashboard in Chromium: the cache and the providers\' own signals',
     }
     assert.deepEqual(results, ['MISS', 'HIT', 'HIT'])
     assert.equal(provider.seen.length, 1)
-    // Our key rejected (a 401 reported), and the provider's own rate limit (a 429 with Retry-After).
-    await call('POST', `/api/pools/${ids.signals}/report`, { provider_id: ids.keyed, success: false, status_code: 401 })
+    // Our key rejected (a 401 reported on two resources: one alone is a refusal of that resource), and the provider's own rate limit (a 429 with Retry-After).
+    for (const path of ['/orders', '/quote']) await call('POST', `/api/pools/${ids.signals}/report`, { provider_id: ids.keyed, success: false, status_code: 401, path })
     await call('POST', `/api/pools/${ids.signals}/report`, { provider_id: ids.busy, success: false, status_code: 429, retry_after_s: 600 })
     browser = await launchBrowser()
   })
