@@ -8,7 +8,7 @@ import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerFactory } from 'fastify'
 import { auditRoutes } from './audit/audit.routes.js'
 import { auth } from './auth/auth.plugin.js'
 import { sessionRoutes } from './auth/session.routes.js'
@@ -56,6 +56,12 @@ export interface AppDeps {
   logger?: boolean | { level: string, stream?: { write: (line: string) => void } }
   /** false: health checks run only when `app.healthChecks.checkNow()` is called (tests on a test clock). */
   healthCheckTimer?: boolean
+  /**
+   * A server bound by the caller before the database is opened (main.ts, serving-port.ts):
+   * Fastify's serverFactory. The app never listens then; it closes that server at
+   * shutdown, waiting for its connections, before the background jobs stop.
+   */
+  serverFactory?: FastifyServerFactory
 }
 
 declare module 'fastify' {
@@ -74,7 +80,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   const database = deps.database ?? await createDb(config.databaseUrl)
   const now = deps.now ?? (() => new Date())
 
-  const app = createInstance(config, deps.logger ?? { level: config.logLevel })
+  const app = createInstance(config, deps.logger ?? { level: config.logLevel }, deps.serverFactory)
   handleRequests(app, config)
   // Registered before the background jobs' close: it runs after theirs (onClose hooks run last-added first).
   if (deps.database === undefined) app.addHook('onClose', async () => { await database.close() })
@@ -87,12 +93,15 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await registerPlugins(app, config, services, now)
   await registerRoutes(app, config, services, database)
   await app.register(background, { ...services, healthCheckTimer: deps.healthCheckTimer !== false })
+  // Fastify closes only a server it listened on; added last, this runs before the background jobs' close.
+  if (deps.serverFactory !== undefined) app.addHook('onClose', async () => { await new Promise((resolve) => app.server.close(resolve)) })
   return app
 }
 
 /** The Fastify instance and its options; every answer it sends carries the request id. */
-function createInstance (config: Config, logger: NonNullable<AppDeps['logger']>): FastifyInstance {
+function createInstance (config: Config, logger: NonNullable<AppDeps['logger']>, serverFactory?: FastifyServerFactory): FastifyInstance {
   const app = Fastify({
+    ...(serverFactory !== undefined ? { serverFactory } : {}),
     logger: logger === false || logger === true ? logger : { ...logger, serializers: { req: requestLogFields, err: errorLogFields } },
     bodyLimit: config.bodyLimit,
     // Behind a front door: request.ip (failure limit, logs, audit) and request.protocol from X-Forwarded-*.

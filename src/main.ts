@@ -1,18 +1,21 @@
 /**
- * The server entry: reads the configuration, applies CONFIG_FILE (a declared
- * state) when set, starts listening, and closes cleanly on SIGTERM/SIGINT
- * (SHUTDOWN_TIMEOUT_MS). A bad setting is one line on stderr and exit code 2; a
- * CONFIG_FILE that does not check out is one line per problem and exit code 2,
- * before the database is even opened. With WORKERS above 1 this process is the
- * cluster primary (workers.ts) and its workers run the serving path below; the
- * service itself is imported only where it serves, so the primary stays small.
- * Production runs it compiled (`node dist/main.js`, what `npm start` runs).
+ * The server entry: reads the configuration, binds the port, builds the service
+ * (opening and migrating the database), applies CONFIG_FILE (a declared state) when
+ * set, then serves, and closes cleanly on SIGTERM/SIGINT (SHUTDOWN_TIMEOUT_MS). The
+ * port comes first (serving-port.ts) so that a start that cannot serve has written
+ * nothing; until it serves, the port answers 503 Starting. A bad setting is one line
+ * on stderr and exit code 2; a CONFIG_FILE that does not check out is one line per
+ * problem and exit code 2, before the database is even opened. With WORKERS above 1
+ * this process is the cluster primary (workers.ts) and its workers run the serving
+ * path below; the service itself is imported only where it serves, so the primary
+ * stays small. Production runs it compiled (`node dist/main.js`, what `npm start` runs).
  */
 import cluster from 'node:cluster'
 import { ConfigError, loadConfig, type Config } from './config.js'
+import type { FastifyInstance } from 'fastify'
 import type { Desired } from './declared/declared.rules.js'
 import { ConflictError } from './errors.js'
-import { CONFIG_FILE_APPLIED_ENV, runPrimary } from './workers.js'
+import { runPrimary, untilAllReady, untilFirstReady, workerStart } from './workers.js'
 
 /** The actor of the audit records CONFIG_FILE writes. */
 const CONFIG_ACTOR = { name: 'config', requestId: 'startup' }
@@ -51,28 +54,54 @@ async function main (): Promise<void> {
   await serve(config)
 }
 
-/** One serving process: the service on the port (alone, or as one of the primary's workers). */
+/**
+ * One serving process: the service on the port (alone, or as one of the primary's
+ * workers). The port is bound before the database is opened, except by a worker
+ * restarted while the others serve, which binds once it is ready.
+ */
 async function serve (config: Config): Promise<void> {
-  // A worker after the first finds CONFIG_FILE applied by it (workers.ts).
-  const file = process.env[CONFIG_FILE_APPLIED_ENV] === '1' ? null : config.configFile
+  const start = workerStart()
+  // The others find CONFIG_FILE applied by the first worker (workers.ts).
+  const file = start === null || start === 'first' ? config.configFile : null
   const declared = file === null ? undefined : await readConfigFile(file)
-  const { buildApp } = await import('./app.js')
-  const app = await buildApp(config)
-  if (declared !== undefined) {
-    let applied
-    try {
-      applied = await app.declared.applyDesired(declared, CONFIG_ACTOR)
-    } catch (error) {
-      // Replicas starting together on a fresh database each create what the file
-      // declares; the one that lost plans again, and finds it done.
-      if (!(error instanceof ConflictError)) throw error
-      applied = await app.declared.applyDesired(declared, CONFIG_ACTOR)
-    }
-    app.log.info({ file: config.configFile, ...applied.summary }, 'CONFIG_FILE applied')
+  const { servingPort } = await import('./serving-port.js')
+  const port = servingPort(config)
+  const loading = import('./app.js')
+  loading.catch(() => {}) // awaited below; a failure to load is reported there
+  if (start === 'after-first') await untilFirstReady()
+  if (start !== 'restart') await port.listen()
+  const { buildApp } = await loading
+  const app = await buildApp(config, { serverFactory: port.serverFactory })
+  if (declared !== undefined) await applyConfigFile(app, declared, config.configFile)
+  closeOnSignals(app, config)
+  await app.ready()
+  if (start === 'restart') await port.listen()
+  if (start !== null) await untilAllReady(start)
+  // A worker drops the connections that asked nothing while it started: they reconnect to whichever worker is dealt them.
+  port.serve({ dropIdle: start !== null })
+  app.log.info(`Server listening at ${port.url()}`)
+}
+
+async function applyConfigFile (app: FastifyInstance, declared: Desired, file: string | null): Promise<void> {
+  let applied
+  try {
+    applied = await app.declared.applyDesired(declared, CONFIG_ACTOR)
+  } catch (error) {
+    // Replicas starting together on a fresh database each create what the file
+    // declares; the one that lost plans again, and finds it done.
+    if (!(error instanceof ConflictError)) throw error
+    applied = await app.declared.applyDesired(declared, CONFIG_ACTOR)
   }
+  app.log.info({ file, ...applied.summary }, 'CONFIG_FILE applied')
+}
+
+/**
+ * On SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish (each
+ * rotation commits before it answers), close the database, exit 0 — or exit 1 after
+ * SHUTDOWN_TIMEOUT_MS.
+ */
+function closeOnSignals (app: FastifyInstance, config: Config): void {
   let closing = false
-  // Stop accepting connections, let in-flight requests finish (each rotation commits
-  // before it answers), close the database, exit 0 — or exit 1 after the timeout.
   const close = (signal: string) => {
     if (closing) return
     closing = true
@@ -89,7 +118,6 @@ async function serve (config: Config): Promise<void> {
   }
   process.once('SIGTERM', () => close('SIGTERM'))
   process.once('SIGINT', () => close('SIGINT'))
-  await app.listen({ host: config.host, port: config.port })
 }
 
 main().catch((error: unknown) => {

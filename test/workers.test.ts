@@ -2,21 +2,25 @@
  * WORKERS and the compiled start, with real processes. WORKERS=2 on both databases:
  * one port served by two worker processes (told apart by the pid on their request
  * log lines, which the primary names as it starts them), CONFIG_FILE applied once,
- * a provider's quota exact across the workers, a worker that dies restarted, and
- * SIGTERM ending it all with exit 0 and no worker left. Bad WORKERS values and a
- * worker that cannot start stop the start with their exit code. And `npm run build`
- * then `node dist/main.js` (what `npm start` runs) answering /healthz.
+ * a provider's quota exact across the workers, the keep-alive connections opened as
+ * soon as the port serves dealt round both workers (none serves before all are ready),
+ * a worker that dies restarted, and SIGTERM ending it all with exit 0 and no worker
+ * left. Bad WORKERS values and a worker that cannot start stop the start with their
+ * exit code. And `npm run build` then `node dist/main.js` (what `npm start` runs)
+ * answering /healthz.
  */
 import assert from 'node:assert/strict'
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { Agent, get as httpGet } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { DECLARED_FILE } from './fixtures.js'
 import { describeOn, dialects, sharedDatabase, sleep, type TestDatabase } from './helpers.js'
-import { freePort, http, runMain } from './server-process.js'
+import { alive, servedBy, spawnService, startService, workerPids, type Service } from './logged-service.js'
+import { http, runMain } from './server-process.js'
 import { json, upstream } from './upstreams.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -24,59 +28,26 @@ const FLUSH_INTERVAL_MS = 100
 const dir = mkdtempSync(join(tmpdir(), 'sourcepool-workers-'))
 after(() => { rmSync(dir, { recursive: true, force: true }) })
 
-/** A service process whose JSON log lines (stdout) are kept. */
-interface Service {
-  readonly url: string
-  readonly child: ChildProcess
-  /** The log lines so far, parsed. */
-  readonly lines: Array<Record<string, any>>
-  readonly exited: Promise<number | null>
-  stderr(): string
-}
+/** The service with `env` (FLUSH_INTERVAL_MS short), once /healthz answers and, with workers, all of them serve. */
+const start = async (env: Record<string, string>, args?: string[]) => await startService({ FLUSH_INTERVAL_MS: String(FLUSH_INTERVAL_MS), ...env }, args)
 
-/** Starts `args` (the TypeScript entry through tsx by default) with `env`, and resolves once /healthz answers and, with workers, all of them serve. */
-async function start (env: Record<string, string>, args = ['--import', 'tsx', 'src/main.ts'], timeoutMs = 60_000): Promise<Service> {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', FLUSH_INTERVAL_MS: String(FLUSH_INTERVAL_MS), ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  const lines: Array<Record<string, any>> = []
-  let rest = ''
-  child.stdout?.on('data', (chunk) => {
-    const parts = (rest + String(chunk)).split('\n')
-    rest = parts.pop() ?? ''
-    for (const part of parts) if (part.trim() !== '') lines.push(JSON.parse(part))
-  })
-  let stderr = ''
-  child.stderr?.on('data', (chunk) => { stderr += String(chunk) })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const service = { url, child, lines, exited, stderr: () => stderr }
-  const workers = env.WORKERS !== undefined && env.WORKERS !== '1'
-  const deadline = Date.now() + timeoutMs
-  while (true) {
-    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}: ${stderr}`)
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL')
-      throw new Error(`did not serve within ${timeoutMs} ms: ${stderr}`)
+/**
+ * A GET on a connection of `agent`; its request id. A 503 (a worker told to serve a
+ * moment after the others) is asked again, on a new connection.
+ */
+async function getOn (agent: Agent, url: string): Promise<{ requestId: string }> {
+  for (let attempt = 0; ; attempt++) {
+    const answer = await new Promise<{ status: number, requestId: string }>((resolve, reject) => {
+      const request = httpGet(url, { agent }, (res) => {
+        res.resume()
+        res.on('end', () => { resolve({ status: res.statusCode ?? 0, requestId: String(res.headers['x-request-id']) }) })
+      })
+      request.on('error', reject)
+    })
+    if (answer.status === 200 || attempt >= 5) {
+      assert.equal(answer.status, 200)
+      return answer
     }
-    const ready = await fetch(`${url}/healthz`).then(async (res) => { await res.arrayBuffer(); return res.status === 200 }, () => false)
-    if (ready && (!workers || lines.some((line) => line.msg === 'all workers serving'))) return service
-    await sleep(50)
-  }
-}
-
-/** The pids the primary said its workers have (in the order they started listening). */
-const workerPids = (service: Service): number[] => service.lines.filter((line) => line.msg === 'worker listening').map((line) => line.workerPid)
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
   }
 }
 
@@ -159,6 +130,31 @@ for (const dialect of dialects) {
         restarted.child.kill('SIGTERM')
         assert.equal(await restarted.exited, 0)
       }
+    })
+
+    it('deals the keep-alive connections opened as soon as the port serves round both workers', async () => {
+      const database: TestDatabase = await sharedDatabase(dialect)
+      closers.push(database.drop)
+      const service = await spawnService({ WORKERS: '2', DATABASE_URL: database.url })
+      services.push(service)
+      const deadline = Date.now() + 60_000
+      while (!await fetch(`${service.url}/healthz`, { headers: { connection: 'close' } }).then(async (res) => { await res.arrayBuffer(); return res.status === 200 }, () => false)) {
+        assert.ok(service.child.exitCode === null && Date.now() < deadline, `did not serve: ${service.stderr()}`)
+        await sleep(5)
+      }
+      // An application's connection pool at start: 20 requests at once, on 20 keep-alive connections.
+      const agent = new Agent({ keepAlive: true, maxSockets: 20 })
+      try {
+        const answers = await Promise.all(Array.from({ length: 20 }, async () => await getOn(agent, `${service.url}/api/pools`)))
+        // Which worker served each: the pid on its request's log line (the logs say it, not the answer).
+        const pids = await Promise.all(answers.map(async (a) => await servedBy(service, a.requestId)))
+        assert.equal(new Set(pids).size, 2, `both workers hold some: ${JSON.stringify(pids)}`)
+        assert.ok(pids.every((pid) => workerPids(service).includes(pid)), JSON.stringify(pids))
+      } finally {
+        agent.destroy()
+      }
+      service.child.kill('SIGTERM')
+      assert.equal(await service.exited, 0, service.stderr())
     })
 
     it('restarts a worker that dies, and goes on serving on the port', async () => {
