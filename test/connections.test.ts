@@ -138,19 +138,26 @@ describe('npm start', () => {
     const npm = spawn('npm', ['start', '--silent'], {
       cwd: root,
       env: { ...process.env, PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'pools.db')}`, LOG_LEVEL: 'warn' },
-      stdio: 'ignore'
+      stdio: 'ignore',
+      detached: true
     })
     const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)))
     const url = `http://127.0.0.1:${port}/healthz`
-    const deadline = Date.now() + 30_000
-    while (!(await fetch(url).then((res) => res.ok, () => false))) {
-      assert.ok(Date.now() < deadline, 'npm start did not serve /healthz within 30 s')
-      await new Promise((resolve) => setTimeout(resolve, 100))
+    try {
+      // npm start builds first (prestart): from nothing that takes a minute on a busy machine.
+      const deadline = Date.now() + 180_000
+      while (!(await fetch(url).then((res) => res.ok, () => false))) {
+        assert.ok(Date.now() < deadline, 'npm start did not serve /healthz within 180 s')
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      npm.kill('SIGTERM')
+      assert.equal(await exited, 0)
+      // Nothing listens on the port any more: the server itself got the signal.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      assert.equal(await fetch(url).then(() => 'answered', () => 'refused'), 'refused')
+    } finally {
+      // Whatever failed, npm and its server must not outlive the test (the run would never end).
+      try { process.kill(-(npm.pid as number), 'SIGKILL') } catch {}
     }
-    npm.kill('SIGTERM')
-    assert.equal(await exited, 0)
-    // Nothing listens on the port any more: the server itself got the signal.
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    assert.equal(await fetch(url).then(() => 'answered', () => 'refused'), 'refused')
   })
 })
