@@ -135,6 +135,12 @@ for (const dialect of dialects) {
         assert.equal(res.body.cooldown_reason, 'rate_limited')
       })
 
+      it('a report\'s retry_after_s pauses a member for max_cooldown_seconds at most, as a provider\'s Retry-After does', async () => {
+        const { poolId, providers } = await poolWithMembers(t, 'p', ['a', 'b'], { cooldown_seconds: 10, max_cooldown_seconds: 120 })
+        const res = await report(poolId, { provider_id: providers.a, success: false, status_code: 429, retry_after_s: 604_800 })
+        assert.deepEqual([res.body.health, res.body.cooldown_reason, res.body.cooldown_until], ['cooling_down', 'rate_limited', iso(START + 120_000)])
+      })
+
       it('all_down soonest: with every member cooling down, rotate answers the one whose cooldown ends first, degraded', async () => {
         const { poolId, providers } = await poolWithMembers(t, 'p', ['a', 'b'])
         for (let i = 0; i < 3; i++) await report(poolId, { provider_id: providers.a, success: false })

@@ -106,7 +106,8 @@ export function createOutcomeService ({ database: handle, now, events = NO_EVENT
           : undefined
         const outcome = {
           ...input,
-          retry_after_s: input.retry_after_s ?? signals.retryAfterS ?? null,
+          // A client's word, like a provider's Retry-After, pauses a member for max_cooldown_seconds at most.
+          retry_after_s: input.retry_after_s != null ? Math.min(input.retry_after_s, pool.max_cooldown_seconds) : signals.retryAfterS ?? null,
           pause_s: signals.pauseS ?? null,
           ...(verdict === undefined ? {} : { credentials_rejected: verdict === 'credentials_rejected' })
         }
