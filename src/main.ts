@@ -3,7 +3,7 @@
  * (opening and migrating the database), applies CONFIG_FILE (a declared state) when
  * set, then serves, and closes cleanly on SIGTERM/SIGINT (SHUTDOWN_TIMEOUT_MS). The
  * port comes first (serving-port.ts) so that a start that cannot serve has written
- * nothing; until it serves, the port answers 503 Starting. A bad setting is one line
+ * nothing; until it serves, requests on the port wait. A bad setting is one line
  * on stderr and exit code 2; a CONFIG_FILE that does not check out is one line per
  * problem and exit code 2, before the database is even opened. With WORKERS above 1
  * this process is the cluster primary (workers.ts) and its workers run the serving
@@ -77,7 +77,7 @@ async function serve (config: Config): Promise<void> {
   await app.ready()
   if (start === 'restart') await port.listen()
   if (start !== null) await untilAllReady(start)
-  // A worker drops the connections that asked nothing while it started: they reconnect to whichever worker is dealt them.
+  // A worker closes the connections that reached it while it started (once answered): they reconnect to whichever worker is dealt them.
   port.serve({ dropIdle: start !== null })
   app.log.info(`Server listening at ${port.url()}`)
 }

@@ -1,12 +1,13 @@
 /**
  * The serving port, bound before the database is opened: a start on a port already
  * in use stops there (one line naming PORT and HOST, exit code 1), having migrated
- * nothing and applied no CONFIG_FILE. Until the service is ready, every request on
- * the port is answered 503 `{"detail":"Starting"}` with Retry-After and
- * `Connection: close`, so a readiness probe is told the truth at once and no client
- * keeps a connection to a process that is not serving yet (docs/decisions.md); so is
- * an upgrade (a WebSocket). The server is Fastify's (its serverFactory), with the
- * connection limits Fastify would have given a server of its own.
+ * nothing and applied no CONFIG_FILE. Until the service is ready, a request on the
+ * port waits: it is handed to the service once it serves (with WORKERS, on a
+ * connection closed after its answer, so that the client reconnects to whichever
+ * worker it is dealt), or answered 503 `{"detail":"Starting"}` with Retry-After once
+ * it has waited HOLD_MS. An upgrade (a WebSocket) is answered 503 Starting at once.
+ * Nothing claims to be ready before it is (docs/decisions.md). The server is Fastify's
+ * (its serverFactory), with the connection limits Fastify would have given its own.
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -15,23 +16,35 @@ import type { Config } from './config.js'
 import { connectionOptions } from './http/connections.js'
 import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.js'
 
-/** What a starting server answers; seconds a client should wait before asking again. */
+/** How long a request may wait for the service to start before it is answered 503 Starting. */
+export const HOLD_MS = 10_000
+/** What a request that waited too long is answered; seconds a client should wait before asking again. */
 const STARTING_BODY = JSON.stringify({ detail: 'Starting' })
 const RETRY_AFTER_S = 1
 
 export interface ServingPort {
   /** Binds HOST:PORT; rejects with the one line to print, naming the setting to change. */
   listen(): Promise<void>
-  /** Fastify's serverFactory: this port's server, Fastify's handler kept until `serve`. */
+  /** Fastify's serverFactory: this port's server, its requests held until `serve`. */
   readonly serverFactory: FastifyServerFactory
   /**
-   * Hands every request from now on to the service. With `dropIdle`, connections
-   * opened while starting that have asked nothing yet are closed, so that they
-   * reconnect and are dealt out like any new connection (WORKERS).
+   * Hands the requests that wait, and every one from now on, to the service. With
+   * `dropIdle` (WORKERS), the connections that reached this process while it started
+   * are closed once answered, or at once when they asked nothing, so that they
+   * reconnect and are dealt out like any new connection.
    */
   serve(options?: { dropIdle?: boolean }): void
+  /** How many requests wait for `serve`. */
+  waiting(): number
   /** The URL it serves at (after listen). */
   url(): string
+}
+
+/** A request that waits for the service, and what answers it 503 if it waits too long. */
+interface Held {
+  readonly request: IncomingMessage
+  readonly response: ServerResponse
+  readonly timer: NodeJS.Timeout
 }
 
 const startingHeaders = (request: IncomingMessage) => ({
@@ -71,17 +84,34 @@ export function describeListenError (error: Error & { code?: string }, host: str
 
 /**
  * The port's server, created with the service's connection limits; not bound yet.
- * Until `serve`, its requests and upgrades are answered 503 Starting, whatever
- * listeners the service has added to it meanwhile (the WebSocket plugin's upgrades).
+ * Until `serve`, its requests wait and its upgrades are refused, whatever listeners
+ * the service has added to it meanwhile (the WebSocket plugin's upgrades).
  */
-export function servingPort (config: Config): ServingPort {
+export function servingPort (config: Config, { holdMs = HOLD_MS } = {}): ServingPort {
   const options = connectionOptions(config)
   const server: Server = createServer(options.http)
   server.keepAliveTimeout = options.keepAliveTimeout ?? server.keepAliveTimeout
   server.requestTimeout = options.requestTimeout ?? server.requestTimeout
+  const held = new Set<Held>()
+  const hold = (request: IncomingMessage, response: ServerResponse): void => {
+    const waiting: Held = {
+      request,
+      response,
+      timer: setTimeout(() => {
+        held.delete(waiting)
+        answerStarting(request, response)
+      }, holdMs)
+    }
+    held.add(waiting)
+    // A client that gave up is not answered later.
+    response.once('close', () => {
+      clearTimeout(waiting.timer)
+      held.delete(waiting)
+    })
+  }
   const emit = server.emit
   server.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
-    if (event === 'request') answerStarting(args[0] as IncomingMessage, args[1] as ServerResponse)
+    if (event === 'request') hold(args[0] as IncomingMessage, args[1] as ServerResponse)
     else if (event === 'upgrade') refuseUpgrade(args[0] as IncomingMessage, args[1] as Duplex)
     else return Reflect.apply(emit, this, [event, ...args]) as boolean
     return true
@@ -108,8 +138,15 @@ export function servingPort (config: Config): ServingPort {
       if (!built) throw new Error('serve() before the service was built on this port')
       // The server's own emit again: from now on, nothing stands between a request and the service.
       delete (server as { emit?: unknown }).emit
+      for (const waiting of held) {
+        clearTimeout(waiting.timer)
+        if (dropIdle) waiting.response.shouldKeepAlive = false
+        server.emit('request', waiting.request, waiting.response)
+      }
+      held.clear()
       if (dropIdle) server.closeIdleConnections()
     },
+    waiting: () => held.size,
     url: () => {
       const address = server.address()
       return typeof address === 'object' && address !== null ? `http://${hostPort(address.address, address.port)}` : String(address)

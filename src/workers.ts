@@ -11,11 +11,12 @@
  * the start before anything is written), migrates the schema and applies
  * CONFIG_FILE. Once it is ready the others are told to go on (bind, open the
  * database), so neither runs twice at once (nor again when a worker is restarted).
- * Until every worker is ready, each answers 503 Starting; then all are told to serve
- * together, so the connections of the first seconds are dealt round all of them. A
- * worker that fails while the service is starting fails the start: the primary stops
- * the others and exits with its code (2 stays 2, a bad CONFIG_FILE), as a single
- * process would. A restarted worker binds once it is ready and serves at once.
+ * Until every worker is ready, requests wait; then all are told to serve together,
+ * and answer what waited on connections they close, so the connections of the first
+ * seconds are dealt round all of them. A worker that fails while the service is
+ * starting fails the start: the primary stops the others and exits with its code (2
+ * stays 2, a bad CONFIG_FILE), as a single process would. A restarted worker binds
+ * once it is ready and serves at once.
  */
 import cluster, { type Worker } from 'node:cluster'
 import { hostname } from 'node:os'
