@@ -32,8 +32,8 @@ after(() => { rmSync(dir, { recursive: true, force: true }) })
 const start = async (env: Record<string, string>, args?: string[]) => await startService({ FLUSH_INTERVAL_MS: String(FLUSH_INTERVAL_MS), ...env }, args)
 
 /**
- * A GET on a connection of `agent`; its request id. A 503 (a worker told to serve a
- * moment after the others) is asked again, on a new connection.
+ * A GET on a connection of `agent`; its request id. A 503 Starting (a start that took
+ * longer than requests wait, on a machine busy with other tests) is asked again.
  */
 async function getOn (agent: Agent, url: string): Promise<{ requestId: string }> {
   for (let attempt = 0; ; attempt++) {
