@@ -4,29 +4,7 @@
 // (src/cli/main.ts) through tsx otherwise — a fresh clone, or sources changed since the build —
 // so a call never runs stale code, and a built one skips tsx's start (about a second).
 // Run by `npx`, it also stops when npx is told to (see `followNpx`).
-import { readdirSync, statSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-
-/** The last change of a path, in ms; -1 when it does not exist. */
-const changed = (path) => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? -1
-
-/**
- * Whether dist/ holds a build of the current sources: `tsc -b` writes dist/.tsbuildinfo last at
- * every build that changed something, so it must be newer than each file the build compiles
- * (src/**\/*.ts but tests and declarations) and the tsconfig files.
- */
-function builtAndCurrent () {
-  const built = changed(`${ROOT}dist/.tsbuildinfo`)
-  if (built < 0 || changed(`${ROOT}dist/cli/main.js`) < 0) return false
-  if (changed(`${ROOT}tsconfig.json`) > built || changed(`${ROOT}tsconfig.build.json`) > built) return false
-  for (const file of readdirSync(`${ROOT}src`, { recursive: true })) {
-    if (!file.endsWith('.ts') || file.endsWith('.test.ts') || file.endsWith('.d.ts')) continue
-    if (changed(`${ROOT}src/${file}`) > built) return false
-  }
-  return true
-}
+import { builtAndCurrent } from './dist-current.mjs'
 
 /**
  * npx runs this command through `sh -c` and passes a SIGTERM to that shell only: the shell ends
@@ -47,7 +25,7 @@ function followNpx () {
 
 followNpx()
 let cli
-if (builtAndCurrent()) {
+if (builtAndCurrent('dist/cli/main.js')) {
   cli = await import('../dist/cli/main.js')
 } else {
   const { register } = await import('tsx/esm/api')

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { freePort } from './server-process.js'
+import { freePort, SERVER_ENTRY } from './server-process.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
@@ -20,11 +20,11 @@ export interface Service {
   stderr(): string
 }
 
-/** Spawns `args` (the TypeScript entry through tsx by default) with `env` on a free port, at LOG_LEVEL info; does not wait for it to serve. */
-export async function spawnService (env: Record<string, string>, args = ['--import', 'tsx', 'src/main.ts']): Promise<Service> {
+/** Spawns `args` (the server entry, compiled when current: SERVER_ENTRY, by default) with `env` on a free port, at LOG_LEVEL info; does not wait for it to serve. */
+export async function spawnService (env: Record<string, string>, args: readonly string[] = SERVER_ENTRY): Promise<Service> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = spawn(process.execPath, args, {
+  const child = spawn(process.execPath, [...args], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe']

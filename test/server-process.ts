@@ -1,13 +1,22 @@
 /**
- * Starts the real server entry (src/main.ts) as a child process, for tests that
+ * Starts the real server entry (src/main.ts, or its build) as a child process, for tests that
  * need real processes: restarts, several instances on one database, start-up errors;
  * and runs the `sourcepool` command as its users do.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer, type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import { builtAndCurrent } from '../bin/dist-current.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+/**
+ * How a test starts the server entry: compiled (dist/main.js, what `npm start` runs) when
+ * dist/ is a build of the current sources — `npm test` builds first — and src/main.ts through
+ * tsx otherwise (a file run alone after a change), so a test never runs stale code. The
+ * compiled start saves about a second of CPU per process, and the suite starts hundreds.
+ */
+export const SERVER_ENTRY: readonly string[] = builtAndCurrent() ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts']
 
 export interface ServerProcess {
   readonly url: string
@@ -29,7 +38,7 @@ export interface RunAs {
  */
 export function runMain (env: Record<string, string>, user?: RunAs, timeoutMs = 30_000): Promise<{ code: number | null, stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], ...user })
+    const child = spawn(process.execPath, [...SERVER_ENTRY], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], ...user })
     let stderr = ''
     child.stderr.on('data', (chunk) => { stderr += String(chunk) })
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
@@ -53,7 +62,7 @@ export async function freePort (): Promise<number> {
 export async function startServer (env: Record<string, string>, timeoutMs = 20_000, user?: RunAs): Promise<ServerProcess> {
   const port = env.PORT !== undefined ? Number(env.PORT) : await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...SERVER_ENTRY], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

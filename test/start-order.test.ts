@@ -18,7 +18,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
 import { DECLARED_FILE } from './fixtures.js'
 import { describeOn, dialects, sharedDatabase, sleep, type TestDatabase } from './helpers.js'
-import { freePort, http, runMain, startServer } from './server-process.js'
+import { freePort, http, runMain, SERVER_ENTRY, startServer } from './server-process.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'sourcepool-start-order-'))
@@ -130,7 +130,7 @@ for (const dialect of dialects) {
         const database = await sharedDatabase(dialect)
         databases.push(database)
         const port = await freePort()
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        const child = spawn(process.execPath, [...SERVER_ENTRY], {
           cwd: ROOT,
           env: { ...process.env, WORKERS: workers, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: database.url, PORTAL_A_KEY: 'secret-a', CONFIG_FILE: declaredFile(`waits-${dialect.name}-${workers}.yaml`, 5) },
           stdio: ['ignore', 'ignore', 'inherit']
