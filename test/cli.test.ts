@@ -82,7 +82,7 @@ it('runs the compiled CLI when dist/ is built and newer than the sources it comp
   const root = mkdtempSync(join(tmpdir(), 'sourcepool-bin-'))
   try {
     for (const folder of ['bin', 'src/cli', 'dist/cli']) mkdirSync(join(root, folder), { recursive: true })
-    copyFileSync(join(ROOT, 'bin/sourcepool.mjs'), join(root, 'bin/sourcepool.mjs'))
+    for (const file of ['bin/sourcepool.mjs', 'bin/dist-current.mjs']) copyFileSync(join(ROOT, file), join(root, file))
     symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'))
     writeFileSync(join(root, 'package.json'), '{"type":"module"}')
     writeFileSync(join(root, 'src/cli/main.ts'), "export async function run (): Promise<void> { process.stdout.write('source') }\n")

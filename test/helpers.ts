@@ -94,7 +94,11 @@ async function shapeOf (schema: string): Promise<string | undefined> {
   await client.connect()
   try {
     const { rows } = await client.query<{ shape: string | null }>(`
-      select string_agg(c.table_name || '.' || c.column_name || ':' || c.data_type, ',' order by c.table_name, c.ordinal_position)
+      select string_agg(c.table_name || '.' || c.column_name || ':' || c.data_type || ':' || coalesce(c.column_default, ''), ','
+                        order by c.table_name, c.ordinal_position)
+        || '|' || (select string_agg(indexdef, ',' order by indexname) from pg_indexes where schemaname = $1)
+        || '|' || (select coalesce(string_agg(con.conname || pg_get_constraintdef(con.oid), ',' order by con.conname), '')
+                   from pg_constraint con join pg_namespace n on n.oid = con.connamespace where n.nspname = $1)
         || '|' || (select count(*) from ${schema}.kysely_migration) as shape
       from information_schema.columns c where c.table_schema = $1`, [schema])
     return rows[0]?.shape ?? undefined
@@ -105,7 +109,10 @@ async function shapeOf (schema: string): Promise<string | undefined> {
   }
 }
 
-/** The shape every kept schema must have: the first one migrated in this process. */
+/**
+ * The shape every kept schema must have: that of a schema this process migrated itself (the
+ * first it hands out), never one a test has used, which may have changed it.
+ */
 let migratedShape: Promise<string | undefined> | undefined
 
 /**
@@ -114,8 +121,7 @@ let migratedShape: Promise<string | undefined> | undefined
  */
 async function recycleSchema (schema: string): Promise<void> {
   const shape = await shapeOf(schema)
-  migratedShape ??= Promise.resolve(shape)
-  if (shape === undefined || shape !== await migratedShape) {
+  if (shape === undefined || migratedShape === undefined || shape !== await migratedShape) {
     await dropSchema(schema)
     return
   }
@@ -140,6 +146,10 @@ async function createOrReusePostgresSchema (): Promise<TestDatabase> {
   const schema = recycled.pop()
   if (schema === undefined) {
     const fresh = await createPostgresSchema()
+    // The first: migrated here, so that its shape is the reference (the test's own start then
+    // finds it migrated, which it would have done first thing anyway).
+    migratedShape ??= createDb(fresh.url).then(async (database) => { await database.close(); return await shapeOf(schemaOf(fresh.url)) }, () => undefined)
+    await migratedShape
     return { url: fresh.url, drop: async () => { await recycleSchema(schemaOf(fresh.url)) } }
   }
   const url = new URL(postgresUrl as string)

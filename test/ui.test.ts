@@ -193,7 +193,9 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
     for (let i = 0; i < 3; i++) await call(server, 'POST', `/api/pools/${counted}/rotate`)
     await (await fetch(`${server.url}/api/pools/${counted}/proxy/orgaos`)).arrayBuffer()
     // The proxy's count is written behind (FLUSH_INTERVAL_MS): wait for it.
+    const deadline = Date.now() + 15_000
     for (let status = await call(server, 'GET', `/api/pools/${counted}`); status.total_rotations !== 4; status = await call(server, 'GET', `/api/pools/${counted}`)) {
+      assert.ok(Date.now() < deadline, `total_rotations stayed ${String(status.total_rotations)}, not 4`)
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     assert.equal((await call(server, 'GET', `/api/pools/${counted}/history`)).total, 3)
