@@ -1,6 +1,6 @@
 /**
- * Resources a provider refuses (it answered 403 for them, or 401/402 to our
- * credentials: rules/credential-refusal.ts), each remembered with that status until
+ * Resources a provider refuses (it answered 403 for them: a first path segment; or
+ * 401/402 to our credentials: an exact path, rules/credential-refusal.ts), each remembered with that status until
  * it expires, at most a set number per provider: plain generator functions taking
  * the query builder first.
  */
@@ -60,13 +60,6 @@ export function * activeRefusalsOf (db: Db, providerIds: readonly number[], reso
 export function * listRefusals (db: Db, providerId: number, at: string): Work<RefusalRow[]> {
   return yield * all(db.selectFrom('provider_refusals').selectAll()
     .where('provider_id', '=', providerId).where('expires_at', '>', at).orderBy('resource'))
-}
-
-/** The resources the provider refuses to our credentials (401/402), refusals still in force at `at`. */
-export function * listCredentialRefusals (db: Db, providerId: number, at: string): Work<string[]> {
-  const rows = yield * all(db.selectFrom('provider_refusals').select('resource')
-    .where('provider_id', '=', providerId).where('expires_at', '>', at).where('status_code', 'in', [401, 402]))
-  return rows.map((r) => r.resource)
 }
 
 /** Forgets the provider's refusals of our credentials (401/402): its credentials changed, the new ones deserve a try. */

@@ -41,7 +41,7 @@ import { DomainError, NotFoundError } from '../errors.js'
 import { NO_RETRY_EVENTS, type RetryEvents } from '../metrics/metrics.js'
 import type { FailedAttempt, PoolRuntime, ProxyChoice, ProxyRefusal } from '../runtime/pool-runtime.js'
 import { backoffMs, BUDGET_WINDOW_MS, DEADLINE_HEADER, DEADLINE_HEADER_PROBLEM, MAX_DEADLINE_MS, requestDeadline, RetryBudget } from '../rules/retry-policy.js'
-import { refusalSeconds } from '../rules/credential-refusal.js'
+import { refusalSeconds, refusedPathOf, refusesCredentials } from '../rules/credential-refusal.js'
 import { assertSafePath } from '../rules/upstream-url.js'
 import {
   attemptLogFields, classifyAttempt, failedAttemptSummary, failoverReason, nextStep, reportedOutcome, whenNoneLeft, type FailedAttemptSummary
@@ -129,7 +129,9 @@ function record (runtime: Runtime, poolId: number, { pool, member }: Chosen, pat
   const outcome = reportedOutcome(result, sent)
   if (outcome !== undefined) runtime.report(poolId, member.provider_id, outcome)
   if (result.kind === 'forbidden') {
-    runtime.learnRefusal(pool.id, member.provider_id, resourceOf(path), refusalSeconds(result.statusCode, pool), result.statusCode)
+    // A 401/402 refuses its exact path (the client chooses paths: one must not refuse its neighbours), a 403 its resource.
+    const refused = refusesCredentials(result.statusCode) ? refusedPathOf(path) : resourceOf(path)
+    runtime.learnRefusal(pool.id, member.provider_id, refused, refusalSeconds(result.statusCode, pool), result.statusCode)
   } else if (result.kind === 'success' && pool.forward_client_auth !== 1 && 'response' in sent && sent.response.statusCode >= 200 && sent.response.statusCode < 300) {
     runtime.credentialsWorked(member, path)
   }
@@ -140,9 +142,9 @@ function record (runtime: Runtime, poolId: number, { pool, member }: Chosen, pat
  * stays a failure; a refusal of the resource alone becomes one (`forbidden`, with its
  * status). `again` (the request met one already) makes it a refusal whatever the rule says.
  */
-function judged (runtime: Runtime, poolId: number, { member }: Chosen, path: string, result: AttemptResult, again: boolean): AttemptResult {
+function judged (runtime: Runtime, { member }: Chosen, path: string, result: AttemptResult, again: boolean): AttemptResult {
   if (!isCredentialsRejected(result)) return result
-  if (!again && runtime.judgeRefusal(poolId, member, path) === 'credentials_rejected') return result
+  if (!again && runtime.judgeRefusal(member, path) === 'credentials_rejected') return result
   return { kind: 'forbidden', statusCode: (result as { statusCode?: number }).statusCode ?? 401 }
 }
 
@@ -209,7 +211,6 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
       assertForwardableMethod(incoming.method)
       const path = proxiedPath(incoming.url)
       assertSafePath(path)
-      const resource = resourceOf(path)
       const key = hashKeyOf(incoming.headers)
       const asked = incoming.headers[DEADLINE_HEADER]
       if (asked !== undefined && requestDeadline(MAX_DEADLINE_MS, asked) === 'invalid') {
@@ -266,7 +267,7 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
       /** Chooses the next member (waiting up to max_wait_ms within the deadline for one to come back), or how the request ends. */
       const next = async (): Promise<Chosen | ProxyAnswer> => {
         for (;;) {
-          const choice = await runtime.choose(poolId, resource, tried, failed, key)
+          const choice = await runtime.choose(poolId, path, tried, failed, key)
           if (choice.kind === 'unknown_pool') throw new NotFoundError(`Pool ${poolId} not found`)
           if (budget === undefined) {
             const found = requestDeadline(choice.pool.deadline_ms, asked)
@@ -348,7 +349,7 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
           if (attempt === 'hedge') {
             hedgeTried = true
             if (left(incoming) || !(budget as RetryBudget).allows(pool?.retry_budget_percent ?? 0, now().getTime())) continue
-            const choice = await runtime.choose(poolId, resource, tried, undefined, key)
+            const choice = await runtime.choose(poolId, path, tried, undefined, key)
             if (choice.kind !== 'chosen') continue
             ;(budget as RetryBudget).spend(now().getTime())
             retries++
@@ -370,7 +371,7 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
             // back and it is learned at most as a refusal of the resource.
             const refusedUs = isCredentialsRejected(classified)
             const requestRejected = refusedUs && rejected
-            const result = judged(runtime, poolId, attempt.choice, path, classified, rejected)
+            const result = judged(runtime, attempt.choice, path, classified, rejected)
             rejected ||= refusedUs
             if (logsAttempts(incoming)) incoming.log.info(attemptLogFields(attempt.number, member, result, sent), 'proxy attempt')
             // Ours: the provider was never asked, so it is not told against; the request ends (500).

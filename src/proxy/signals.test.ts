@@ -66,7 +66,7 @@ for (const dialect of dialects) {
 
     beforeEach(async () => {
       clock = START
-      t = await buildTestApp(dialect, { now: () => new Date(clock) })
+      t = await buildTestApp(dialect, { now: () => new Date(clock), healthCheckTimer: false })
     })
     afterEach(async () => {
       await t.close()
@@ -137,17 +137,17 @@ for (const dialect of dialects) {
       assert.deepEqual([members.get(providers[1] as number)?.reason, members.get(providers[1] as number)?.until], ['rate_limited', iso(START + 40_000)])
     })
 
-    it('a 401 or 402 on our credentials on a second resource takes the member out for max_cooldown_seconds; each moves on, even for a POST', async () => {
+    it('a 401 or 402 on our credentials on the health check path takes the member out for max_cooldown_seconds; each moves on, even for a POST', async () => {
       const revoked = await start(json(401, { detail: 'bad key' }))
       const broke = await start(json(402, { detail: 'no credit' }))
       const fine = await start(json(200, { ok: true }))
       for (const [i, up, status] of [[0, revoked, 401], [1, broke, 402]] as const) {
         // By priority: every request meets the refusing member first, then the fine one.
-        const { poolId, providers } = await poolOfUrls(t, `keys${i}`, [up.url, fine.url], { rotation_strategy: 'priority', max_attempts: 3, max_cooldown_seconds: 900 }, { auth_headers: { 'x-api-key': 'k1' } }, true)
+        const { poolId, providers } = await poolOfUrls(t, `keys${i}`, [up.url, fine.url], { rotation_strategy: 'priority', max_attempts: 3, max_cooldown_seconds: 900 }, { auth_headers: { 'x-api-key': 'k1' }, health_check: { path: '/x', interval_s: 86_400 } }, true)
         const res = await get(poolId, '/orders', { method: 'POST' })
         assert.equal(res.statusCode, 200, 'the provider did nothing: a POST moves on too')
         assert.deepEqual(res.json(), { ok: true })
-        // One resource refused is not yet our key: a second one is.
+        // A path refused is not yet our key: the health check's path is.
         assert.equal((await member(poolId, providers[0] as number)).cooldown_reason, null)
         assert.equal((await get(poolId)).statusCode, 200)
         const m = await member(poolId, providers[0] as number)
@@ -166,7 +166,7 @@ for (const dialect of dialects) {
       const premium = await t.request({ method: 'GET', url: `/api/pools/${twice.poolId}/next?resource=/premium` })
       assert.deepEqual(premium.body.members.map((m: any) => m.refuses_resource), [true, true, false])
       // Not offered even when everything else is down (all_down soonest).
-      const alone = await pool('alone', [revoked.url], { all_down: 'soonest' }, { auth_headers: { 'x-api-key': 'k1' } })
+      const alone = await pool('alone', [revoked.url], { all_down: 'soonest' }, { auth_headers: { 'x-api-key': 'k1' }, health_check: { path: '/x', interval_s: 86_400 } })
       assert.equal((await get(alone.poolId, '/w')).statusCode, 502, 'refused on /w alone')
       const failed = await get(alone.poolId)
       assert.equal(failed.statusCode, 502, 'the only member failed')
@@ -180,10 +180,10 @@ for (const dialect of dialects) {
 
     it("new auth_headers end the cooldown at once; a 401 with the client's own credentials is the client's: passed through, no penalty", async () => {
       const revoked = await start(json(401, { detail: 'bad key' }))
-      const { poolId, providers } = await pool('renew', [revoked.url], {}, { auth_headers: { 'x-api-key': 'old' } })
-      // Refused on two resources: our key.
+      const { poolId, providers } = await pool('renew', [revoked.url], {}, { auth_headers: { 'x-api-key': 'old' }, health_check: { path: '/y', interval_s: 86_400 } })
+      // Refused on a path: not yet the key; on the health check's path: our key.
       await get(poolId, '/x')
-      assert.equal((await next(poolId)).get(providers[0] as number)?.eligible, true, 'one resource refused: not yet the key')
+      assert.equal((await next(poolId)).get(providers[0] as number)?.eligible, true, 'one path refused: not yet the key')
       await get(poolId, '/y')
       assert.equal((await next(poolId)).get(providers[0] as number)?.eligible, false)
       const same = await t.request({ method: 'PUT', url: `/api/providers/${providers[0] as number}`, payload: { description: 'only the text' } })
@@ -203,8 +203,8 @@ for (const dialect of dialects) {
       assert.deepEqual([m.health, m.failure_count, m.success_count], ['healthy', 0, 1])
     })
 
-    it('reports carry the same signals: a 401 on a second resource rejects our credentials, rate-limit headers pause without a failure', async () => {
-      const { poolId, providers } = await pool('reports', ['http://127.0.0.1:9', 'http://127.0.0.1:9'], { max_cooldown_seconds: 600 })
+    it('reports carry the same signals: a 401 on the health check path rejects our credentials, rate-limit headers pause without a failure', async () => {
+      const { poolId, providers } = await pool('reports', ['http://127.0.0.1:9', 'http://127.0.0.1:9'], { max_cooldown_seconds: 600 }, { health_check: { path: '/prices', interval_s: 86_400 } })
       await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers[0], success: false, status_code: 401, path: '/orders' } })
       let res = await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { provider_id: providers[0], success: false, status_code: 401, path: '/prices' } })
       assert.equal(res.status, 200)
@@ -238,12 +238,12 @@ for (const dialect of dialects) {
       assert.equal(paid.statusCode, 401, 'the client gets the provider\'s own answer')
       assert.deepEqual(paid.json(), { detail: 'b: not in your plan' })
       assert.equal(paid.headers['x-sourcepool-attempts'], '2')
-      // Both now refuse /premium: asked again, the client hears so at once, and no provider is asked.
+      // Both now refuse /premium/report (that path exactly): asked again, the client hears so at once, and no provider is asked.
       for (let i = 0; i < 2; i++) {
         const again = await get(poolId, '/premium/report?year=2026')
         assert.equal(again.statusCode, 502)
         assert.deepEqual(again.json().refusals.map((r: any) => [r.provider_id, r.resource, r.expires_at]).sort(),
-          [[a, '/premium', iso(START + 300_000)], [b, '/premium', iso(START + 300_000)]].sort(), 'for max_cooldown_seconds at most')
+          [[a, '/premium/report', iso(START + 300_000)], [b, '/premium/report', iso(START + 300_000)]].sort(), 'for max_cooldown_seconds at most')
       }
       assert.deepEqual(ups.map((u) => u.seen.length), [1, 1])
       // Every other path of the pool keeps working, through both members.
@@ -260,12 +260,12 @@ for (const dialect of dialects) {
         const m = await member(poolId, id)
         assert.deepEqual([m.health, m.cooldown_reason, m.failure_count, m.consecutive_failures], ['healthy', null, 0, 0])
         const refusals = await t.request({ method: 'GET', url: `/api/providers/${id}/refusals` })
-        assert.deepEqual(refusals.body.refusals.map((r: any) => r.resource), ['/premium'])
+        assert.deepEqual(refusals.body.refusals.map((r: any) => r.resource), ['/premium/report'])
       }
       const records = await history(poolId)
       assert.equal(records.filter((h) => h.reason === 'cooldown:credentials_rejected').length, 0)
-      assert.deepEqual(records.filter((h) => h.reason === 'refusal:/premium').map((h) => h.notes).sort(),
-        [a, b].map((id) => `Provider ${id} refuses /premium (HTTP 401) until ${iso(START + 300_000)}`).sort())
+      assert.deepEqual(records.filter((h) => h.reason === 'refusal:/premium/report').map((h) => h.notes).sort(),
+        [a, b].map((id) => `Provider ${id} refuses /premium/report (HTTP 401) until ${iso(START + 300_000)}`).sort())
       // New credentials for one: its refusals of our old key go with them.
       assert.equal((await t.request({ method: 'PUT', url: `/api/providers/${a}`, payload: { auth_headers: { 'x-api-key': 'premium-key' } } })).status, 200)
       assert.deepEqual((await t.request({ method: 'GET', url: `/api/providers/${a}/refusals` })).body.refusals, [])
@@ -275,23 +275,80 @@ for (const dialect of dialects) {
       assert.deepEqual(ups.map((u) => u.seen.length), [4, 4])
     })
 
-    it('our key refused across resources is still found out: on a second resource, on a target that answered 2xx before, or on the health check path, the member is out', async () => {
+    it('no sequence of paid-only paths takes a member out: /premium, /enterprise, /gold refused by both keys, /quotes still served by both; a key revoked later is found on /quotes', async () => {
+      const paid = ['/premium', '/enterprise', '/gold']
+      const revoked = new Set<string>()
+      const paidOnly = (name: string) => (req: IncomingMessage, res: ServerResponse) => {
+        const path = (req.url ?? '').split('?')[0] as string
+        if (revoked.has(name) || paid.some((p) => path.startsWith(p))) json(401, { detail: `${name}: not in your plan` })(req, res)
+        else json(200, { served_by: name })(req, res)
+      }
+      const ups = [await start(paidOnly('a')), await start(paidOnly('b'))]
+      const { poolId, providers } = await poolOfUrls(t, 'review', ups.map((u) => u.url), { rotation_strategy: 'round_robin', max_attempts: 3 }, { auth_headers: { 'x-api-key': 'k' } }, true)
+      for (let round = 0; round < 3; round++) {
+        for (const path of [...paid, ...paid.map((p) => `${p}/x?n=${round}`)]) assert.notEqual((await get(poolId, path)).statusCode, 200, path)
+      }
+      const quotes = async (n: number) => {
+        const served = []
+        for (let i = 0; i < n; i++) {
+          const res = await get(poolId, '/quotes')
+          assert.equal(res.statusCode, 200)
+          served.push(res.json().served_by)
+        }
+        return served.sort()
+      }
+      assert.deepEqual(await quotes(4), ['a', 'a', 'b', 'b'])
+      for (const id of providers) {
+        const m = await member(poolId, id)
+        assert.deepEqual([m.health, m.cooldown_reason], ['healthy', null])
+      }
+      assert.deepEqual((await history(poolId)).filter((h) => h.reason.startsWith('cooldown:')), [])
+      // /quotes answered 2xx with a's key: a 401 there now is the key revoked; the request moves on to b.
+      revoked.add('a')
+      assert.deepEqual(await quotes(3), ['b', 'b', 'b'])
+      const a = await member(poolId, providers[0] as number)
+      assert.deepEqual([a.health, a.cooldown_reason, a.cooldown_until], ['cooling_down', 'credentials_rejected', iso(START + 300_000)])
+      assert.equal((await member(poolId, providers[1] as number)).cooldown_reason, null)
+    })
+
+    it('a 401 on /v1/paid refuses that path alone, not /v1: /v1/quotes keeps working on both members', async () => {
+      const versioned = (name: string) => (req: IncomingMessage, res: ServerResponse) => {
+        if ((req.url ?? '').startsWith('/v1/paid')) json(401, { detail: `${name}: not in your plan` })(req, res)
+        else json(200, { served_by: name })(req, res)
+      }
+      const ups = [await start(versioned('a')), await start(versioned('b'))]
+      const { poolId, providers } = await poolOfUrls(t, 'prefix', ups.map((u) => u.url), { rotation_strategy: 'round_robin' }, { auth_headers: { 'x-api-key': 'k' } }, true)
+      for (let i = 0; i < 3; i++) assert.notEqual((await get(poolId, '/v1/paid')).statusCode, 200)
+      const served = []
+      for (let i = 0; i < 4; i++) {
+        const res = await get(poolId, `/v1/quotes?page=${i}`)
+        assert.deepEqual([res.statusCode, res.headers['x-sourcepool-attempts']], [200, '1'])
+        served.push(res.json().served_by)
+      }
+      assert.deepEqual(served.sort(), ['a', 'a', 'b', 'b'])
+      for (const id of providers) {
+        assert.deepEqual((await t.request({ method: 'GET', url: `/api/providers/${id}/refusals` })).body.refusals.map((r: any) => r.resource), ['/v1/paid'])
+        assert.equal((await member(poolId, id)).cooldown_reason, null)
+      }
+    })
+
+    it('our key refused is still found out on a target that answered 2xx before or on the health check target; refusals of other paths are no evidence', async () => {
       const revoked = await start(json(401, { detail: 'bad key' }))
       const fine = await start(json(200, { ok: true }))
       const key = { auth_headers: { 'x-api-key': 'k1' } }
-      // A second resource: the first 401 refuses /a alone, the second, on /b, is the key.
-      const second = await poolOfUrls(t, 'second', [revoked.url, fine.url], { rotation_strategy: 'priority' }, key, true)
-      const id = second.providers[0] as number
-      for (const path of ['/a', '/b']) {
-        const res = await get(second.poolId, path)
+      // Refused on path after path: each refuses that path alone, the request moves on, the member stays in.
+      const paths = await poolOfUrls(t, 'paths', [revoked.url, fine.url], { rotation_strategy: 'priority' }, key, true)
+      const id = paths.providers[0] as number
+      for (const path of ['/a', '/b', '/a/c', '/d?x=1']) {
+        const res = await get(paths.poolId, path)
         assert.deepEqual([res.statusCode, res.headers['x-sourcepool-attempts'], res.json()], [200, '2', { ok: true }], path)
-        const m = await member(second.poolId, id)
-        assert.deepEqual([m.health, m.cooldown_reason], path === '/a' ? ['healthy', null] : ['cooling_down', 'credentials_rejected'], path)
+        const m = await member(paths.poolId, id)
+        assert.deepEqual([m.health, m.cooldown_reason], ['healthy', null], path)
       }
-      assert.equal((await member(second.poolId, id)).cooldown_until, iso(START + 300_000))
-      const record = (await history(second.poolId)).find((h) => h.reason === 'cooldown:credentials_rejected')
-      assert.equal(record?.notes, `Provider ${id} cooling down until ${iso(START + 300_000)} after: proxy: credentials_rejected (HTTP 401)`)
-      assert.deepEqual((await history(second.poolId)).map((h) => h.reason).filter((r) => r.startsWith('proxy:')), ['proxy:credentials_rejected', 'proxy:unauthorized'])
+      const refused = await t.request({ method: 'GET', url: `/api/providers/${id}/refusals` })
+      assert.deepEqual(refused.body.refusals.map((r: any) => [r.resource, r.expires_at]), ['/a', '/a/c', '/b', '/d'].map((r) => [r, iso(START + 300_000)]))
+      assert.equal((await get(paths.poolId, '/a')).headers['x-sourcepool-attempts'], '1', 'a refused path is not asked again')
+      assert.deepEqual((await history(paths.poolId)).map((h) => h.reason).filter((r) => r.startsWith('cooldown:')), [])
 
       // A target that answered 2xx with this key before: a 401 on it now is the key, at once; on a target never served, it is not.
       let revokedNow = false
@@ -305,29 +362,36 @@ for (const dialect of dialects) {
       assert.equal((await member(served.poolId, served.providers[0] as number)).cooldown_reason, 'credentials_rejected')
       assert.equal((await member(unseen.poolId, unseen.providers[0] as number)).cooldown_reason, null, 'never served: a refusal of /prices alone')
 
-      // The health check's path: asked by the service itself, a 401 there is the key.
-      const checked = await poolOfUrls(t, 'checked', [revoked.url], {}, { ...key, health_check: { path: '/status?deep=1', interval_s: 86_400 } })
-      assert.equal((await get(checked.poolId, '/status')).statusCode, 502)
+      // The health check's target: asked by the service itself, a 401 there is the key; with a query of the client's own, it is not.
+      const check = { ...key, health_check: { path: '/status?deep=1', interval_s: 86_400 } }
+      const steered = await poolOfUrls(t, 'steered', [revoked.url], {}, check)
+      assert.equal((await get(steered.poolId, '/status?api_key=mine')).statusCode, 502)
+      assert.equal((await member(steered.poolId, steered.providers[0] as number)).cooldown_reason, null, 'not the check\'s target')
+      const checked = await poolOfUrls(t, 'checked', [revoked.url], {}, check)
+      assert.equal((await get(checked.poolId, '/status?deep=1')).statusCode, 502)
       assert.equal((await member(checked.poolId, checked.providers[0] as number)).cooldown_reason, 'credentials_rejected')
     })
 
-    it('reports are judged by the same rule: with its path, a 401 refuses that resource alone; on a second resource our key is rejected; without a path, a plain failure', async () => {
-      const { poolId, providers } = await pool('judged', ['http://127.0.0.1:9', 'http://127.0.0.1:9'], { max_cooldown_seconds: 600 })
+    it('reports are judged by the same rule: with its path, a 401 refuses that path alone; on the health check path our key is rejected; without a path, a plain failure', async () => {
+      const { poolId, providers } = await pool('judged', ['http://127.0.0.1:9', 'http://127.0.0.1:9'], { max_cooldown_seconds: 600 }, { health_check: { path: '/status', interval_s: 86_400 } })
       const [a, b] = providers as [number, number]
       const report = async (payload: Record<string, unknown>) => await t.request({ method: 'POST', url: `/api/pools/${poolId}/report`, payload: { success: false, status_code: 401, ...payload } })
       let res = await report({ provider_id: a, path: '/premium/x?y=1' })
       assert.equal(res.status, 200)
       assert.deepEqual([res.body.health, res.body.cooldown_reason, res.body.consecutive_failures, res.body.failure_count, res.body.last_error], ['healthy', null, 0, 1, 'HTTP 401'])
       const refusals = await t.request({ method: 'GET', url: `/api/providers/${a}/refusals` })
-      assert.deepEqual(refusals.body.refusals.map((r: any) => [r.resource, r.expires_at]), [['/premium', iso(START + 600_000)]])
-      const explained = await t.request({ method: 'GET', url: `/api/pools/${poolId}/next?resource=/premium` })
+      assert.deepEqual(refusals.body.refusals.map((r: any) => [r.resource, r.expires_at]), [['/premium/x', iso(START + 600_000)]])
+      const explained = await t.request({ method: 'GET', url: `/api/pools/${poolId}/next?resource=/premium/x` })
       assert.deepEqual(explained.body.members.map((m: any) => [m.provider_id, m.refuses_resource]), [[a, true], [b, false]])
+      // Another path refused is no evidence of our key: still a refusal of that path alone.
       res = await report({ provider_id: a, path: '/prices' })
+      assert.deepEqual([res.body.health, res.body.cooldown_reason, res.body.consecutive_failures], ['healthy', null, 0])
+      res = await report({ provider_id: a, path: '/status' })
       assert.deepEqual([res.body.health, res.body.cooldown_reason, res.body.cooldown_until], ['cooling_down', 'credentials_rejected', iso(START + 600_000)])
       res = await report({ provider_id: b })
       assert.deepEqual([res.body.health, res.body.cooldown_reason, res.body.consecutive_failures, res.body.failure_count], ['healthy', null, 1, 1])
       const reasons = (await history(poolId)).map((h) => h.reason)
-      assert.deepEqual(reasons.filter((r) => r !== 'scheduled').sort(), ['cooldown:credentials_rejected', 'refusal:/premium'])
+      assert.deepEqual(reasons.filter((r) => r !== 'scheduled').sort(), ['cooldown:credentials_rejected', 'refusal:/premium/x', 'refusal:/prices'])
       assert.equal((await report({ provider_id: b, path: 'x'.repeat(2049) })).status, 422)
     })
 
@@ -363,11 +427,11 @@ for (const dialect of dialects) {
         if (++n === 1) held.opened.then(() => { json(429, { detail: 'slow down' }, { 'retry-after': '1' })(req, res) }, () => {})
         else json(401, { detail: 'bad key' })(req, res)
       })
-      const { poolId, providers } = await pool('late', [up.url], { max_cooldown_seconds: 300 }, { auth_headers: { 'x-api-key': 'k1' } })
+      const { poolId, providers } = await pool('late', [up.url], { max_cooldown_seconds: 300 }, { auth_headers: { 'x-api-key': 'k1' }, health_check: { path: '/b', interval_s: 86_400 } })
       const id = providers[0] as number
       const slow = get(poolId, '/a')
       await until(() => up.seen.length === 1)
-      // Our key refused on /z (that resource alone), then on /b: the key.
+      // Our key refused on /z (that path alone), then on /b, the health check's path: the key.
       assert.equal((await get(poolId, '/z')).statusCode, 502)
       const rejected = await get(poolId, '/b')
       assert.equal(rejected.statusCode, 502)

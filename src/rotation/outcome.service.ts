@@ -3,9 +3,9 @@
  * member went (with the provider's answer headers, if it likes, whose rate-limit
  * signals are read as the proxy reads them; a 401/402 on our credentials is a
  * failure whatever `success` says, judged by the proxy's credential rule,
- * rules/credential-refusal.ts: our key rejected, a refusal of the reported path's
- * resource alone — recorded as the proxy records one — or, with no path and no other
- * evidence, a plain failure), and the member's health moves
+ * rules/credential-refusal.ts: our key rejected on the health check's target, a
+ * refusal of the reported path alone — recorded as the proxy records one — or, with
+ * no path, a plain failure), and the member's health moves
  * (rules/health.ts) in one transaction
  * that locks the pool's row first, serialised with rotations and failovers of the
  * pool. A cooldown started or a member recovered goes into the history; the pool
@@ -22,10 +22,10 @@ import { findMemberWithName, updateMemberHealth, type MemberWithName } from '../
 import { insertHistory } from '../pools/history.repository.js'
 import { addMemberMinutes } from '../pools/member-minutes.repository.js'
 import { findPoolForRotation, type RotationPoolRow } from '../pools/pool.repository.js'
-import { listCredentialRefusals, recordRefusal } from '../providers/refusal.repository.js'
+import { recordRefusal } from '../providers/refusal.repository.js'
 import { DEFAULT_MAX_REFUSALS_PER_PROVIDER, MAX_RESOURCE_LENGTH } from '../providers/refusal.service.js'
 import { minuteOf } from '../rules/activity.js'
-import { healthCheckPathOf, judgeRefusal, refusalSeconds, refusesCredentials, resourceOf, type CredentialVerdict } from '../rules/credential-refusal.js'
+import { healthCheckPathOf, judgeRefusal, refusalSeconds, refusedPathOf, refusesCredentials, type CredentialVerdict } from '../rules/credential-refusal.js'
 import { applyOutcome, healthAt, healthChangeRecord, rejectsOurCredentials, successRate, type OutcomeEffect } from '../rules/health.js'
 import { refusalRecord } from '../rules/history-kind.js'
 import { rateLimitSignals } from '../rules/rate-limit-signals.js'
@@ -41,19 +41,19 @@ function lowerCased (headers: Readonly<Record<string, string>> | undefined): Rec
 }
 
 /**
- * The credential rule's verdict on a reported 401/402 on our credentials, with the
- * refusals of the provider's credentials in force as evidence (a report says nothing
- * of earlier successes). A refusal of the resource alone is recorded, as the proxy
- * records one; its history record goes into this pool when it is new.
+ * The credential rule's verdict on a reported 401/402 on our credentials: with its
+ * path, our key rejected on the provider's health check target, else a refusal of that
+ * path alone, recorded as the proxy records one (its history record goes into this
+ * pool when it is new); without one, a plain failure. A report says nothing of earlier
+ * successes, and refusals of other paths are no evidence (the caller chose them).
  */
 function * judgeReport (
   db: Db, pool: RotationPoolRow, member: MemberWithName, report: { path: string | null, status: number }, at: Date, maxRefusals: number
 ): Work<CredentialVerdict> {
   const iso = at.toISOString()
-  const refusedResources = yield * listCredentialRefusals(db, member.provider_id, iso)
-  const verdict = judgeRefusal({ path: report.path, refusedResources, succeededBefore: false, healthCheckPath: healthCheckPathOf(member.health_check) })
+  const verdict = judgeRefusal({ path: report.path, succeededBefore: false, healthCheckPath: healthCheckPathOf(member.health_check) })
   if (verdict !== 'resource_refused' || report.path === null) return verdict
-  const resource = resourceOf(report.path)
+  const resource = refusedPathOf(report.path)
   if (resource.length > MAX_RESOURCE_LENGTH) return verdict
   const expiresAt = new Date(at.getTime() + refusalSeconds(report.status, pool) * 1000).toISOString()
   if ((yield * recordRefusal(db, member.provider_id, resource, iso, expiresAt, maxRefusals, report.status)) === 'learned') {

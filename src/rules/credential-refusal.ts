@@ -1,17 +1,19 @@
 /**
  * What a provider refusing a request means, as one pure rule for the proxy
  * (runtime/credential-evidence.ts) and outcome reports (rotation/outcome.service.ts)
- * alike (issue 34). A 403 refuses the resource asked for. A 401 or 402 on our
- * credentials may mean our key is revoked, or only that this resource is not in its
- * plan (a paid-only path): read as a revoked key on sight, one client asking for a
- * paid-only path took every member of a pool out. So a 401/402 is a refusal of its
- * resource alone, unless something shows that it holds across resources:
+ * alike (issue 34). A 403 refuses the resource asked for (its first path segment).
+ * A 401 or 402 on our credentials may mean our key is revoked, or only that this
+ * path is not in its plan (a paid-only path). The client chooses the paths, so
+ * nothing it can steer counts as evidence: a 401/402 refuses its exact path alone
+ * (refusedPathOf), unless the same credential is refused where it cannot be the path:
  *
- * - the same credential is refused (401/402) on another resource, still in force;
  * - this very target (path and query) answered 2xx with this credential before;
- * - it is the provider's health check path (the service's own request, no client's).
+ * - it is exactly the provider's health check target (the path the service's own
+ *   check asks for, query included: a client's query may carry a key of its own).
  *
  * Then it is `credentials_rejected`: the member is out for max_cooldown_seconds.
+ * Refusals of other paths are no such evidence: a client asking for three paid-only
+ * paths would otherwise take every member out.
  */
 
 /** The first resource segment of a path, e.g. `/despesas` for `/despesas/2024?x=1`: what a refusal is remembered by. */
@@ -19,13 +21,18 @@ export function resourceOf (path: string): string {
   return `/${path.split(/[/?#]/)[1] ?? ''}`
 }
 
+/** What a 401/402 refusal is remembered by: the exact path, without its query or fragment (`/v1/paid` for `/v1/paid?x=1`). */
+export function refusedPathOf (path: string): string {
+  return withoutQuery(path)
+}
+
 /** True for the statuses that refuse our credentials (when they are ours: the pool does not forward the client's). */
 export const refusesCredentials = (status: number | null | undefined): boolean => status === 401 || status === 402
 
 /**
  * What a 401/402 on our credentials is taken for: our key rejected (the member is
- * out), a refusal of its resource alone (not a health failure, as a 403), or — a
- * report without its path, and no other evidence — a plain failure of the member.
+ * out), a refusal of its path alone (not a health failure, as a 403), or — a
+ * report without its path — a plain failure of the member.
  */
 export type CredentialVerdict = 'credentials_rejected' | 'resource_refused' | 'unscoped'
 
@@ -33,8 +40,6 @@ export type CredentialVerdict = 'credentials_rejected' | 'resource_refused' | 'u
 export interface RefusalEvidence {
   /** The path (and query) the answer was for, relative to the provider's base URL; null when unknown (a report without one). */
   readonly path: string | null
-  /** The resources this credential was refused on (401/402), refusals still in force. */
-  readonly refusedResources: Iterable<string>
   /** Whether this very path and query answered 2xx with this credential before. */
   readonly succeededBefore: boolean
   /** The path of the provider's health check (stored JSON's `path`), if it has one. */
@@ -43,22 +48,25 @@ export interface RefusalEvidence {
 
 /**
  * The verdict on a 401/402 on our credentials (see the file's header). With no
- * path known, nothing scopes the refusal to a resource: any credential refusal in
- * force then counts as another resource, and without one it is `unscoped`.
+ * path known (a report without one) and no 2xx remembered, nothing shows it is our
+ * key, nor which path it refuses: `unscoped`.
  */
 export function judgeRefusal (evidence: RefusalEvidence): CredentialVerdict {
-  const { path } = evidence
+  const { path, healthCheckPath } = evidence
   if (evidence.succeededBefore) return 'credentials_rejected'
-  if (path !== null && evidence.healthCheckPath !== null && withoutQuery(path) === withoutQuery(evidence.healthCheckPath)) return 'credentials_rejected'
-  const resource = path === null ? null : resourceOf(path)
-  for (const refused of evidence.refusedResources) if (refused !== resource) return 'credentials_rejected'
-  return resource === null ? 'unscoped' : 'resource_refused'
+  if (path === null) return 'unscoped'
+  if (healthCheckPath !== null && withSlash(path) === withSlash(healthCheckPath)) return 'credentials_rejected'
+  return 'resource_refused'
+}
+
+/** A target with its leading slash. */
+function withSlash (target: string): string {
+  return target.startsWith('/') ? target : `/${target}`
 }
 
 /** A path without its query or fragment, with its leading slash. */
 function withoutQuery (path: string): string {
-  const bare = path.split(/[?#]/)[0] ?? ''
-  return bare.startsWith('/') ? bare : `/${bare}`
+  return withSlash(path.split(/[?#]/)[0] ?? '')
 }
 
 /**

@@ -119,10 +119,11 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
       const expiresAt = new Date(at.getTime() + ttlSeconds * 1000).toISOString()
       for (const state of pools.values()) {
         if (!state.members.some((m) => m.provider_id === providerId)) continue
-        // The newest refusal sets the end, and its status, as the database's upsert does.
-        refuse(state.refusals, providerId, resource, expiresAt)
-        if (refusesCredentials(statusCode)) refuse(state.rejections, providerId, resource, expiresAt)
-        else state.rejections.get(providerId)?.delete(resource)
+        // The newest refusal sets the end, and its status, as the database's upsert does:
+        // a 401/402 refuses its exact path (`rejections`), a 403 a resource (`refusals`).
+        const [kept, other] = refusesCredentials(statusCode) ? [state.rejections, state.refusals] : [state.refusals, state.rejections]
+        refuse(kept, providerId, resource, expiresAt)
+        other.get(providerId)?.delete(resource)
       }
       memory.pending().refusals.push({ poolId, providerId, resource, at: at.toISOString(), expiresAt, statusCode })
     },

@@ -1,19 +1,20 @@
 /**
  * Choosing the provider for one proxied attempt, in memory: the pool's strategy
  * (rules/plan-rotation.ts, as rotate and failover use it) among the eligible members
- * that have a base URL, do not refuse the resource and are not excluded, a metered
+ * that have a base URL, do not refuse the path and are not excluded, a metered
  * provider's use taken from the block of its quota leased here (leasing.ts leases the
  * next one on the way, the only database round trip). The use is counted by accounting.ts.
  */
 import type { MemberWithName } from '../pools/member.repository.js'
 import type { ChoiceIndex } from '../rules/choice-index.js'
+import { refusedPathOf, resourceOf } from '../rules/credential-refusal.js'
 import { indexMembers, planChoice } from '../rules/plan-rotation.js'
 import type { Accounting, FailedAttempt } from './accounting.js'
 import type { QuotaBlock } from './leasing.js'
 import type { Member, PoolState, RuntimeState } from './runtime-state.js'
 import type { RuntimePoolRow } from './runtime.repository.js'
 
-/** A provider's refusal of a resource that kept it out of a proxy choice. */
+/** A provider's refusal of a resource (403) or of the exact path (401/402) that kept it out of a proxy choice. */
 export interface ProxyRefusal {
   readonly provider_id: number
   readonly provider_name: string | null
@@ -44,7 +45,8 @@ const MAX_LEASE_ROUNDS = 4
 
 /**
  * Builds `choose`: by the pool's strategy among the eligible members that have a base
- * URL, do not refuse `resource` and are not in `exclude`, with a use of the provider's
+ * URL, do not refuse `path` (rules/credential-refusal.ts: a 403 its resource, a 401/402
+ * the exact path) and are not in `exclude`, with a use of the provider's
  * quota. With `failed`, the choice is a failover and goes into the history. With none
  * eligible, `retryAfterS` tells when the soonest member comes back, and `refusals`
  * which were left out for refusing.
@@ -53,7 +55,7 @@ export function createChoosing ({ now, random, memory, stateOf, lease, accountin
   const { inFlight, leases } = memory
   const outstanding = (m: Member): number => inFlight.get(m.id) ?? 0
 
-  return async function choose (poolId: number, resource: string, exclude: ReadonlySet<number>, failed?: FailedAttempt, key?: string): Promise<ProxyChoice> {
+  return async function choose (poolId: number, path: string, exclude: ReadonlySet<number>, failed?: FailedAttempt, key?: string): Promise<ProxyChoice> {
     for (let round = 0; ; round++) {
       const state = await stateOf(poolId)
       if (state === undefined) return { kind: 'unknown_pool' }
@@ -64,7 +66,7 @@ export function createChoosing ({ now, random, memory, stateOf, lease, accountin
       const { index, metered, unroutable } = viewOf(state, at)
       // Allocated only when needed: most pools have no quota, no refusal and no member without a URL.
       const view = metered ? (m: Member): Member => m.rate_limit_requests === null ? m : { ...m, ...leases.view(m.provider_id, m, at) } : undefined
-      const refused = refusalsFor(state, resource, iso)
+      const refused = refusalsFor(state, path, iso)
       const left = metered || unroutable.length > 0 ? new Set(exclude) : exclude as Set<number>
       for (const providerId of unroutable) left.add(providerId)
       const options = { view, outstanding: pool.rotation_strategy === 'least_outstanding' ? outstanding : undefined }
@@ -76,7 +78,7 @@ export function createChoosing ({ now, random, memory, stateOf, lease, accountin
           // In member order, as the members are listed.
           const order = (providerId: number) => state.members.findIndex((m) => m.provider_id === providerId)
           const refusals = [...refused].filter(([id]) => !exclude.has(id)).sort(([a], [b]) => order(a) - order(b)).map(([id, until]) => ({
-            provider_id: id, provider_name: state.members.find((m) => m.provider_id === id)?.provider_name ?? null, resource, expires_at: until
+            provider_id: id, provider_name: state.members.find((m) => m.provider_id === id)?.provider_name ?? null, resource: refusedKey(state, id, path, iso), expires_at: until
           }))
           const retryAfterMs = plan.retryAfterMs === null ? null : Math.max(0, plan.retryAfterMs)
           return { kind: 'none', pool, retryAfterS: retryAfterMs === null ? null : Math.max(1, Math.ceil(retryAfterMs / 1000)), retryAfterMs, refusals }
@@ -121,14 +123,26 @@ function viewOf (state: PoolState, at: Date): PoolView {
   return view
 }
 
-/** provider id → when its refusal of `resource` ends, for the members of the pool refusing it at `at`. */
-function refusalsFor (state: PoolState, resource: string, at: string): ReadonlyMap<number, string> {
-  if (state.refusals.size === 0) return NO_REFUSALS
+/**
+ * provider id → when its refusal of `path` ends, for the members of the pool refusing
+ * it at `at`: a 403 refusal of its resource, or a 401/402 refusal of the path itself
+ * (the later end when both are in force).
+ */
+function refusalsFor (state: PoolState, path: string, at: string): ReadonlyMap<number, string> {
+  if (state.refusals.size === 0 && state.rejections.size === 0) return NO_REFUSALS
   const found = new Map<number, string>()
   // The providers with refusals, not every member: only members' providers are kept (pool-loader.ts, accounting's learnRefusal).
-  for (const [providerId, byResource] of state.refusals) {
-    const until = byResource.get(resource)
-    if (until !== undefined && until > at) found.set(providerId, until)
+  for (const [byKey, key] of [[state.refusals, resourceOf(path)], [state.rejections, refusedPathOf(path)]] as const) {
+    for (const [providerId, byResource] of byKey) {
+      const until = byResource.get(key)
+      if (until !== undefined && until > at && !((found.get(providerId) ?? '') > until)) found.set(providerId, until)
+    }
   }
   return found
+}
+
+/** What the provider's refusal of `path` in force is remembered by: the exact path when a 401/402 refused it, else its resource. */
+function refusedKey (state: PoolState, providerId: number, path: string, at: string): string {
+  const exact = refusedPathOf(path)
+  return (state.rejections.get(providerId)?.get(exact) ?? '') > at ? exact : resourceOf(path)
 }

@@ -2,12 +2,12 @@
  * What this process has seen of how our credentials fare with each provider, as
  * the evidence the one credential rule (rules/credential-refusal.ts) judges a
  * 401/402 by: the targets (path and query) that answered 2xx with the credentials as
- * stored — a bounded set per provider, forgotten when its credentials change — and
- * the resources they were refused on (each pool's `rejections`, read by
- * pool-loader.ts, learned by accounting.ts).
+ * stored — a bounded set per provider (MAX_TARGETS, the oldest forgotten first),
+ * forgotten when its credentials change. Refusals of other paths are no evidence: the
+ * client chooses the paths.
  */
 import { healthCheckPathOf, judgeRefusal, type CredentialVerdict } from '../rules/credential-refusal.js'
-import type { Member, RuntimeState } from './runtime-state.js'
+import type { Member } from './runtime-state.js'
 
 /** Targets remembered per provider (the oldest forgotten first): enough for the paths an application polls. */
 const MAX_TARGETS = 128
@@ -23,14 +23,8 @@ interface Worked {
 
 type Credentialled = Pick<Member, 'provider_id' | 'auth_headers' | 'health_check'>
 
-/** The resources of `refused` still refused at `at`. */
-function * inForce (refused: ReadonlyMap<string, string> | undefined, at: string): Iterable<string> {
-  if (refused === undefined) return
-  for (const [resource, until] of refused) if (until > at) yield resource
-}
-
 /** Builds the evidence kept by one runtime. */
-export function createCredentialEvidence ({ now, memory }: { now: () => Date, memory: Pick<RuntimeState, 'pools'> }) {
+export function createCredentialEvidence () {
   const worked = new Map<number, Worked>()
 
   return {
@@ -46,12 +40,11 @@ export function createCredentialEvidence ({ now, memory }: { now: () => Date, me
       known.targets.add(target)
     },
 
-    /** The verdict on a 401/402 on our credentials that the member's provider answered for `target`, in pool `poolId`. */
-    judge (poolId: number, member: Credentialled, target: string): CredentialVerdict {
+    /** The verdict on a 401/402 on our credentials that the member's provider answered for `target`. */
+    judge (member: Credentialled, target: string): CredentialVerdict {
       const known = worked.get(member.provider_id)
       return judgeRefusal({
         path: target,
-        refusedResources: inForce(memory.pools.get(poolId)?.rejections.get(member.provider_id), now().toISOString()),
         succeededBefore: known !== undefined && known.credential === member.auth_headers && known.targets.has(target),
         healthCheckPath: healthCheckPathOf(member.health_check)
       })

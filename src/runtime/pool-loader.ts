@@ -48,16 +48,12 @@ export function createPoolLoader ({ database, now, memory, idle }: Deps): (poolI
     const members = withPending(poolId, read.members as Member[], at, memory.unwritten())
     const refusals = new Map<number, Map<string, string>>()
     const rejections = new Map<number, Map<string, string>>()
-    for (const r of read.refusals) {
-      keepRefusal(refusals, r.provider_id, r.resource, r.expires_at)
-      if (refusesCredentials(r.status_code)) keepRefusal(rejections, r.provider_id, r.resource, r.expires_at)
-    }
+    for (const r of read.refusals) keepRefusal(refusesCredentials(r.status_code) ? rejections : refusals, r.provider_id, r.resource, r.expires_at)
     // Refusals learned here and not written down yet are as true as those read.
     const providerIds = new Set(members.map((m) => m.provider_id))
     for (const r of [...unwritten, ...refusalsIn(memory.unwritten())]) {
       if (!providerIds.has(r.providerId) || r.expiresAt <= at) continue
-      keepRefusal(refusals, r.providerId, r.resource, r.expiresAt)
-      if (refusesCredentials(r.statusCode)) keepRefusal(rejections, r.providerId, r.resource, r.expiresAt)
+      keepRefusal(refusesCredentials(r.statusCode) ? rejections : refusals, r.providerId, r.resource, r.expiresAt)
     }
     // The cursor is this process's own (per-process strategies): kept across reloads.
     const cursor = before?.cursor ?? parseRotationState(read.pool.rotation_state)

@@ -53,7 +53,7 @@ export function createPoolRuntime ({
   const leasing = createLeasing({ database, now, warn, leases: memory.leases, news })
   const accounting = createAccounting({ now, events, memory })
   const stateOf = createPoolLoader({ database, now, memory, idle: flusher.idle })
-  const evidence = createCredentialEvidence({ now, memory })
+  const evidence = createCredentialEvidence()
 
   return {
     choose: createChoosing({ now, random, memory, stateOf, lease: leasing.lease, accounting }),

@@ -20,9 +20,9 @@ export interface PoolState {
   pool: RuntimePoolRow
   members: Member[]
   cursor: RotationState
-  /** provider id → resource → when the refusal ends. */
+  /** provider id → resource (first path segment) → when its 403 refusal ends. */
   refusals: Map<number, Map<string, string>>
-  /** The same for the refusals of our credentials alone (401/402: rules/credential-refusal.ts), as evidence across resources. */
+  /** provider id → exact path → when its 401/402 refusal of our credentials ends (rules/credential-refusal.ts). */
   rejections: Map<number, Map<string, string>>
   /** Changed in the database since it was read: read again before the next choice. */
   stale: boolean
