@@ -182,7 +182,7 @@ describe('the dashboard in Chromium: the cache and the providers\' own signals',
     provider = await upstream(json(200, { price: 101.5 }))
     server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'ui.db')}` })
     ids.quotes = (await call('POST', '/api/providers', { name: 'quotes-a', base_url: provider.url })).provider_id
-    ids.keyed = (await call('POST', '/api/providers', { name: 'keyed-b', base_url: provider.url, auth_headers: { 'x-api-key': 'revoked' } })).provider_id
+    ids.keyed = (await call('POST', '/api/providers', { name: 'keyed-b', base_url: provider.url, auth_headers: { 'x-api-key': 'revoked' }, health_check: { path: '/status', interval_s: 3600 } })).provider_id
     ids.busy = (await call('POST', '/api/providers', { name: 'busy-c', base_url: provider.url })).provider_id
     ids.cached = (await call('POST', '/api/pools', { name: 'cached', category: 'market', cache_ttl_seconds: 60 })).pool_id
     ids.signals = (await call('POST', '/api/pools', { name: 'signals', category: 'market' })).pool_id
@@ -196,9 +196,10 @@ describe('the dashboard in Chromium: the cache and the providers\' own signals',
       results.push(res.headers.get('x-sourcepool-cache') ?? '')
     }
     assert.deepEqual(results, ['MISS', 'HIT', 'HIT'])
-    assert.equal(provider.seen.length, 1)
-    // Our key rejected (a 401 reported on two resources: one alone is a refusal of that resource), and the provider's own rate limit (a 429 with Retry-After).
-    for (const path of ['/orders', '/quote']) await call('POST', `/api/pools/${ids.signals}/report`, { provider_id: ids.keyed, success: false, status_code: 401, path })
+    assert.equal(provider.seen.filter((s) => s.url !== '/status').length, 1, 'one upstream call for three (keyed-b\'s health check aside)')
+    // Our key rejected (a 401 reported on the health check's path: on any other path it is a refusal of
+    // that path alone), and the provider's own rate limit (a 429 with Retry-After).
+    await call('POST', `/api/pools/${ids.signals}/report`, { provider_id: ids.keyed, success: false, status_code: 401, path: '/status' })
     await call('POST', `/api/pools/${ids.signals}/report`, { provider_id: ids.busy, success: false, status_code: 429, retry_after_s: 600 })
     browser = await launchBrowser()
   })
