@@ -79,8 +79,10 @@ for (const dialect of dialects) {
         return [res.status, (await res.json() as { pools: Array<{ name: string }> }).pools.map((p) => p.name)]
       }))
       assert.ok(answers.every(([status, names]) => status === 200 && JSON.stringify(names) === '["spending"]'), JSON.stringify(answers[0]))
-      const served = new Set(service.lines.filter((line) => line.msg === 'request completed').map((line) => line.pid))
-      assert.deepEqual([...served].sort(), [...pids].sort())
+      // A worker's log line may reach us after its answer: wait a little for both workers' lines.
+      const servedBy = () => new Set(service.lines.filter((line) => line.msg === 'request completed').map((line) => line.pid))
+      for (const deadline = Date.now() + 5000; servedBy().size < 2 && Date.now() < deadline;) await sleep(20)
+      assert.deepEqual([...servedBy()].sort(), [...pids].sort())
       assert.equal(service.lines.filter((line) => line.msg === 'CONFIG_FILE applied').length, 1)
       const audit = await http('GET', `${service.url}/api/audit`)
       assert.equal(audit.body.records.length, 5, JSON.stringify(audit.body.records.map((r: { action: string }) => r.action)))
