@@ -29,12 +29,12 @@ export interface TestDialect {
 
 const postgresUrl = process.env.TEST_DATABASE_URL
 
-/** Runs `statement` on the PostgreSQL server named by TEST_DATABASE_URL. */
-async function adminQuery (statement: string): Promise<void> {
+/** Runs `statement` (with `values`) on the PostgreSQL server named by TEST_DATABASE_URL; its rows. */
+async function adminQuery<R extends pg.QueryResultRow = pg.QueryResultRow> (statement: string, values?: unknown[]): Promise<R[]> {
   const client = new pg.Client({ connectionString: postgresUrl })
   await client.connect()
   try {
-    await client.query(statement)
+    return (await client.query<R>(statement, values)).rows
   } finally {
     await client.end()
   }
@@ -90,10 +90,8 @@ const recycled: string[] = []
 
 /** What a schema holds when it is fit to be used again: its tables, columns and applied migrations. */
 async function shapeOf (schema: string): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: postgresUrl })
-  await client.connect()
   try {
-    const { rows } = await client.query<{ shape: string | null }>(`
+    const rows = await adminQuery<{ shape: string | null }>(`
       select string_agg(c.table_name || '.' || c.column_name || ':' || c.data_type || ':' || coalesce(c.column_default, ''), ','
                         order by c.table_name, c.ordinal_position)
         || '|' || (select string_agg(indexdef, ',' order by indexname) from pg_indexes where schemaname = $1)
@@ -104,8 +102,6 @@ async function shapeOf (schema: string): Promise<string | undefined> {
     return rows[0]?.shape ?? undefined
   } catch {
     return undefined
-  } finally {
-    await client.end()
   }
 }
 
@@ -125,19 +121,14 @@ async function recycleSchema (schema: string): Promise<void> {
     await dropSchema(schema)
     return
   }
-  const client = new pg.Client({ connectionString: postgresUrl })
-  await client.connect()
   try {
-    // A test that left a connection holding a lock leaves its schema to the file's end.
-    await client.query("set lock_timeout = '2s'")
-    const { rows } = await client.query<{ name: string }>(
+    const tables = await adminQuery<{ name: string }>(
       "select tablename as name from pg_tables where schemaname = $1 and tablename not like 'kysely_migration%'", [schema])
-    if (rows.length > 0) await client.query(`truncate ${rows.map((r) => `${schema}.${r.name}`).join(', ')} restart identity cascade`)
+    // A test that left a connection holding a lock leaves its schema to the file's end.
+    if (tables.length > 0) await adminQuery(`set lock_timeout = '2s'; truncate ${tables.map((t) => `${schema}.${t.name}`).join(', ')} restart identity cascade`)
     recycled.push(schema)
   } catch {
     // Still listed as live: dropped when the file ends.
-  } finally {
-    await client.end()
   }
 }
 
