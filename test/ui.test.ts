@@ -251,7 +251,11 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
     await priority.fill('1')
     await weight.fill('0')
     assert.equal(await save.isDisabled(), true, 'weight 0')
-    // Only what changed is sent.
+    // Only what changed is sent. The disable's notice says "updated" too and may still show (6 s):
+    // dismiss it, so the wait below is for the save's own notice.
+    const shown = page.locator('.notice button[aria-label="Dismiss"]')
+    if (await shown.count() > 0) await shown.click()
+    await page.locator('.notice').waitFor({ state: 'detached' })
     await weight.fill('7')
     await save.click()
     assert.match(await page.locator('dialog[open]').textContent() ?? '', /Set quotes-c's weight to 7 in market-data\?/)
