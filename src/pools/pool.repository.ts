@@ -37,6 +37,11 @@ export function * findPool (db: Db, id: number): Work<PoolWithCurrent | undefine
 
 const selectAllPools = prepared((db) => selectPoolsWithCurrent(db).orderBy('pools.id'))
 
+/** The id of the pool named `name` (names are unique), or undefined. */
+export function * findPoolIdByName (db: Db, name: string): Work<number | undefined> {
+  return (yield * first(db.selectFrom('pools').select('id').where('name', '=', name)))?.id
+}
+
 /** Every pool by id, with current provider names. */
 export function * listPools (db: Db): Work<PoolWithCurrent[]> {
   return yield * all(selectAllPools(db, {}))

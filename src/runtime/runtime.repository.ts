@@ -10,7 +10,7 @@ import { all, execute, first, type Work } from '../db/work.js'
 import type { PendingPool } from './batch.js'
 
 /** What the runtime keeps of a pool. */
-export type RuntimePoolRow = Pick<Selectable<PoolTable>, 'id' | 'enabled' | 'rotation_strategy' | 'rotation_state' | 'current_provider_id' |
+export type RuntimePoolRow = Pick<Selectable<PoolTable>, 'id' | 'name' | 'enabled' | 'rotation_strategy' | 'rotation_state' | 'current_provider_id' |
 'failure_threshold' | 'cooldown_seconds' | 'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' |
 'forbidden_ttl_seconds' | 'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'deadline_ms' | 'retry_budget_percent' |
 'retry_backoff_ms' | 'hedge_after_ms' | 'change_seq'>
@@ -18,7 +18,7 @@ export type RuntimePoolRow = Pick<Selectable<PoolTable>, 'id' | 'enabled' | 'rot
 /** The pool's row as the runtime keeps it (no lock taken), or undefined. */
 export function * findRuntimePool (db: Db, id: number): Work<RuntimePoolRow | undefined> {
   return yield * first(db.selectFrom('pools')
-    .select(['id', 'enabled', 'rotation_strategy', 'rotation_state', 'current_provider_id', 'failure_threshold', 'cooldown_seconds',
+    .select(['id', 'name', 'enabled', 'rotation_strategy', 'rotation_state', 'current_provider_id', 'failure_threshold', 'cooldown_seconds',
       'max_cooldown_seconds', 'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds',
       'cache_ttl_seconds', 'cache_stale_seconds', 'max_wait_ms', 'deadline_ms', 'retry_budget_percent', 'retry_backoff_ms', 'hedge_after_ms', 'change_seq'])
     .where('id', '=', id))
