@@ -45,24 +45,24 @@ import { startScript, startService, type Running } from './processes.js'
 import { printTargets, ratioRow, RunLog, skippedRow, type TargetRow } from './target-table.js'
 
 /** The upstream's answer time on `/slow/…` paths (the coalescing part). */
-const DELAY_MS = 200
+export const DELAY_MS = 200
 /** Seconds of the load that warms each server before its measured run. */
 const WARM_S = Math.min(3, DURATION)
 /** Identical requests sent at once in each coalescing round. */
-const BURST = 1000
+export const BURST = 1000
 const ROUNDS = 3
-const PATH = '/quote'
+export const PATH = '/quote'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 /** The upstream's answer body: about 2 KB of JSON. */
-const BODY = JSON.stringify({
+export const BODY = JSON.stringify({
   symbol: 'ACME',
   currency: 'USD',
   quotes: Array.from({ length: 24 }, (_, i) => ({ t: 1_700_000_000 + i * 60, open: 100 + i, high: 101.5 + i, low: 99.25 + i, close: 100.75 + i, volume: 12_000 + i * 37 }))
 })
 
 /** Its headers: cacheable for an hour by either cache, as a market-data API might say. */
-const HEADERS = {
+export const HEADERS = {
   'content-type': 'application/json; charset=utf-8',
   'content-length': String(Buffer.byteLength(BODY)),
   'cache-control': 'public, max-age=3600',
@@ -225,27 +225,27 @@ async function runBurst (origin: string, path: string, warm: string, ready: () =
   })
 }
 
-/** The process's user + system CPU seconds so far (Linux /proc). */
-function cpuSeconds (pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+/** The process's user + system CPU seconds so far, or one of its threads' (Linux /proc). */
+export function cpuSeconds (pid: number, thread?: number): number {
+  const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
 /** The processes listening at `url`'s port (`ss`, iproute2), whose CPU time a run reads; none when ss is missing. */
-function listeners (url: string): number[] {
+export function listeners (url: string): number[] {
   const out = spawnSync('ss', ['-Hltnp', `sport = :${new URL(url).port}`])
   return [...new Set([...String(out.stdout).matchAll(/pid=(\d+)/g)].map((match) => Number(match[1])))]
 }
 
 /** The upstream's request counts, by request target. */
-async function upstreamCounts (upstream: string): Promise<Record<string, number>> {
+export async function upstreamCounts (upstream: string): Promise<Record<string, number>> {
   return await call('GET', `${upstream}/__counts`)
 }
 
-const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, n) => sum + n, 0)
+export const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, n) => sum + n, 0)
 
 /** The service's cache counter for `pool`, by result (HIT, MISS, STALE, BYPASS), from /metrics. */
-async function cacheCounts (service: string, pool: number): Promise<Record<string, number>> {
+export async function cacheCounts (service: string, pool: number): Promise<Record<string, number>> {
   const text = await (await fetch(`${service}/metrics`)).text()
   const counts: Record<string, number> = {}
   for (const line of text.split('\n')) {
@@ -257,7 +257,7 @@ async function cacheCounts (service: string, pool: number): Promise<Record<strin
 }
 
 /** `after` − `before` for every result either has. */
-function delta (before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+export function delta (before: Record<string, number>, after: Record<string, number>): Record<string, number> {
   const out: Record<string, number> = {}
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) out[key] = (after[key] ?? 0) - (before[key] ?? 0)
   return out
@@ -282,7 +282,7 @@ async function probe (url: string, name: string): Promise<{ status: number, head
 }
 
 /** GETs `url` until the header `name` says HIT (the first answer fills the cache); throws when it never does. */
-async function warm (url: string, name: string): Promise<void> {
+export async function warm (url: string, name: string): Promise<void> {
   const seen: string[] = []
   for (let i = 0; i < 3; i++) {
     const answer = await probe(url, name)
@@ -294,7 +294,7 @@ async function warm (url: string, name: string): Promise<void> {
 }
 
 /** A 3-member pool with a one-hour cache, every member the upstream. */
-async function seedCachedPool (service: string, upstream: string): Promise<number> {
+export async function seedCachedPool (service: string, upstream: string): Promise<number> {
   const pool = (await call('POST', `${service}/api/pools`, { name: 'cached', category: 'bench', cache_ttl_seconds: 3600 })).pool_id
   for (let m = 0; m < 3; m++) {
     const provider = (await call('POST', `${service}/api/providers`, { name: `cached-upstream-${m}`, base_url: upstream })).provider_id
@@ -309,7 +309,7 @@ async function seedCachedPool (service: string, upstream: string): Promise<numbe
  * `X-Cache-Status`. Its files live in a directory of their own that its worker
  * (nobody, under root) can reach; undefined when nginx is not installed.
  */
-async function startCachingNginx (upstream: string): Promise<Running | undefined> {
+export async function startCachingNginx (upstream: string): Promise<Running | undefined> {
   if (!NGINX_INSTALLED) return undefined
   const prefix = mkdtempSync(join(tmpdir(), 'sourcepool-bench-nginx-'))
   chmodSync(prefix, 0o755)
@@ -360,7 +360,7 @@ function printEnvironment (): void {
  * request, and (for sourcepool) the service counted at least `requests` HITs and nothing else.
  * Answers what went wrong, or undefined.
  */
-function cacheTrouble (upstreamCalls: number, requests: number, counted?: Record<string, number>): string | undefined {
+export function cacheTrouble (upstreamCalls: number, requests: number, counted?: Record<string, number>): string | undefined {
   const problems: string[] = []
   if (upstreamCalls !== 0) problems.push(`${upstreamCalls} upstream calls`)
   if (counted !== undefined) {
@@ -376,16 +376,18 @@ function checkedRow (row: TargetRow, trouble: string | undefined): TargetRow {
   return trouble === undefined ? row : { ...row, met: `invalid: ${trouble}` }
 }
 
-/** A load run with the CPU time its server spent (user + system, µs per answer; undefined when unknown). */
-interface Measured { readonly run: LoadResult, readonly cpuUs?: number }
+/** A load run with the CPU time its server spent (user + system, µs per answer; undefined when unknown), and its main threads' share. */
+export interface Measured { readonly run: LoadResult, readonly cpuUs?: number, readonly mainUs?: number }
 
-/** Loads `url` and reads the CPU time of `pids` around it (none when the processes are unknown). */
-async function measured (log: RunLog, name: string, url: string, pids: number[]): Promise<Measured> {
-  const before = pids.map(cpuSeconds)
-  const run = await log.load(name, { url })
+/** Loads `url` (`connections`, BENCH_DURATION) and reads the CPU time of `pids` around it, whole and main thread (none when the processes are unknown). */
+export async function measured (log: RunLog, name: string, url: string, pids: number[], connections = CONNECTIONS): Promise<Measured> {
+  const read = () => pids.map((pid) => [cpuSeconds(pid), cpuSeconds(pid, pid)] as const)
+  const before = read()
+  const run = await log.load(name, { url }, connections)
   if (pids.length === 0) return { run }
-  const spent = pids.reduce((sum, pid, i) => sum + cpuSeconds(pid) - (before[i] as number), 0)
-  return { run, cpuUs: (spent / run.requests) * 1e6 }
+  const after = read()
+  const spent = (k: 0 | 1) => after.reduce((sum, times, i) => sum + times[k] - (before[i] as typeof times)[k], 0)
+  return { run, cpuUs: (spent(0) / run.requests) * 1e6, mainUs: (spent(1) / run.requests) * 1e6 }
 }
 
 /** Part 1: a cache HIT against the same bytes from memory and against NGINX's cache HIT. */
@@ -460,53 +462,97 @@ function tally (values: Array<string | number>): string {
   return [...counts].map(([value, n]) => `${value} ×${n}`).join(', ')
 }
 
+/** What one burst of BURST identical GETs measured, through the proxy or straight to the upstream. */
+export interface BurstRound {
+  readonly burst: Burst
+  /** Calls the upstream saw for the burst's target, and elsewhere meanwhile (none expected). */
+  readonly calls: number
+  readonly others: number
+  /** CPU time of the server answering the burst (the service, or the upstream itself), ms. */
+  readonly cpuMs?: number
+  readonly same: number
+  readonly statuses: string
+  readonly cache: string
+  readonly p50: number
+  readonly p99: number
+  readonly max: number
+  /** The MISS's latency (the one request that reached the upstream), ms. */
+  readonly leaderMs?: number
+  /** What makes the round fail whatever its p99 (other bytes, statuses; through the proxy, not one call and one MISS). */
+  readonly problems: readonly string[]
+}
+
+/** One burst of BURST identical GETs of a fresh key (`stamp` makes it fresh) via `service`'s `pool`, or straight to `upstream`. */
+export async function burstRound (via: 'sourcepool' | 'upstream directly', { url: service, pid, profile }: CacheService, pool: number, upstream: string, stamp: string): Promise<BurstRound> {
+  const path = `/slow/quote?round=${stamp}&via=${via === 'sourcepool' ? 'cache' : 'direct'}`
+  const before = await upstreamCounts(upstream)
+  // The CPU time of the server answering the burst (the service, or the upstream itself), its connections already open.
+  const server = via === 'sourcepool' ? [pid] : listeners(upstream)
+  let cpuBefore = 0
+  const ready = async () => {
+    if (via === 'sourcepool') await profile(`cache-burst-${stamp}`)
+    cpuBefore = server.reduce((sum, id) => sum + cpuSeconds(id), 0)
+  }
+  const burst = via === 'sourcepool'
+    ? await runBurst(service, `/api/pools/${pool}/proxy${path}`, `/api/pools/${pool}/proxy${PATH}`, ready)
+    : await runBurst(upstream, path, PATH, ready)
+  const cpuMs = server.length === 0 ? undefined : (server.reduce((sum, id) => sum + cpuSeconds(id), 0) - cpuBefore) * 1000
+  if (via === 'sourcepool') await profile()
+  const after = await upstreamCounts(upstream)
+  const calls = after[path] ?? 0
+  const others = total(after) - total(before) - calls - (via === 'sourcepool' ? 0 : BURST)
+  const times = burst.answers.map((a) => a.ms).sort((a, b) => a - b)
+  const same = burst.answers.filter((a) => a.sha === BODY_SHA).length
+  const statuses = tally(burst.answers.map((a) => a.status))
+  const cache = via === 'sourcepool' ? tally(burst.answers.map((a) => a.cache)) : '–'
+  const problems: string[] = []
+  if (same !== BURST) problems.push(`${BURST - same} answers with other bytes`)
+  if (burst.answers.some((a) => a.status !== 200)) problems.push(`statuses ${statuses}`)
+  if (via === 'sourcepool' && calls !== 1) problems.push(`${calls} upstream calls`)
+  if (via === 'sourcepool' && burst.answers.filter((a) => a.cache === 'MISS').length !== 1) problems.push(`cache ${cache}`)
+  const leaderMs = burst.answers.find((a) => a.cache === 'MISS')?.ms
+  return {
+    burst,
+    calls,
+    others,
+    ...(cpuMs === undefined ? {} : { cpuMs }),
+    same,
+    statuses,
+    cache,
+    p50: percentile(times, 0.5),
+    p99: percentile(times, 0.99),
+    max: times[times.length - 1] as number,
+    ...(leaderMs === undefined ? {} : { leaderMs }),
+    problems
+  }
+}
+
+/** One burst, not counted, so the service's first measured burst does not pay for compiling its path. */
+export async function warmUpBurst (service: string, pool: number): Promise<void> {
+  process.stderr.write(`bench: cache: a warm-up burst of ${BURST} identical GETs, not counted\n`)
+  await runBurst(service, `/api/pools/${pool}/proxy/slow/quote?warm-up=${Date.now()}`, `/api/pools/${pool}/proxy${PATH}`, async () => {})
+}
+
 /** Part 2: BURST identical requests for a fresh key, ROUNDS times, through the proxy and straight to the upstream. */
-async function measureCoalescing ({ url: service, pid, profile }: CacheService, pool: number, upstream: string): Promise<void> {
+async function measureCoalescing (service: CacheService, pool: number, upstream: string): Promise<void> {
   const target = DELAY_MS + 20
   const rows: string[] = []
   const misses: string[] = []
-  process.stderr.write(`bench: cache: a warm-up burst of ${BURST} identical GETs, not counted\n`)
-  await runBurst(service, `/api/pools/${pool}/proxy/slow/quote?warm-up=${Date.now()}`, `/api/pools/${pool}/proxy${PATH}`, async () => {})
+  await warmUpBurst(service.url, pool)
   for (let round = 1; round <= ROUNDS; round++) {
     const stamp = `${round}-${Date.now()}`
     for (const via of ['sourcepool', 'upstream directly'] as const) {
-      const path = `/slow/quote?round=${stamp}&via=${via === 'sourcepool' ? 'cache' : 'direct'}`
       process.stderr.write(`bench: cache: round ${round}, ${BURST} identical GETs at once, ${via}\n`)
-      const before = await upstreamCounts(upstream)
-      // The CPU time of the server answering the burst (the service, or the upstream itself), its connections already open.
-      const server = via === 'sourcepool' ? [pid] : listeners(upstream)
-      let cpuBefore = 0
-      const ready = async () => {
-        if (via === 'sourcepool') await profile(`cache-burst-${round}`)
-        cpuBefore = server.reduce((sum, id) => sum + cpuSeconds(id), 0)
-      }
-      const burst = via === 'sourcepool'
-        ? await runBurst(service, `/api/pools/${pool}/proxy${path}`, `/api/pools/${pool}/proxy${PATH}`, ready)
-        : await runBurst(upstream, path, PATH, ready)
-      const cpuMs = server.length === 0 ? undefined : (server.reduce((sum, id) => sum + cpuSeconds(id), 0) - cpuBefore) * 1000
-      if (via === 'sourcepool') await profile()
-      const calls = (await upstreamCounts(upstream))[path] ?? 0
-      const others = total(await upstreamCounts(upstream)) - total(before) - calls - (via === 'sourcepool' ? 0 : BURST)
-      const times = burst.answers.map((a) => a.ms).sort((a, b) => a - b)
-      const same = burst.answers.filter((a) => a.sha === BODY_SHA).length
-      const statuses = tally(burst.answers.map((a) => a.status))
-      const cache = via === 'sourcepool' ? tally(burst.answers.map((a) => a.cache)) : '–'
-      const p99 = percentile(times, 0.99)
-      const problems: string[] = []
-      if (same !== BURST) problems.push(`${BURST - same} answers with other bytes`)
-      if (burst.answers.some((a) => a.status !== 200)) problems.push(`statuses ${statuses}`)
+      const r = await burstRound(via, service, pool, upstream, stamp)
       let met = '–'
       if (via === 'sourcepool') {
-        if (calls !== 1) problems.push(`${calls} upstream calls`)
-        if (burst.answers.filter((a) => a.cache === 'MISS').length !== 1) problems.push(`cache ${cache}`)
-        met = problems.length > 0 ? `**not met**: ${problems.join('; ')}` : p99 <= target ? 'met' : `**p99 not met** (+${(p99 - target).toFixed(1)} ms)`
+        met = r.problems.length > 0 ? `**not met**: ${r.problems.join('; ')}` : r.p99 <= target ? 'met' : `**p99 not met** (+${(r.p99 - target).toFixed(1)} ms)`
         if (met !== 'met') misses.push(`round ${round}: ${met}`)
-      } else if (problems.length > 0) met = `invalid: ${problems.join('; ')}`
-      if (others > 0) met += ` (${others} unexpected upstream calls elsewhere)`
-      const leader = burst.answers.find((a) => a.cache === 'MISS')
-      rows.push(`| ${round} | ${via} | ${burst.connected} | ${burst.sendMs.toFixed(1)} | ${cpuMs === undefined ? '–' : Math.round(cpuMs)} | ${calls} | ${cache} | ` +
-        `${leader === undefined ? '–' : leader.ms.toFixed(1)} | ${statuses} | ${same} | ` +
-        `${percentile(times, 0.5).toFixed(1)} | ${p99.toFixed(1)} | ${(times[times.length - 1] as number).toFixed(1)} | ${met} |`)
+      } else if (r.problems.length > 0) met = `invalid: ${r.problems.join('; ')}`
+      if (r.others > 0) met += ` (${r.others} unexpected upstream calls elsewhere)`
+      rows.push(`| ${round} | ${via} | ${r.burst.connected} | ${r.burst.sendMs.toFixed(1)} | ${r.cpuMs === undefined ? '–' : Math.round(r.cpuMs)} | ${r.calls} | ${r.cache} | ` +
+        `${r.leaderMs === undefined ? '–' : r.leaderMs.toFixed(1)} | ${r.statuses} | ${r.same} | ` +
+        `${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.max.toFixed(1)} | ${met} |`)
     }
   }
   console.log(`\nCoalescing: ${BURST} identical GETs sent at once on ${BURST} open connections, a fresh query string each round (after one warm-up burst); the upstream answers after ` +
@@ -518,10 +564,10 @@ async function measureCoalescing ({ url: service, pid, profile }: CacheService, 
 }
 
 /** Starts or ends a CPU profile of the service: `name` starts one, none ends the one running (without BENCH_CACHE_PROFILE, nothing). */
-type Profiler = (name?: string) => Promise<void>
+export type Profiler = (name?: string) => Promise<void>
 
 /** The service under test: where it listens, its process id, and its profiler. */
-interface CacheService extends Running { readonly pid: number, readonly profile: Profiler }
+export interface CacheService extends Running { readonly pid: number, readonly profile: Profiler }
 
 /** BENCH_CACHE_PROFILE: where the service's CPU profiles go ('' for none). */
 const PROFILES = process.env.BENCH_CACHE_PROFILE ?? ''

@@ -17,7 +17,7 @@ import { startScript, startService, type Running } from './processes.js'
 import { refusingUrl } from '../test/upstreams.js'
 
 /** Seconds each pool is loaded before it is measured (the process's JIT warms up, and a refusing pool's members settle into their cooldowns). */
-const WARM_UP_S = Math.min(3, DURATION)
+export const WARM_UP_S = Math.min(3, DURATION)
 
 /** The process's CPU time so far (user + system), in microseconds, from /proc/<pid>/stat. */
 function cpuMicros (pid: number): number {
@@ -27,7 +27,7 @@ function cpuMicros (pid: number): number {
 }
 
 /** A 3-member pool whose members all go to `baseUrl`. */
-async function seedPool (url: string, name: string, baseUrl: string): Promise<number> {
+export async function seedPool (url: string, name: string, baseUrl: string): Promise<number> {
   const pool = (await call('POST', `${url}/api/pools`, { name, category: 'bench' })).pool_id
   for (let m = 0; m < 3; m++) {
     const provider = (await call('POST', `${url}/api/providers`, { name: `${name}-${m}`, base_url: baseUrl })).provider_id

@@ -2,7 +2,9 @@
  * Helper processes of the benchmark: a script run with Node (through tsx) that
  * prints `Server listening at <url>` once it serves, and the service itself (the
  * compiled `dist/main.js`, as `npm start` runs it; through tsx when a probe is
- * imported into it), each optionally pinned to a CPU (see options.ts).
+ * imported into it), each optionally pinned to a CPU (see options.ts). The service
+ * may also run from another checkout (`root`, built there), for an A/B of two commits
+ * in one run, with plain-JavaScript probes preloaded (`preload`) so it stays compiled.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
@@ -25,8 +27,8 @@ export interface Running {
  * Starts `script` (a path from the project root), on the CPU named by `cpu` when
  * given, and resolves with its URL and a stop function.
  */
-export async function startScript (script: string, env: Record<string, string> = {}, cpu?: 'load' | 'server'): Promise<Running> {
-  const node: [string, string[]] = [process.execPath, ['--import', 'tsx', script]]
+export async function startScript (script: string, env: Record<string, string> = {}, cpu?: 'load' | 'server', nodeArgs: readonly string[] = []): Promise<Running> {
+  const node: [string, string[]] = [process.execPath, ['--import', 'tsx', ...nodeArgs, script]]
   const [command, args] = cpu === undefined ? node : pinned(cpu, ...node)
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   const url = await new Promise<string>((resolve, reject) => {
@@ -38,15 +40,23 @@ export async function startScript (script: string, env: Record<string, string> =
       if (match?.[1] !== undefined) resolve(match[1])
     })
   })
-  return { url, stop: async () => { await stopChild(child) } }
+  return { url, pid: child.pid, stop: async () => { await stopChild(child) } }
+}
+
+/** Where the compiled service comes from and what is loaded into it first. */
+export interface ServiceSource {
+  /** The checkout whose `dist/main.js` runs (built there first); this one by default. */
+  readonly root?: string
+  /** Node options before the entry, e.g. `['--import', '/abs/probe.mjs']` (plain JavaScript: no tsx in the service). */
+  readonly preload?: readonly string[]
 }
 
 /**
  * Starts the service (`node dist/main.js`) with `env` on the server's
  * CPU, on a free port, and resolves once `GET /healthz` answers 200.
  */
-export async function startService (env: Record<string, string>, timeoutMs = 30_000): Promise<Running> {
-  const { url, child } = await spawnService([], env, timeoutMs)
+export async function startService (env: Record<string, string>, timeoutMs = 30_000, source: ServiceSource = {}): Promise<Running> {
+  const { url, child } = await spawnService([], env, timeoutMs, source)
   return { url, pid: child.pid, stop: async () => { await stopChild(child) } }
 }
 
@@ -56,15 +66,15 @@ export async function startService (env: Record<string, string>, timeoutMs = 30_
  * 200; its stderr is kept for the errors it may explain.
  */
 export async function spawnService (
-  imports: readonly string[], env: Record<string, string>, timeoutMs: number, { ipc = false } = {}
+  imports: readonly string[], env: Record<string, string>, timeoutMs: number, { ipc = false, root = ROOT, preload = [] }: ServiceSource & { ipc?: boolean } = {}
 ): Promise<{ url: string, child: ChildProcess, stderr: () => string }> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   // The service as production runs it (`npm start`: the compiled dist/main.js); a probe to import needs tsx.
-  const entry = imports.length === 0 ? [built()] : ['--import', 'tsx', ...imports.flatMap((file) => ['--import', file]), 'src/main.ts']
+  const entry = imports.length === 0 ? [...preload, built(root)] : ['--import', 'tsx', ...imports.flatMap((file) => ['--import', file]), 'src/main.ts']
   const [command, args] = pinned('server', process.execPath, entry)
   const child = spawn(command, args, {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ipc ? ['ignore', 'ignore', 'pipe', 'ipc'] : ['ignore', 'ignore', 'pipe']
   })
@@ -82,16 +92,17 @@ export async function spawnService (
   return { url, child, stderr: () => stderr }
 }
 
-let compiled: string | undefined
+const compiled = new Set<string>()
 
-/** dist/main.js, compiled (`npm run build`: incremental) once per bench run. */
-function built (): string {
-  if (compiled === undefined) {
-    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' })
-    if (tsc.status !== 0) throw new Error(`npm run build failed (exit ${String(tsc.status)})`)
-    compiled = 'dist/main.js'
+/** `root`'s dist/main.js (absolute), compiled there (`npm run build`: incremental) once per bench run. */
+function built (root: string): string {
+  if (!compiled.has(root)) {
+    // That checkout's own TypeScript (its node_modules: a copy, or a link to this one's).
+    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' })
+    if (tsc.status !== 0) throw new Error(`npm run build in ${root} failed (exit ${String(tsc.status)})`)
+    compiled.add(root)
   }
-  return compiled
+  return join(root, 'dist/main.js')
 }
 
 /** SIGTERM, then SIGKILL after 10 s; resolves once the child has exited. */

@@ -14,10 +14,10 @@ import { DURATION } from './options.js'
 import { startScript, startService, type Running } from './processes.js'
 import { latencyRow, ratioRow, skippedRow, type RunLog, type TargetRow } from './target-table.js'
 
-const PATH = '/data'
+export const PATH = '/data'
 
 /** Seeds a 3-member pool on the service at `url` and checks that one proxied GET answers the upstream's 1 KiB. */
-async function seedProxyPool (url: string, upstream: string): Promise<number> {
+export async function seedProxyPool (url: string, upstream: string): Promise<number> {
   const pool = (await call('POST', `${url}/api/pools`, { name: 'proxied', category: 'bench' })).pool_id
   for (let m = 0; m < 3; m++) {
     const provider = (await call('POST', `${url}/api/providers`, { name: `upstream-${m}`, base_url: upstream })).provider_id

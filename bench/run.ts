@@ -10,7 +10,9 @@
  * rotate and /next at 2, 50 and 500 members), `rotate-cpu` (rotate-in-process.ts: CPU per rotation
  * at 2 and 500 members in process) and `engine` (engine.ts: CPU per upstream
  * attempt, request() against dispatch), `failure-cost` (failure-cost.ts: CPU per request when every
- * member refuses the connection against the success path). BENCH_ONLY (or `npm run bench -- --only <parts>`)
+ * member refuses the connection against the success path), and issue 35's `dataplane` (dataplane.ts: the
+ * data plane against reply-from, NGINX and a bare route in one table; BENCH_SERVICE_DIR adds another
+ * checkout's build beside this one's). BENCH_ONLY (or `npm run bench -- --only <parts>`)
  * picks parts (comma-separated); BENCH_DURATION sets the seconds of each load (default 10).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -23,6 +25,7 @@ import { fileURLToPath } from 'node:url'
 import { measureCache } from './cache.js'
 import { measureChecks } from './checks.js'
 import { measureChunks } from './chunks.js'
+import { measureDataplane } from './dataplane.js'
 import { measureFailureCost, printFailureCost } from './failure-cost.js'
 import { measureEventLoop } from './event-loop.js'
 import { CONNECTIONS, ONLY, DURATION as SECONDS } from './options.js'
@@ -256,7 +259,8 @@ const SECTIONS: Record<string, (dir: string) => Promise<void>> = {
   'failure-cost': async (dir) => { printFailureCost(await measureFailureCost(dir)) },
   choice: standalone('choice.ts'),
   'rotate-cpu': standalone('rotate-in-process.ts'),
-  engine: standalone('engine.ts')
+  engine: standalone('engine.ts'),
+  dataplane: measureDataplane
 }
 const PARTS = [...TARGET_JOBS, ...Object.keys(SECTIONS)]
 

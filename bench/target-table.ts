@@ -95,6 +95,11 @@ export function printTargets (rows: TargetRow[], log: RunLog): void {
     const p99 = row.ours === undefined ? '–' : latency(row.ours, row.ours.p99)
     console.log(`| ${row.job} | ${rps} | ${p50} | ${p99} | ${row.limit} | ${row.limitRps} | ${row.ratio} | ${row.target} | ${row.met} |`)
   }
+  printRuns(log)
+}
+
+/** Prints every run of `log`, in the order they ran, with its failed requests. */
+export function printRuns (log: RunLog): void {
   console.log('\nThe runs behind it, in the order they ran:\n')
   console.log('| run | connections | req/s | p50 ms | p99 ms | requests | failed |')
   console.log('|---|---:|---:|---:|---:|---:|---:|')
