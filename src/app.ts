@@ -8,9 +8,12 @@ import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerFactory } from 'fastify'
+import lightMyRequest from 'light-my-request'
 import { auditRoutes } from './audit/audit.routes.js'
 import { auth } from './auth/auth.plugin.js'
+import { createFailureLimiter, type FailureLimiter } from './auth/failure-limit.js'
 import { sessionRoutes } from './auth/session.routes.js'
 import { background } from './background.js'
 import type { HealthChecker } from './checks/health-checker.js'
@@ -21,6 +24,7 @@ import { declaredRoutes } from './declared/declared.routes.js'
 import type { DeclaredService } from './declared/declared.service.js'
 import { eventRoutes } from './events/events.routes.js'
 import { healthzRoutes } from './healthz.routes.js'
+import { clientAddress } from './http/client-address.js'
 import { connectionOptions, guardConnections, requestLogFields } from './http/connections.js'
 import { registerCors } from './http/cors.js'
 import { handleError } from './http/error-handler.js'
@@ -37,6 +41,7 @@ import { memberRoutes } from './pools/member.routes.js'
 import { poolRoutes } from './pools/pool.routes.js'
 import { providerRoutes } from './providers/provider.routes.js'
 import { refusalRoutes } from './providers/refusal.routes.js'
+import { createDataPlane, type DataPlane } from './proxy/data-plane.js'
 import { proxyRoutes } from './proxy/proxy.routes.js'
 import { explainRoutes } from './rotation/explain.routes.js'
 import { outcomeRoutes } from './rotation/outcome.routes.js'
@@ -75,13 +80,35 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Where the port's requests go: the data plane's to the data plane (proxy/entry.ts),
+ * every other to Fastify's router. Set once the services are built; until then
+ * (and the serving port holds requests until then) everything is Fastify's.
+ */
+interface Front {
+  plane: DataPlane | undefined
+  /** Fastify's own request handler (its router), as its serverFactory was given it. */
+  fastify: ((request: IncomingMessage, response: ServerResponse) => void) | undefined
+}
+
+/** The port's request handler: the data plane's requests to it, the others to Fastify. */
+function frontHandler (front: Front) {
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    const plane = front.plane
+    const target = plane?.target(request)
+    if (target === undefined) (front.fastify as NonNullable<Front['fastify']>)(request, response)
+    else (plane as DataPlane).serve(request, response, target)
+  }
+}
+
 /** Builds the service; the caller listens (main.ts) or injects (tests). */
 export async function buildApp (config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const database = deps.database ?? await createDb(config.databaseUrl)
   const now = deps.now ?? (() => new Date())
 
-  const app = createInstance(config, deps.logger ?? { level: config.logLevel }, deps.serverFactory)
-  handleRequests(app, config)
+  const front: Front = { plane: undefined, fastify: undefined }
+  const app = createInstance(config, deps.logger ?? { level: config.logLevel }, front, deps.serverFactory)
+  const { closing } = handleRequests(app, config)
   // Registered before the background jobs' close: it runs after theirs (onClose hooks run last-added first).
   if (deps.database === undefined) app.addHook('onClose', async () => { await database.close() })
 
@@ -90,18 +117,60 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   app.decorate('healthChecks', services.healthChecks)
   app.decorate('declared', services.declared)
 
-  await registerPlugins(app, config, services, now)
-  await registerRoutes(app, config, services, database)
+  const failures = config.authFailureLimit === null ? undefined : createFailureLimiter(config.authFailureLimit, () => now().getTime())
+  front.plane = createDataPlane({
+    proxy: services.proxy,
+    poolIdByName: services.poolNames,
+    tokens: config.authTokens,
+    failures,
+    cors: config.corsOrigins,
+    client: clientAddress(trustProxyOption(config.trustProxy)),
+    metrics: services.metrics,
+    log: app.log,
+    closing
+  })
+  await registerPlugins(app, config, services, failures)
+  await registerRoutes(app, config, services, database, front.plane)
   await app.register(background, { ...services, healthCheckTimer: deps.healthCheckTimer !== false })
   // Fastify closes only a server it listened on; added last, this runs before the background jobs' close.
   if (deps.serverFactory !== undefined) app.addHook('onClose', async () => { await new Promise((resolve) => app.server.close(resolve)) })
   return app
 }
 
+/**
+ * The server Fastify would have made itself (createServer with the connection
+ * limits), made here so that its requests go through the front handler too.
+ */
+function ownServer (config: Config, handler: (request: IncomingMessage, response: ServerResponse) => void) {
+  const options = connectionOptions(config)
+  const server = createServer(options.http, handler)
+  server.keepAliveTimeout = options.keepAliveTimeout ?? server.keepAliveTimeout
+  server.requestTimeout = options.requestTimeout ?? server.requestTimeout
+  return server
+}
+
+/**
+ * `app.inject` through the front handler, as a request on the port goes: the data
+ * plane's requests reach the data plane (tests inject proxied requests).
+ */
+function injectThroughFront (app: FastifyInstance, handler: (request: IncomingMessage, response: ServerResponse) => void): void {
+  const inject = app.inject.bind(app)
+  app.inject = function (options?: unknown, callback?: unknown) {
+    if (options === undefined || callback !== undefined) return Reflect.apply(inject, app, [options, callback])
+    return lightMyRequest((request, response) => {
+      app.ready().then(() => { handler(request, response) }, (error: unknown) => { response.emit('error', error) })
+    }, options as lightMyRequest.InjectOptions)
+  } as FastifyInstance['inject']
+}
+
 /** The Fastify instance and its options; every answer it sends carries the request id. */
-function createInstance (config: Config, logger: NonNullable<AppDeps['logger']>, serverFactory?: FastifyServerFactory): FastifyInstance {
+function createInstance (config: Config, logger: NonNullable<AppDeps['logger']>, front: Front, serverFactory?: FastifyServerFactory): FastifyInstance {
+  const handler = frontHandler(front)
   const app = Fastify({
-    ...(serverFactory !== undefined ? { serverFactory } : {}),
+    serverFactory: (fastify, options) => {
+      front.fastify = fastify
+      return serverFactory !== undefined ? serverFactory(handler, options) : ownServer(config, handler)
+    },
     logger: logger === false || logger === true ? logger : { ...logger, serializers: { req: requestLogFields, err: errorLogFields } },
     bodyLimit: config.bodyLimit,
     // Behind a front door: request.ip (failure limit, logs, audit) and request.protocol from X-Forwarded-*.
@@ -121,20 +190,21 @@ function createInstance (config: Config, logger: NonNullable<AppDeps['logger']>,
   }).withTypeProvider<TypeBoxTypeProvider>()
   // The first hook of all, so that every answer Fastify sends has it (connections.ts the others).
   sendRequestIds(app)
+  injectThroughFront(app, handler)
   return app
 }
 
-/** Validation, errors, the JSON body parser and what a connection may cost. */
-function handleRequests (app: FastifyInstance, config: Config): void {
+/** Validation, errors, the JSON body parser and what a connection may cost (`closing`: the app is closing). */
+function handleRequests (app: FastifyInstance, config: Config): { closing: () => boolean } {
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }))
   registerJsonParser(app, config.bodyLimit)
-  guardConnections(app)
+  return guardConnections(app)
 }
 
 /** What every route goes through, in this order: each sees the routes registered after it. */
-async function registerPlugins (app: FastifyInstance, config: Config, { metrics, runtime }: Services, now: () => Date): Promise<void> {
+async function registerPlugins (app: FastifyInstance, config: Config, { metrics, runtime }: Services, failures: FailureLimiter | undefined): Promise<void> {
   // Every operation documented the same way: its operationId and its error answers.
   app.addHook('onRoute', documentRoute)
   await app.register(requestMetrics, { metrics })
@@ -147,7 +217,7 @@ async function registerPlugins (app: FastifyInstance, config: Config, { metrics,
     }
   }
   // First, so it sees (and decides the scope of) every route registered after it.
-  await app.register(auth, { tokens: config.authTokens, publicDocs: config.publicDocs, failureLimit: config.authFailureLimit, now: () => now().getTime() })
+  await app.register(auth, { tokens: config.authTokens, publicDocs: config.publicDocs, failures })
   // Off unless ADMIN_RATE_LIMIT is set: scripted provisioning is what operators do first.
   if (config.adminRateLimit !== null) {
     await app.register(rateLimit, {
@@ -177,7 +247,7 @@ async function registerPlugins (app: FastifyInstance, config: Config, { metrics,
 }
 
 /** The routes, in the order the OpenAPI document lists them. */
-async function registerRoutes (app: FastifyInstance, config: Config, s: Services, database: DbHandle): Promise<void> {
+async function registerRoutes (app: FastifyInstance, config: Config, s: Services, database: DbHandle, dataPlane: DataPlane): Promise<void> {
   await app.register(healthzRoutes, { ping: database.ping, cacheProblem: s.proxy.problem })
   await app.register(sessionRoutes, { tokensRequired: config.authTokens.length > 0 })
   await app.register(uiRoutes)
@@ -188,7 +258,7 @@ async function registerRoutes (app: FastifyInstance, config: Config, s: Services
   await app.register(rotationRoutes, { rotation: s.rotation })
   await app.register(outcomeRoutes, { outcomes: s.outcomes })
   await app.register(explainRoutes, { explain: s.explain })
-  await app.register(proxyRoutes, { proxy: s.proxy, ownCors: config.corsOrigins !== null })
+  await app.register(proxyRoutes, { proxy: s.proxy, dataPlane })
   await app.register(refusalRoutes, { refusals: s.refusals })
   await app.register(chunkRoutes, { chunks: s.chunks, search: s.chunkSearch })
   await app.register(metricsRoutes, { registry: s.metrics.registry })

@@ -23,6 +23,7 @@ import { createRefusalService } from './providers/refusal.service.js'
 import { createCacheStore } from './cache/create-store.js'
 import { joinPurgeRelay } from './cache/purge-relay.js'
 import { createCachedProxy } from './proxy/cached-proxy.js'
+import { createPoolNames } from './proxy/pool-names.js'
 import { createProxyService } from './proxy/proxy.service.js'
 import { createExplainService } from './rotation/explain.service.js'
 import { createOutcomeService } from './rotation/outcome.service.js'
@@ -121,7 +122,8 @@ export function buildServices ({ config, database, now, random, warn }: Services
   if (config.auditMaxAgeDays !== null) housekeeping.push(async () => { await audit.purgeExpired() })
   if (config.historyMaxPerPool !== null || config.historyMaxAgeDays !== null) housekeeping.push(async () => { await historyRetention.prune() })
 
-  return { metrics, audit, providers, refusals, pools, members, activity, rotation, outcomes, explain, runtime, healthChecks, declared, hub, uncached, proxy, chunks, chunkSearch, housekeeping }
+  const poolNames = createPoolNames({ database, runtime })
+  return { metrics, audit, providers, refusals, pools, members, activity, rotation, outcomes, explain, runtime, healthChecks, declared, hub, uncached, proxy, poolNames, chunks, chunkSearch, housekeeping }
 }
 
 export type Services = ReturnType<typeof buildServices>

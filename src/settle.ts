@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { addRouteHook } from './http/route-hooks.js'
-import { PROXY_ROUTE } from './proxy/proxy.routes.js'
+import { NAMED_PROXY_ROUTE, PROXY_ROUTE } from './proxy/proxy.routes.js'
 import type { PoolRuntime } from './runtime/pool-runtime.js'
 
 async function settlePlugin (app: FastifyInstance, { runtime }: { runtime: PoolRuntime }): Promise<void> {
@@ -20,7 +20,7 @@ async function settlePlugin (app: FastifyInstance, { runtime }: { runtime: PoolR
     runtime.settle().then(() => { done() }, done)
   }
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/api/') && route.url !== PROXY_ROUTE) addRouteHook(route, 'preHandler', settle)
+    if (route.url.startsWith('/api/') && route.url !== PROXY_ROUTE && route.url !== NAMED_PROXY_ROUTE) addRouteHook(route, 'preHandler', settle)
   })
 }
 

@@ -89,7 +89,7 @@ const EXPECTED: Record<string, 'open' | 'read' | 'client' | 'admin'> = {
 /** Swagger UI's own routes: documentation, public by default. */
 const isDocs = (key: string) => / \/docs(\/|$)/.test(key)
 /** The proxy answers every method, all of them the data plane. */
-const isProxy = (key: string) => key.endsWith(' /api/pools/:pool_id/proxy/*')
+const isProxy = (key: string) => key.endsWith(' /api/pools/:pool_id/proxy/*') || key.endsWith(' /p/:pool_name/*')
 
 describe('authentication and scopes', () => {
   let t: TestApp

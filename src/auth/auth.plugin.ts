@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { createFailureLimiter, type FailureLimiter } from './failure-limit.js'
+import type { FailureLimiter } from './failure-limit.js'
 import { SCOPE_RANK, findToken, type Scope, type Token } from './tokens.js'
 
 export type RouteScope = 'open' | Scope
@@ -61,18 +61,25 @@ export function requiredScope (method: string, url: string, publicDocs = true): 
   if (url === '/healthz' || isUi(url)) return 'open'
   if (isDocs(url)) return publicDocs ? 'open' : 'read'
   // The proxy is the data plane whatever the method.
-  if (url === '/api/pools/:pool_id/proxy/*') return 'client'
+  if (url === '/api/pools/:pool_id/proxy/*' || url === '/p/:pool_name/*') return 'client'
   if (ADMIN_READS.has(url)) return 'admin'
   if (method === 'GET' || method === 'HEAD') return 'read'
   if (CLIENT_ROUTES.has(`${method} ${url}`)) return 'client'
   return 'admin'
 }
 
-/** A 401, or a 403 naming the scope the route needs as RFC 6750 says (the body stays the contract's). */
-function deny (reply: FastifyReply, status: 401 | 403, scope?: Scope): FastifyReply {
-  if (status === 401) return reply.code(401).header('www-authenticate', 'Bearer').send({ detail: 'Not authenticated' })
-  return reply.code(403).header('www-authenticate', `Bearer error="insufficient_scope", scope="${scope ?? 'admin'}"`).send({ detail: 'Not enough permissions' })
+/** A refusal of a request's credentials: its status, the headers it adds and its `detail`. */
+export interface AuthRefusal {
+  readonly status: 401 | 403 | 429
+  readonly headers: Readonly<Record<string, string>>
+  readonly detail: string
 }
+
+const NOT_AUTHENTICATED: AuthRefusal = { status: 401, headers: { 'www-authenticate': 'Bearer' }, detail: 'Not authenticated' }
+
+/** A 403 naming the scope the route needs as RFC 6750 says (the body stays the contract's). */
+const insufficientScope = (scope: Scope): AuthRefusal =>
+  ({ status: 403, headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` }, detail: 'Not enough permissions' })
 
 /** The secret of a bearer `Authorization` header (the scheme is case-insensitive, RFC 9110), or undefined. */
 function bearerSecret (header: string | undefined): string | undefined {
@@ -82,28 +89,41 @@ function bearerSecret (header: string | undefined): string | undefined {
   return header.slice(space + 1).trim()
 }
 
+/**
+ * The check of a request that needs `scope`, from `address` (request.ip) with its
+ * `Authorization` header: the token it presents, or the refusal (429 while the
+ * address has failed too often, 401, 403). Shared by the routes' hook below and the
+ * data plane (proxy/admit.ts), which runs outside Fastify's lifecycle.
+ */
+export function checkScope (
+  tokens: readonly Token[], scope: Scope, failures: FailureLimiter | undefined, address: string, authorization: string | undefined
+): Token | AuthRefusal {
+  const wait = failures?.retryAfterS(address)
+  if (wait !== undefined) {
+    return { status: 429, headers: { 'retry-after': String(wait) }, detail: `Too many failed authentications from this address; retry in ${wait} s` }
+  }
+  const secret = bearerSecret(authorization)
+  const token = secret === undefined ? undefined : findToken(tokens, secret)
+  if (token === undefined) {
+    failures?.fail(address)
+    return NOT_AUTHENTICATED
+  }
+  return SCOPE_RANK[token.scope] < SCOPE_RANK[scope] ? insufficientScope(scope) : token
+}
+
+/** True for a refusal (rather than the token presented). */
+export const isRefusal = (checked: Token | AuthRefusal): checked is AuthRefusal => 'status' in checked
+
 /** The onRequest check for a route that requires `scope`; sets `request.actor` and `request.callerScope`. */
 function requireScope (tokens: readonly Token[], scope: Scope, failures: FailureLimiter | undefined) {
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    const wait = failures?.retryAfterS(request.ip)
-    if (wait !== undefined) {
-      reply.code(429).header('retry-after', String(wait))
-        .send({ detail: `Too many failed authentications from this address; retry in ${wait} s` })
+    const checked = checkScope(tokens, scope, failures, request.ip, request.headers.authorization)
+    if (isRefusal(checked)) {
+      reply.code(checked.status).headers(checked.headers).send({ detail: checked.detail })
       return
     }
-    const secret = bearerSecret(request.headers.authorization)
-    const token = secret === undefined ? undefined : findToken(tokens, secret)
-    if (token === undefined) {
-      failures?.fail(request.ip)
-      deny(reply, 401)
-      return
-    }
-    request.actor = token.name
-    request.callerScope = token.scope
-    if (SCOPE_RANK[token.scope] < SCOPE_RANK[scope]) {
-      deny(reply, 403, scope)
-      return
-    }
+    request.actor = checked.name
+    request.callerScope = checked.scope
     done()
   }
 }
@@ -113,14 +133,11 @@ export interface AuthOptions {
   tokens: readonly Token[]
   /** `/openapi.json` and `/docs` without a token. */
   publicDocs: boolean
-  /** Failed authentications per minute per address before 429; null: unlimited. */
-  failureLimit: number | null
-  /** The clock the failure windows run on (ms). */
-  now: () => number
+  /** Failed authentications per address counted for 429 (shared with the data plane); undefined: unlimited. */
+  failures: FailureLimiter | undefined
 }
 
-async function authPlugin (app: FastifyInstance, { tokens, publicDocs, failureLimit, now }: AuthOptions): Promise<void> {
-  const failures = failureLimit === null ? undefined : createFailureLimiter(failureLimit, now)
+async function authPlugin (app: FastifyInstance, { tokens, publicDocs, failures }: AuthOptions): Promise<void> {
   const scopes = new Map<string, RouteScope>()
   app.decorate('routeScopes', scopes)
   app.decorateRequest('actor', 'anonymous')

@@ -330,6 +330,30 @@ export interface paths {
         /** Forward a request to a provider of the pool, failing over within the request */
         trace: operations["tracePoolsPoolIdProxy"];
     };
+    "/p/{pool_name}/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Forward a request to a provider of the pool named in the path (as /api/pools/{pool_id}/proxy/…) */
+        get: operations["getPPoolName"];
+        /** Forward a request to a provider of the pool named in the path (as /api/pools/{pool_id}/proxy/…) */
+        put: operations["putPPoolName"];
+        /** Forward a request to a provider of the pool named in the path (as /api/pools/{pool_id}/proxy/…) */
+        post: operations["postPPoolName"];
+        /** Forward a request to a provider of the pool named in the path (as /api/pools/{pool_id}/proxy/…) */
+        delete: operations["deletePPoolName"];
+        /** Forward a request to a provider of the pool named in the path (as /api/pools/{pool_id}/proxy/…) */
+        options: operations["optionsPPoolName"];
+        /** Forward a request to a provider of the pool named in the path (as /api/pools/{pool_id}/proxy/…) */
+        head: operations["headPPoolName"];
+        /** Forward a request to a provider of the pool named in the path (as /api/pools/{pool_id}/proxy/…) */
+        patch: operations["patchPPoolName"];
+        /** Forward a request to a provider of the pool named in the path (as /api/pools/{pool_id}/proxy/…) */
+        trace: operations["tracePPoolName"];
+    };
     "/api/providers/{provider_id}/refusals": {
         parameters: {
             query?: never;
@@ -4517,6 +4541,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request's deadline passed before an answer started */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description The provider's answer: its status, headers and body as it sent them */
             "2XX": {
                 headers: {
@@ -4668,6 +4705,19 @@ export interface operations {
             };
             /** @description No provider is available now; see Retry-After */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request's deadline passed before an answer started */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4841,6 +4891,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request's deadline passed before an answer started */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description The provider's answer: its status, headers and body as it sent them */
             "2XX": {
                 headers: {
@@ -4992,6 +5055,19 @@ export interface operations {
             };
             /** @description No provider is available now; see Retry-After */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request's deadline passed before an answer started */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5165,6 +5241,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request's deadline passed before an answer started */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description The provider's answer: its status, headers and body as it sent them */
             "2XX": {
                 headers: {
@@ -5316,6 +5405,19 @@ export interface operations {
             };
             /** @description No provider is available now; see Retry-After */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request's deadline passed before an answer started */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5489,6 +5591,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request's deadline passed before an answer started */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description The provider's answer: its status, headers and body as it sent them */
             "2XX": {
                 headers: {
@@ -5640,6 +5755,1419 @@ export interface operations {
             };
             /** @description No provider is available now; see Retry-After */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request's deadline passed before an answer started */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getPPoolName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_name: string;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
+                            loc: (string | number)[];
+                            msg: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request's deadline passed before an answer started */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    putPPoolName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_name: string;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
+                            loc: (string | number)[];
+                            msg: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request's deadline passed before an answer started */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postPPoolName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_name: string;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
+                            loc: (string | number)[];
+                            msg: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request's deadline passed before an answer started */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deletePPoolName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_name: string;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
+                            loc: (string | number)[];
+                            msg: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request's deadline passed before an answer started */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    optionsPPoolName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_name: string;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
+                            loc: (string | number)[];
+                            msg: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request's deadline passed before an answer started */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    headPPoolName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_name: string;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
+                            loc: (string | number)[];
+                            msg: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request's deadline passed before an answer started */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchPPoolName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_name: string;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
+                            loc: (string | number)[];
+                            msg: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request's deadline passed before an answer started */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The provider's answer: its status, headers and body as it sent them */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    tracePPoolName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_name: string;
+                /** @description the path (and query) sent on to the provider, under its base URL */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No bearer token, or one that is not configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The token's scope does not allow this operation */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description TRACE and CONNECT are never forwarded (Allow lists the methods that are) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than allowed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @description pydantic 2's error type, e.g. missing, int_parsing, string_too_long, value_error */
+                            type: string;
+                            loc: (string | number)[];
+                            msg: string;
+                            /** @description the value refused (for missing, the object lacking the field); credentials masked, long values cut */
+                            input: unknown;
+                            ctx?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description pydantic's page on the error type */
+                            url?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests (failed authentications, or the admin rate limit); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error of the service */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Every provider tried failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No provider is available now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request's deadline passed before an answer started */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -98,7 +98,7 @@ const lacksHost = (raw: IncomingMessage) => raw.headers.host === undefined && ra
  * no client can hold the shutdown up. Requests that have arrived finish normally.
  * An HTTP/1.1 request without Host is answered 400 here, with its id.
  */
-export function guardConnections (app: FastifyInstance): void {
+export function guardConnections (app: FastifyInstance): { closing: () => boolean } {
   const sockets = new Set<HttpSocket>()
   let closing = false
   app.server.on('connection', (socket: HttpSocket) => {
@@ -133,6 +133,7 @@ export function guardConnections (app: FastifyInstance): void {
     }
     done()
   })
+  return { closing: () => closing }
 }
 
 /** The request as log lines show it: secret-looking query values masked. */

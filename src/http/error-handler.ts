@@ -27,7 +27,7 @@ const CLIENT_ERRORS: Record<string, string> = {
 }
 
 /** Explains an unexpected failure without leaking driver text, SQL or stack traces. */
-function sentenceFor (error: unknown, requestId: string): string {
+export function sentenceFor (error: unknown, requestId: string): string {
   if (isNotAnswering(error)) return `the database is not answering; retry shortly (request id ${requestId})`
   if (isReadOnly(error)) return `the database is read-only and refuses writes (request id ${requestId})`
   return `an unexpected internal error occurred; the server log has details under request id ${requestId}`

@@ -25,7 +25,8 @@ const ERRORS: Record<number, TSchema> = {
   429: errorBody('Too many requests (failed authentications, or the admin rate limit); see Retry-After'),
   500: errorBody('An error of the service'),
   502: errorBody('Every provider tried failed'),
-  503: errorBody('No provider is available now; see Retry-After')
+  503: errorBody('No provider is available now; see Retry-After'),
+  504: errorBody("The request's deadline passed before an answer started")
 }
 
 /**
@@ -65,7 +66,7 @@ export function documentRoute (route: RouteOptions): void {
   if (schema.body !== undefined) codes.push(413, 415, 422)
   if (schema.params !== undefined) codes.push(404, 422)
   if (schema.querystring !== undefined) codes.push(422)
-  if (route.url.includes('/proxy/')) codes.push(404, 405, 413, 502, 503)
+  if (route.url.includes('/proxy/') || route.url.startsWith('/p/')) codes.push(404, 405, 413, 502, 503, 504)
   const response = schema.response ?? {}
   for (const code of codes) {
     if (response[code] === undefined && response[String(code)] === undefined) response[code] = ERRORS[code]

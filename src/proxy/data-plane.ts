@@ -1,0 +1,192 @@
+/**
+ * The data plane: every proxied request (`/api/pools/{id}/proxy/…`, `/p/{name}/…`,
+ * entry.ts) served on the raw `node:http` request and response, outside Fastify's
+ * per-request lifecycle (no request object, reply, hooks, child logger or schema
+ * pass; app.ts hands it these requests before Fastify's router). It keeps what
+ * Fastify's hooks did for the proxy route, in the order they did it:
+ *
+ *   admit (admit.ts: request id, Host, token scope, body) → the pool (by id, or its
+ *   name: pool-names.ts) → cache, coalescing, choice, attempts (cached-proxy.ts over
+ *   proxy.service.ts) → answer (reply.ts)
+ *
+ * with Fastify's request log lines ("incoming request", "request completed", the
+ * request's `reqId` on every line) and its per-route duration histogram. `handle`
+ * is the part after admission: Fastify's own routes for the same URLs call it for
+ * the few requests it keeps (proxy.routes.ts: an absolute-form target, say).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { FastifyBaseLogger } from 'fastify'
+import type { FailureLimiter } from '../auth/failure-limit.js'
+import type { Token } from '../auth/tokens.js'
+import { DomainError } from '../errors.js'
+import type { ClientAddress } from '../http/client-address.js'
+import { sentenceFor } from '../http/error-handler.js'
+import { requestIdGiven, requestIdOf } from '../http/request-id.js'
+import type { Metrics } from '../metrics/metrics.js'
+import { UnsafePathError } from '../rules/upstream-url.js'
+import { authorize, BODY_CUT, lacksHost, PROXY_BODY_LIMIT, readBody, type Refused } from './admit.js'
+import type { CachedProxy } from './cached-proxy.js'
+import { dataPlaneTarget, proxyUrlOf, type DataPlaneTarget } from './entry.js'
+import { ALLOWED_METHODS, MethodNotAllowedError, type AttemptLog } from './forward.js'
+import { sendAnswer, sendDetail, RETRY_BUDGET_HEADER, type CorsOrigins, type ReplyContext } from './reply.js'
+
+export interface DataPlaneDeps {
+  proxy: Pick<CachedProxy, 'forward'>
+  /** The id of the pool named `name`, or undefined. */
+  poolIdByName: (name: string) => Promise<number | undefined>
+  tokens: readonly Token[]
+  failures: FailureLimiter | undefined
+  cors: CorsOrigins | null
+  client: ClientAddress
+  metrics: Pick<Metrics, 'observeRequest'>
+  log: FastifyBaseLogger
+  /** True once the service is closing (every answer then closes its connection). */
+  closing: () => boolean
+}
+
+/** What admission learnt of a request, for the stages after it. */
+export interface Admitted {
+  readonly id: string
+  readonly body: Buffer | undefined
+}
+
+/** Whether `log` writes lines at `level` (pino's own answer; a logger that cannot say, Fastify's silent one, writes none). */
+const levelEnabled = (log: FastifyBaseLogger, level: string): boolean =>
+  typeof (log as { isLevelEnabled?: unknown }).isLevelEnabled === 'function' && (log as unknown as { isLevelEnabled: (l: string) => boolean }).isLevelEnabled(level)
+
+/** An attempt's log line with the request's id, built only when a line is written. */
+class RequestLog implements AttemptLog {
+  constructor (private readonly log: FastifyBaseLogger, private readonly id: string) {}
+  info (fields: object, message: string): void { this.log.info({ reqId: this.id, ...fields }, message) }
+  warn (fields: object, message: string): void { this.log.warn({ reqId: this.id, ...fields }, message) }
+  isLevelEnabled (level: string): boolean { return levelEnabled(this.log, level) }
+}
+
+/** The operation's failure prefix in a 500's detail (as the route's `failure` config said it). */
+const FAILURE = 'Failed to proxy the request'
+
+export function createDataPlane (deps: DataPlaneDeps) {
+  const { proxy, log, metrics, client } = deps
+  const preflights = deps.cors !== null
+
+  const contextOf = (id: string): ReplyContext => ({ id, cors: deps.cors, closing: deps.closing() })
+
+  /** Answers an error thrown while the request was proxied, as the app's error handler did. */
+  function answerError (request: IncomingMessage, response: ServerResponse, context: ReplyContext, error: unknown): void {
+    if (error instanceof UnsafePathError) { sendDetail(request, response, context, 400, { detail: error.message }); return }
+    if (error instanceof MethodNotAllowedError) { sendDetail(request, response, context, 405, { detail: error.message }, { allow: ALLOWED_METHODS }); return }
+    if (error instanceof DomainError) { sendDetail(request, response, context, error.status, { detail: error.message, ...error.extra }); return }
+    log.error({ reqId: context.id, err: error }, 'request failed unexpectedly')
+    sendDetail(request, response, context, 500, { detail: `${FAILURE}: ${sentenceFor(error, context.id)}` })
+  }
+
+  /** The pool's id, or undefined when no pool has that name. */
+  const poolOf = async (target: DataPlaneTarget): Promise<number | undefined> =>
+    target.poolId ?? await deps.poolIdByName(target.name as string)
+
+  /** After admission: the pool, the proxy, the answer. */
+  async function handle (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget, admitted: Admitted): Promise<void> {
+    const { id } = admitted
+    const requestLog = new RequestLog(log, id)
+    // Aborted when the client leaves before its answer starts: ends a wait (max_wait_ms, or
+    // for another request's answer). Made only when something waits: a cache hit never does.
+    let left: AbortController | undefined
+    const onClose = () => { if (!response.headersSent) left?.abort() }
+    let answer
+    let poolId: number | undefined
+    try {
+      poolId = await poolOf(target)
+      if (poolId === undefined) {
+        sendDetail(request, response, contextOf(id), 404, { detail: `Pool '${target.name as string}' not found` })
+        return
+      }
+      answer = await proxy.forward(poolId, {
+        method: request.method as string,
+        url: proxyUrlOf(request.url as string, target, poolId),
+        headers: request.headers,
+        body: admitted.body,
+        peer: request.socket.remoteAddress ?? '',
+        protocol: client.protocol(request),
+        requestId: id,
+        log: requestLog,
+        get signal () {
+          if (left === undefined) {
+            left = new AbortController()
+            if (response.destroyed || request.socket.destroyed) left.abort()
+            else response.once('close', onClose)
+          }
+          return left.signal
+        }
+      })
+    } catch (error) {
+      answerError(request, response, contextOf(id), error)
+      return
+    } finally {
+      if (left !== undefined) response.removeListener('close', onClose)
+    }
+    const context = contextOf(id)
+    const cache = answer.cache === undefined ? undefined : { 'x-sourcepool-cache': answer.cache }
+    switch (answer.kind) {
+      case 'answer':
+        sendAnswer(request, response, context, answer, requestLog)
+        return
+      case 'unavailable':
+        sendDetail(request, response, context, 503, { detail: `No available providers in pool ${poolId}` },
+          answer.retryAfterS === null ? cache : { ...cache, 'retry-after': String(answer.retryAfterS) })
+        return
+      case 'deadline':
+        sendDetail(request, response, context, 504, { detail: `Deadline of ${answer.deadlineMs} ms exceeded for pool ${poolId}`, attempts: answer.attempts }, cache)
+        return
+      case 'failed':
+        sendDetail(request, response, context, 502, { detail: `All providers failed for pool ${poolId}`, attempts: answer.attempts, refusals: answer.refusals },
+          answer.retryBudget === undefined ? cache : { ...cache, [RETRY_BUDGET_HEADER]: answer.retryBudget })
+    }
+  }
+
+  /** A refusal at admission, answered (and a body cut off logged as routine). */
+  function refuse (request: IncomingMessage, response: ServerResponse, id: string, refused: Refused): void {
+    if (refused === BODY_CUT) log.info({ reqId: id, code: 'ECONNRESET' }, 'the connection closed before the request body arrived')
+    const headers = refused.close === true ? { ...refused.headers, connection: 'close' } : refused.headers
+    sendDetail(request, response, contextOf(id), refused.status, { detail: refused.detail }, headers)
+  }
+
+  /** Counts and logs the request once its answer is done (or its connection gone). */
+  function account (request: IncomingMessage, response: ServerResponse, route: string, id: string, started: number, logging: boolean): void {
+    response.once('close', () => {
+      const ms = performance.now() - started
+      metrics.observeRequest(request.method as string, route, response.statusCode, ms / 1000)
+      if (logging) log.info({ reqId: id, res: { statusCode: response.statusCode }, responseTime: ms }, 'request completed')
+    })
+  }
+
+  return {
+    /** The pool `request` addresses when the data plane serves it, else undefined (Fastify's). */
+    target: (request: IncomingMessage): DataPlaneTarget | undefined => dataPlaneTarget(request, preflights),
+
+    /** Serves a request `target` said is the data plane's, from its first byte. */
+    serve (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget): void {
+      const started = performance.now()
+      const id = requestIdOf(request)
+      const logging = levelEnabled(log, 'info')
+      if (logging) log.info({ reqId: id, req: { method: request.method, url: request.url, ip: client.ip(request), socket: request.socket } }, 'incoming request')
+      account(request, response, target.route, id, started, logging)
+      const refused = lacksHost(request) ?? authorize(deps.tokens, deps.failures, deps.tokens.length === 0 ? '' : client.ip(request), request)
+      if (refused !== undefined) { refuse(request, response, id, refused); return }
+      readBody(request, PROXY_BODY_LIMIT, (body, cut) => {
+        if (cut !== undefined) { refuse(request, response, id, cut); return }
+        handle(request, response, target, { id, body }).catch((error: unknown) => {
+          log.error({ reqId: id, err: error }, 'request failed unexpectedly')
+          if (!response.headersSent) sendDetail(request, response, contextOf(id), 500, { detail: `${FAILURE}: ${sentenceFor(error, id)}` })
+          else response.destroy()
+        })
+      })
+    },
+
+    /** The stages after admission, for a request Fastify admitted (its id and parsed body). */
+    handle: async (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget, body: Buffer | undefined): Promise<void> => {
+      await handle(request, response, target, { id: requestIdGiven(request) ?? requestIdOf(request), body })
+    }
+  }
+}
+
+export type DataPlane = ReturnType<typeof createDataPlane>
