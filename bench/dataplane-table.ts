@@ -184,16 +184,17 @@ function cacheRows (peers: Peers, all: Figures[]): Row[] {
 /** The failure rows (items 5 and 6) and the allocation rows (item 7). */
 function costRows (peers: Peers, all: Figures[]): Row[] {
   const rf = peers.replyFromGc
-  const perRequest = (g: GcRun, pick: (g: GcRun) => number) => pick(g) / g.run.run.requests
-  const gcRow = (measure: string, pick: (g: GcRun) => number, show: (n: number) => string): Row => ({
+  /** A row of `perRequest` (a figure per request of a probed run) for each build against reply-from's. */
+  const gcRow = (measure: string, perRequest: (g: GcRun) => number, show: (n: number) => string): Row => ({
     measure,
     peer: 'Fastify + @fastify/reply-from, same probe',
-    peerFigure: rf === undefined ? '–' : show(perRequest(rf, pick)),
+    peerFigure: rf === undefined ? '–' : show(perRequest(rf)),
     target: 'reported (ratio: ours ÷ its)',
     cells: all.map((f) => f.gc === undefined || rf === undefined
       ? missing
-      : cell(show(perRequest(f.gc, pick)), perRequest(f.gc, pick) / perRequest(rf, pick), reported, errorsOf(f.gc.run, rf.run)))
+      : cell(show(perRequest(f.gc)), perRequest(f.gc) / perRequest(rf), reported, errorsOf(f.gc.run, rf.run)))
   })
+  const requests = (g: GcRun) => g.run.run.requests
   return [
     {
       measure: 'a request whose 3 members all refuse the connection: server CPU (ratio: ours ÷ the success path\'s)',
@@ -213,10 +214,10 @@ function costRows (peers: Peers, all: Figures[]): Row[] {
         ? missing
         : { figure: `${f.resets.connects} (${int(f.resets.ms)} ms; ${f.resets.statuses})`, ratio: `allowed ${f.resets.allowed}`, met: verdict(f.resets.connects <= f.resets.allowed) })
     },
-    gcRow('proxy, 10 conn.: bytes allocated on the V8 heap per request', (g) => g.gc.allocatedBytes, (n) => `${(n / 1024).toFixed(1)} KiB`),
-    gcRow('proxy, 10 conn.: GC time on the main thread per request', (g) => g.gc.gcUs, (n) => `${n.toFixed(1)} µs`),
+    gcRow('proxy, 10 conn.: bytes allocated on the V8 heap per request', (g) => g.gc.allocatedBytes / requests(g), (n) => `${(n / 1024).toFixed(1)} KiB`),
+    gcRow('proxy, 10 conn.: GC time on the main thread per request', (g) => g.gc.gcUs / requests(g), (n) => `${n.toFixed(1)} µs`),
     gcRow('proxy, 10 conn.: CPU of the other threads (V8\'s GC and compiler helpers) per request',
-      (g) => ((g.run.cpuUs ?? NaN) - (g.run.mainUs ?? NaN)) * g.run.run.requests, (n) => `${n.toFixed(1)} µs`)
+      (g) => (g.run.cpuUs ?? NaN) - (g.run.mainUs ?? NaN), (n) => `${n.toFixed(1)} µs`)
   ]
 }
 
