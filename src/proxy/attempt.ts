@@ -3,7 +3,8 @@
  * (proxy.service.ts) reads in order: how the upstream call went (classifyAttempt:
  * a success, a provider's failure or refusal, or an error of ours), what the
  * request does next (nextStep: answer, move on to another provider, stop, or
- * throw), what the runtime is told (reportedOutcome, failoverReason), how the
+ * throw; a request that never reached its provider moves on whatever its method),
+ * what the runtime is told (reportedOutcome, failoverReason), how the
  * 502 lists a failed attempt, and what the attempt's log line says
  * (attemptLogFields, with the provider's own request id so both sides' logs can
  * be joined). Kept apart from the loop so each rule is tested on its own
@@ -21,17 +22,29 @@ export interface AnswerStart {
 /**
  * What one attempt's upstream call gave, and the time it took: the start of an
  * answer, or the error the call failed with (`timedOut` when the attempt's
- * deadline had passed).
+ * deadline had passed; `unreached` when the request was never written to a
+ * connection, so the provider saw nothing: upstream-client.ts says when).
  */
 export type SentAttempt<A extends AnswerStart = AnswerStart> =
   | { readonly response: A, readonly latencyMs: number }
-  | { readonly error: unknown, readonly timedOut: boolean, readonly cancelled?: boolean, readonly latencyMs: number }
+  | { readonly error: unknown, readonly timedOut: boolean, readonly cancelled?: boolean, readonly unreached?: boolean, readonly latencyMs: number }
 
 /** Classifies what an attempt's call gave: an answer by its status and headers (classifyStatus), an error by its kind (classifyError). */
 export function classifyAttempt (sent: SentAttempt, pool: ClassifyingPool, now: Date): AttemptResult {
   return 'response' in sent
     ? classifyStatus(sent.response.statusCode, sent.response.headers, pool, now)
-    : classifyError(sent.error, sent.timedOut)
+    : classifyError(sent.error, sent.timedOut, sent.unreached === true)
+}
+
+/**
+ * Whether an attempt failed at the connection, with no answer: the request never
+ * reached the provider (refused, DNS, TLS, connect timeout), or its connection was
+ * reset or closed before any answer. A member cooling down after one gets one
+ * probe at a time, one a second (runtime/probe-gates.ts); a timeout of a request
+ * the provider received is not one.
+ */
+export function failedToConnect (result: AttemptResult, sent: SentAttempt): boolean {
+  return result.kind === 'failure' && !('response' in sent) && (result.reason === 'connect_error' || result.unreached === true)
 }
 
 /**
@@ -42,24 +55,30 @@ export function classifyAttempt (sent: SentAttempt, pool: ClassifyingPool, now: 
 export type AttemptStep = 'answer' | 'move_on' | 'stop' | 'throw'
 
 /**
- * The step after an attempt that went as `result`. A refusal, or our credentials
- * rejected (401/402), means the provider did nothing, so moving on is always safe;
- * another failure may have had an effect, so only a request that may be repeated
+ * The step after an attempt that went as `result`. A refusal, our credentials
+ * rejected (401/402), or a request that never reached the provider (`unreached`: no
+ * connection carried it, NGINX's rule) means the provider did nothing, so moving on
+ * is always safe; another failure (an answer, or a connection lost after the request
+ * was written) may have had an effect, so only a request that may be repeated
  * (mayRetry) moves on.
  */
 export function nextStep (result: AttemptResult, method: string, headers: Record<string, unknown>, retryNonIdempotent: boolean): AttemptStep {
   switch (result.kind) {
     case 'success': return 'answer'
     case 'forbidden': return 'move_on'
-    case 'failure': return result.reason === CREDENTIALS_REJECTED || mayRetry(method, headers, retryNonIdempotent) ? 'move_on' : 'stop'
+    case 'failure': return result.reason === CREDENTIALS_REJECTED || result.unreached === true || mayRetry(method, headers, retryNonIdempotent) ? 'move_on' : 'stop'
     case 'ours': return 'throw'
   }
 }
 
-/** What the runtime's health and counters are told of an attempt; nothing for a refusal or an error of ours. */
+/**
+ * What the runtime's health and counters are told of an attempt; nothing for a
+ * refusal or an error of ours. `connect_failed` is set when it failed at the
+ * connection (failedToConnect).
+ */
 export function reportedOutcome (
   result: AttemptResult, sent: SentAttempt
-): (Outcome & { readonly error: string | null, readonly pause_source: string | null }) | undefined {
+): (Outcome & { readonly error: string | null, readonly pause_source: string | null, readonly connect_failed?: true }) | undefined {
   if (result.kind === 'forbidden' || result.kind === 'ours') return undefined
   const failure = result.kind === 'failure'
   return {
@@ -69,7 +88,8 @@ export function reportedOutcome (
     retry_after_s: failure ? result.retryAfterS ?? null : null,
     pause_s: result.pauseS ?? null,
     pause_source: result.pauseSource ?? null,
-    error: failure ? `proxy: ${result.reason}${result.reason === CREDENTIALS_REJECTED ? ` (HTTP ${result.statusCode ?? '?'})` : ''}` : null
+    error: failure ? `proxy: ${result.reason}${result.reason === CREDENTIALS_REJECTED ? ` (HTTP ${result.statusCode ?? '?'})` : ''}` : null,
+    ...(failedToConnect(result, sent) ? { connect_failed: true as const } : {})
   }
 }
 

@@ -238,12 +238,14 @@ export function hasNoBody (method: string, status: number): boolean {
  * on our credentials that the credential rule (rules/credential-refusal.ts) took for
  * a refusal of that resource alone. A success or a failure may also carry the
  * provider's own pause (`pauseS`: its rate-limit headers said no requests are left),
- * which the member takes without it counting as a failure.
+ * which the member takes without it counting as a failure. A failure marked
+ * `unreached` never reached the provider (no connection carried the request:
+ * refused, DNS, TLS, a connect timeout), so any method may move on after it.
  */
 export type AttemptResult =
   | { kind: 'success', pauseS?: number, pauseSource?: string }
   | { kind: 'forbidden', statusCode: number }
-  | { kind: 'failure', reason: string, statusCode?: number, retryAfterS?: number, pauseS?: number, pauseSource?: string }
+  | { kind: 'failure', reason: string, statusCode?: number, retryAfterS?: number, pauseS?: number, pauseSource?: string, unreached?: true }
   | { kind: 'ours', error: unknown }
 
 /** The failure reason of a 401/402 on our credentials: the provider did nothing, so any request moves on. */
@@ -288,12 +290,15 @@ const OUR_ERRORS = new Set([
 
 /**
  * Classifies an error of the upstream call: ours (see OUR_ERRORS, and programming
- * errors without a code), a timeout, or a connection that failed.
+ * errors without a code), a timeout, or a connection that failed. `unreached` (the
+ * upstream client knows the request was never written to a connection) marks the
+ * failure so: the provider saw nothing.
  */
-export function classifyError (error: unknown, timedOut: boolean): AttemptResult {
+export function classifyError (error: unknown, timedOut: boolean, unreached = false): AttemptResult {
   const code = (error as { code?: unknown } | null)?.code
-  if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'failure', reason: 'timeout' }
+  const never = unreached ? { unreached: true as const } : {}
+  if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'failure', reason: 'timeout', ...never }
   if (typeof code === 'string' && OUR_ERRORS.has(code)) return { kind: 'ours', error }
   if (code === undefined && (error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError)) return { kind: 'ours', error }
-  return { kind: 'failure', reason: 'connect_error' }
+  return { kind: 'failure', reason: 'connect_error', ...never }
 }

@@ -15,8 +15,18 @@
  * connect again at the next attempt; pools with no connection open and nothing
  * under way are let go every IDLE_SWEEP_MS (as an Agent lets them go when their
  * last connection closes), and at once when there are MAX_ORIGINS of them.
+ *
+ * An error also says whether the request never reached the provider (`unreached`),
+ * which lets any method move on (attempt.ts nextStep): undici hands every error
+ * of making a connection (refused, DNS, TLS, its connect timeout) to the connector's
+ * callback, and fails a request with it before writing a byte, while an error met
+ * after a request was written (a reset, `other side closed`) comes from the socket.
+ * So an error the connector saw is unreached whatever its code, and so is an
+ * attempt whose deadline passed while its origin had no connection open (it was
+ * still waiting for one). Codes alone cannot tell: a reset during a TLS handshake
+ * and a reset after the request was written are both ECONNRESET.
  */
-import { errors, Pool, type Dispatcher } from 'undici'
+import { errors, Pool, type buildConnector, type Dispatcher } from 'undici'
 import { storedCredentialValues } from '../rules/secrets.js'
 import { parseBase, providerCredentials, upstreamTarget, type UpstreamBase } from '../rules/upstream-url.js'
 import type { SentAttempt } from './attempt.js'
@@ -104,11 +114,26 @@ export interface SendingMember {
  */
 export type SentUpstream = SentAttempt<Dispatcher.ResponseData> & { readonly secrets: readonly string[] }
 
+/**
+ * `connect`, with each error it hands undici remembered in `failed`: an error of
+ * making a connection, which undici fails the waiting requests with unwritten.
+ */
+function remembering (connect: buildConnector.connector, failed: WeakSet<object>): buildConnector.connector {
+  return (options, callback) => {
+    connect(options, (error, socket) => {
+      if (error !== null && typeof error === 'object') failed.add(error)
+      callback(error, socket as never)
+    })
+  }
+}
+
 /** Builds the client; `close` ends its upstream connections. */
 export function createUpstreamClient () {
+  // Errors of making a connection (the request went nowhere); weakly held, so only a failure pays for one.
+  const connectFailures = new WeakSet<object>()
   // A pool of keep-alive connections per upstream origin, each of which skips an
   // unsolicited 100 Continue (http/interim-answers.ts).
-  const connect = continueSkippingConnector()
+  const connect = remembering(continueSkippingConnector(), connectFailures)
   const pools = new Map<string, Pool>()
   let closed = false
 
@@ -170,12 +195,16 @@ export function createUpstreamClient () {
       const own = member.timeout_ms ?? DEFAULT_TIMEOUT_MS
       const timeoutMs = control?.timeoutMs === undefined ? own : Math.max(1, Math.min(own, control.timeoutMs))
       const deadline = new AttemptDeadline()
-      const timer = setTimeout(() => { deadline.expire() }, timeoutMs)
+      let origin: Pool | undefined
+      // Out of time with no connection to the origin open: the request was still waiting for one.
+      let unconnected = false
+      const timer = setTimeout(() => { unconnected = origin?.stats.connected === 0; deadline.expire() }, timeoutMs)
       control?.onCancel?.(() => { clearTimeout(timer); deadline.expire(true) })
       const started = performance.now()
       let response: Dispatcher.ResponseData
       try {
-        response = await poolOf(target.origin).request({
+        origin = poolOf(target.origin)
+        response = await origin.request({
           origin: target.origin,
           path: target.path,
           method: incoming.method as 'GET',
@@ -194,8 +223,10 @@ export function createUpstreamClient () {
         })
       } catch (error) {
         clearTimeout(timer)
+        const timedOut = deadline.aborted && !deadline.cancelled
+        const unreached = (typeof error === 'object' && error !== null && connectFailures.has(error)) || (timedOut && unconnected)
         return {
-          error, timedOut: deadline.aborted && !deadline.cancelled, cancelled: deadline.cancelled, latencyMs: Math.round(performance.now() - started), secrets: upstream.secrets
+          error, timedOut, cancelled: deadline.cancelled, unreached, latencyMs: Math.round(performance.now() - started), secrets: upstream.secrets
         }
       }
       // The answer has started: from here the body streams at its own pace.
