@@ -4,7 +4,9 @@
  * failover into the history when an attempt failed before it), each outcome folded
  * into the member's health and counters (a cooldown started or a member recovered
  * into the history), refusals learned, and the attempts in flight per member
- * (least_outstanding).
+ * (least_outstanding). A failed connection opens the member's probe gate
+ * (probe-gates.ts); a probe that answers ends a cooldown its failures started, at
+ * once and for every request of this process.
  */
 import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { MAX_RESOURCE_LENGTH } from '../providers/refusal.service.js'
@@ -25,7 +27,7 @@ export interface FailedAttempt {
 interface Deps {
   now: () => Date
   events?: RotationEvents
-  memory: Pick<RuntimeState, 'pools' | 'inFlight' | 'pending'>
+  memory: Pick<RuntimeState, 'pools' | 'inFlight' | 'pending' | 'probes'>
 }
 
 /** A member's health as the fold reads it (rules/health.ts HealthState), and nothing else of it. */
@@ -48,7 +50,7 @@ function refuse (refusals: Map<number, Map<string, string>>, providerId: number,
 
 /** Builds the accounting of one runtime. */
 export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
-  const { pools, inFlight } = memory
+  const { pools, inFlight, probes } = memory
 
   return {
     /** Counts a use of `member`, chosen at `at` (ISO) for an attempt, after `failed` when one failed before it. */
@@ -73,14 +75,27 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
     /**
      * Folds one attempt's outcome into the member's health and counters, in memory;
      * a cooldown started or a member recovered goes into the history. A member
-     * removed meanwhile has nothing to report to.
+     * removed meanwhile has nothing to report to. `connect_failed`: the attempt
+     * failed at the connection (proxy/attempt.ts failedToConnect).
      */
-    report (poolId: number, providerId: number, outcome: Outcome & { readonly error?: string | null, readonly pause_source?: string | null }): void {
+    report (
+      poolId: number, providerId: number,
+      outcome: Outcome & { readonly error?: string | null, readonly pause_source?: string | null, readonly connect_failed?: boolean }
+    ): void {
       const state = pools.get(poolId)
       const member = state?.members.find((m) => m.provider_id === providerId)
       if (state === undefined || member === undefined) return
       const pending = memory.pending()
       const at = now()
+      const connectFailed = outcome.connect_failed === true
+      const delta = memberPendingOf(pending, poolId, member.id)
+      // Kept until written: the flush clears the stored cooldown a probe ended early (runtime.repository.ts writeMemberDelta).
+      let ended = delta.health?.ended_cooldown
+      // A probe that answered: its cooldown ends now (the fold reads the member as probing, so it recovers, into the history).
+      if ((connectFailed || !probes.empty()) && probes.reported(member, connectFailed, outcome.success, at.getTime()) && healthAt(member, at) === 'cooling_down') {
+        ended = member.cooldown_until as string
+        member.cooldown_until = at.toISOString()
+      }
       const before = healthAt(member, at)
       // The health fields alone go through the fold (not the whole member, which its
       // unchanged cases would copy field by field, twice, for every failure).
@@ -89,8 +104,7 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
       const lastError = effect.success ? null : outcome.error ?? (outcome.status_code != null ? `HTTP ${outcome.status_code}` : member.last_error)
       // The fold's state holds the five health fields alone (it was given nothing else).
       Object.assign(member, health, { last_error: lastError })
-      const delta = memberPendingOf(pending, poolId, member.id)
-      delta.health = { ...health, last_error: lastError }
+      delta.health = ended === undefined ? { ...health, last_error: lastError } : { ...health, last_error: lastError, ended_cooldown: ended }
       // The latency folded into the moving average also counts in its minute (activity charts).
       if (outcome.latency_ms != null) foldSample(pending.latencies, member.id, at, outcome.latency_ms)
       if (effect.success) {
@@ -159,6 +173,7 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
 
     /** Ends an attempt `choose` handed out (its answer is complete, or it failed). */
     release (memberId: number): void {
+      probes.released(memberId)
       const count = inFlight.get(memberId)
       if (count === undefined) return
       if (count <= 1) inFlight.delete(memberId)

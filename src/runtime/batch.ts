@@ -135,7 +135,9 @@ export function mergePending (first: PendingView, later: PendingView): Pending {
         m.successes += d.successes
         m.failures += d.failures
         if (d.lastUsed !== null) m.lastUsed = d.lastUsed
-        if (d.health !== null) m.health = d.health
+        // A cooldown a probe ended early stays ended in the later health, unless that names one of its own.
+        const ended = m.health?.ended_cooldown
+        if (d.health !== null) m.health = ended === undefined || d.health.ended_cooldown !== undefined ? d.health : { ...d.health, ended_cooldown: ended }
       }
     }
     for (const [id, d] of batch.pools) {

@@ -4,6 +4,10 @@
  * that have a base URL, do not refuse the path and are not excluded, a metered
  * provider's use taken from the block of its quota leased here (leasing.ts leases the
  * next one on the way, the only database round trip). The use is counted by accounting.ts.
+ * A member cooling down after a failed connection is handed out as its probe gate
+ * allows (probe-gates.ts: one probe at a time, one a second); otherwise the choice
+ * goes on without it, and with no one else it ends as when nothing is eligible, told
+ * when the next probe may go.
  */
 import type { MemberWithName } from '../pools/member.repository.js'
 import type { ChoiceIndex } from '../rules/choice-index.js'
@@ -31,7 +35,7 @@ export type ProxyChoice =
 interface Deps {
   now: () => Date
   random: () => number
-  memory: Pick<RuntimeState, 'inFlight' | 'leases'>
+  memory: Pick<RuntimeState, 'inFlight' | 'leases' | 'probes'>
   /** The pool as kept here (pool-loader.ts). */
   stateOf: (poolId: number) => Promise<PoolState | undefined>
   lease: (providerId: number, block: QuotaBlock) => Promise<void>
@@ -47,12 +51,12 @@ const MAX_LEASE_ROUNDS = 4
  * Builds `choose`: by the pool's strategy among the eligible members that have a base
  * URL, do not refuse `path` (rules/credential-refusal.ts: a 403 its resource, a 401/402
  * the exact path) and are not in `exclude`, with a use of the provider's
- * quota. With `failed`, the choice is a failover and goes into the history. With none
- * eligible, `retryAfterS` tells when the soonest member comes back, and `refusals`
- * which were left out for refusing.
+ * quota, and passed by its probe gate. With `failed`, the choice is a failover and goes
+ * into the history. With none eligible, `retryAfterS` tells when the soonest member
+ * comes back (or may be probed), and `refusals` which were left out for refusing.
  */
 export function createChoosing ({ now, random, memory, stateOf, lease, accounting }: Deps) {
-  const { inFlight, leases } = memory
+  const { inFlight, leases, probes } = memory
   const outstanding = (m: Member): number => inFlight.get(m.id) ?? 0
 
   return async function choose (poolId: number, path: string, exclude: ReadonlySet<number>, failed?: FailedAttempt, key?: string): Promise<ProxyChoice> {
@@ -67,10 +71,12 @@ export function createChoosing ({ now, random, memory, stateOf, lease, accountin
       // Allocated only when needed: most pools have no quota, no refusal and no member without a URL.
       const view = metered ? (m: Member): Member => m.rate_limit_requests === null ? m : { ...m, ...leases.view(m.provider_id, m, at) } : undefined
       const refused = refusalsFor(state, path, iso)
-      const left = metered || unroutable.length > 0 ? new Set(exclude) : exclude as Set<number>
+      let left = metered || unroutable.length > 0 ? new Set(exclude) : exclude as Set<number>
       for (const providerId of unroutable) left.add(providerId)
       const options = { view, outstanding: pool.rotation_strategy === 'least_outstanding' ? outstanding : undefined }
       let block: (QuotaBlock & { providerId: number }) | undefined
+      // The soonest a member held back by its probe gate may be probed, in ms.
+      let heldMs: number | null = null
       while (block === undefined) {
         const plan = planChoice(pool, index, refused, at, left, state.cursor, random, key, options)
         const chosen = plan.chosen?.member
@@ -80,8 +86,17 @@ export function createChoosing ({ now, random, memory, stateOf, lease, accountin
           const refusals = [...refused].filter(([id]) => !exclude.has(id)).sort(([a], [b]) => order(a) - order(b)).map(([id, until]) => ({
             provider_id: id, provider_name: state.members.find((m) => m.provider_id === id)?.provider_name ?? null, resource: refusedKey(state, id, path, iso), expires_at: until
           }))
-          const retryAfterMs = plan.retryAfterMs === null ? null : Math.max(0, plan.retryAfterMs)
+          const planned = plan.retryAfterMs === null ? null : Math.max(0, plan.retryAfterMs)
+          const retryAfterMs = heldMs === null ? planned : Math.min(planned ?? heldMs, heldMs)
           return { kind: 'none', pool, retryAfterS: retryAfterMs === null ? null : Math.max(1, Math.ceil(retryAfterMs / 1000)), retryAfterMs, refusals }
+        }
+        // Cooling down after a failed connection, its probe out or sent less than a second ago: the choice goes on without it.
+        const held = probes.empty() ? undefined : probes.heldFor(chosen, at.getTime())
+        if (held !== undefined) {
+          if (left === exclude) left = new Set(exclude)
+          left.add(chosen.provider_id)
+          heldMs = heldMs === null ? held : Math.min(heldMs, held)
+          continue
         }
         if (chosen.rate_limit_requests !== null && !leases.take(chosen.provider_id, chosen, at)) {
           const want = round < MAX_LEASE_ROUNDS ? leases.want(chosen.provider_id, chosen, at) : undefined
@@ -94,6 +109,7 @@ export function createChoosing ({ now, random, memory, stateOf, lease, accountin
         }
         state.cursor = plan.state
         const member = index.member(chosen.id) as Member
+        if (!probes.empty()) probes.claim(member, at.getTime())
         // Its outcome may start a cooldown in place (accounting.report): the index asks each member it looks at, live.
         accounting.chosen(poolId, member, iso, plan.degraded, failed)
         return { kind: 'chosen', pool, member, degraded: plan.degraded }

@@ -99,20 +99,21 @@ function withPending (poolId: number, members: Member[], at: string, unwritten: 
  * Health this process saw and has not written down, merged into a member read from
  * the database by the rule the flush writes it with (writeMemberDelta): a cooldown
  * seen here stands unless the stored one ends later; a cooldown seen ending here is
- * cleared only when the stored one has ended too — one started since by another
- * process or a health check stays.
+ * cleared only when the stored one has ended too, or is the one a probe here ended
+ * early — one started since by another process or a health check stays.
  */
 function mergeHealth (member: Member, health: HealthWrite, at: string): void {
   member.consecutive_failures = health.consecutive_failures
   member.cooldown_trips = health.cooldown_trips
   member.latency_ms = health.latency_ms
   member.last_error = health.last_error
+  const endedHere = member.cooldown_until !== null && member.cooldown_until === health.ended_cooldown
   if (health.cooldown_until !== null) {
-    if (member.cooldown_until === null || member.cooldown_until < health.cooldown_until) {
+    if (member.cooldown_until === null || member.cooldown_until < health.cooldown_until || endedHere) {
       member.cooldown_until = health.cooldown_until
       member.cooldown_reason = health.cooldown_reason
     }
-  } else if (member.cooldown_until !== null && member.cooldown_until <= at) {
+  } else if (member.cooldown_until !== null && (member.cooldown_until <= at || endedHere)) {
     member.cooldown_until = null
     member.cooldown_reason = null
   }

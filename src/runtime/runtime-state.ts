@@ -1,14 +1,16 @@
 /**
  * The runtime's state, in this process's memory and in one place: the pools it keeps
  * (read by pool-loader.ts), what proxied traffic did and has not written down yet
- * (batch.ts), the batch a flush is writing, the quota leases, and the attempts in
- * flight per member. A flush drains it into an immutable FlushBatch and hands back
+ * (batch.ts), the batch a flush is writing, the quota leases, the attempts in
+ * flight per member, and the probe gates of members that failed to connect
+ * (probe-gates.ts). A flush drains it into an immutable FlushBatch and hands back
  * what the flusher read (a FlushResult) to apply, or the batch when it could not be
  * written; news of a change made elsewhere marks the pools it concerns stale.
  */
 import type { MemberWithName } from '../pools/member.repository.js'
 import type { RotationState } from '../rules/strategies.js'
 import { emptyPending, isEmptyPending, mergePending, type FlushBatch, type FlushResult, type Pending, type PendingView } from './batch.js'
+import { createProbeGates } from './probe-gates.js'
 import { createQuotaLeases } from './quota-leases.js'
 import type { RuntimePoolRow } from './runtime.repository.js'
 
@@ -34,6 +36,8 @@ export function createRuntimeState () {
   /** member id → proxied attempts chosen and not yet released (least_outstanding). */
   const inFlight = new Map<number, number>()
   const leases = createQuotaLeases()
+  /** One probe at a time, one a second, to a member cooling down after a failed connection. */
+  const probes = createProbeGates()
   let pending = emptyPending()
   /** The batch a flush is writing now, if any. */
   let writing: FlushBatch | undefined
@@ -42,6 +46,7 @@ export function createRuntimeState () {
     pools,
     inFlight,
     leases,
+    probes,
     /** What proxied traffic adds to now (a flush starts a new one). */
     pending: (): Pending => pending,
     /** What the database may not have yet: the batch being written, then what is pending. */

@@ -46,6 +46,8 @@ export interface HealthWrite {
   readonly cooldown_reason: string | null
   readonly latency_ms: number | null
   readonly last_error: string | null
+  /** A cooldown this process ended before its time (a probe answered: probe-gates.ts), as it was stored: cleared while it is still the one stored. */
+  readonly ended_cooldown?: string
 }
 
 /** What one member's proxied traffic adds up to since the last flush. */
@@ -62,11 +64,13 @@ export interface MemberDelta {
  * Adds a member's counters and merges its health: counters add up across
  * processes; a cooldown this process started stands unless the stored one ends
  * later; a cooldown this process saw end is cleared only when the stored one has
- * ended too (another process may have started a newer one). False when the member
- * is gone (removed meanwhile): nothing was written.
+ * ended too (another process may have started a newer one), or is the very one a
+ * probe here ended early (`ended_cooldown`). False when the member is gone (removed
+ * meanwhile): nothing was written.
  */
 export function * writeMemberDelta (db: Db, delta: MemberDelta, at: string): Work<boolean> {
   const { health } = delta
+  const ended = health?.ended_cooldown
   return (yield * first(db.updateTable('pool_members').set((eb) => ({
     use_count: eb('use_count', '+', delta.uses),
     success_count: eb('success_count', '+', delta.successes),
@@ -84,13 +88,15 @@ export function * writeMemberDelta (db: Db, delta: MemberDelta, at: string): Wor
           ...(health.cooldown_until !== null
             ? {
                 cooldown_until: eb.case().when('cooldown_until', 'is', null).then(health.cooldown_until)
-                  .when('cooldown_until', '<', health.cooldown_until).then(health.cooldown_until).else(eb.ref('cooldown_until')).end(),
+                  .when('cooldown_until', '<', health.cooldown_until).then(health.cooldown_until)
+                  .when('cooldown_until', '=', ended ?? null).then(health.cooldown_until).else(eb.ref('cooldown_until')).end(),
                 cooldown_reason: eb.case().when('cooldown_until', 'is', null).then(health.cooldown_reason)
-                  .when('cooldown_until', '<', health.cooldown_until).then(health.cooldown_reason).else(eb.ref('cooldown_reason')).end()
+                  .when('cooldown_until', '<', health.cooldown_until).then(health.cooldown_reason)
+                  .when('cooldown_until', '=', ended ?? null).then(health.cooldown_reason).else(eb.ref('cooldown_reason')).end()
               }
             : {
-                cooldown_until: eb.case().when('cooldown_until', '<=', at).then(null).else(eb.ref('cooldown_until')).end(),
-                cooldown_reason: eb.case().when('cooldown_until', '<=', at).then(null).else(eb.ref('cooldown_reason')).end()
+                cooldown_until: eb.case().when('cooldown_until', '<=', at).then(null).when('cooldown_until', '=', ended ?? null).then(null).else(eb.ref('cooldown_until')).end(),
+                cooldown_reason: eb.case().when('cooldown_until', '<=', at).then(null).when('cooldown_until', '=', ended ?? null).then(null).else(eb.ref('cooldown_reason')).end()
               })
         })
   })).where('id', '=', delta.memberId).returning('id'))) !== undefined
