@@ -47,6 +47,7 @@ import { explainRoutes } from './rotation/explain.routes.js'
 import { outcomeRoutes } from './rotation/outcome.routes.js'
 import { rotationRoutes } from './rotation/rotation.routes.js'
 import type { PoolRuntime } from './runtime/pool-runtime.js'
+import type { ServingPort } from './serving-port.js'
 import { buildServices, type Services } from './services.js'
 import { settleBeforeReading } from './settle.js'
 import { uiRoutes } from './ui/ui.routes.js'
@@ -67,6 +68,8 @@ export interface AppDeps {
    * shutdown, waiting for its connections, before the background jobs stop.
    */
   serverFactory?: FastifyServerFactory
+  /** PROXY_PORT's listener, bound by the caller (main.ts): it serves the data plane alone; closed with the app. */
+  dataPlanePort?: Pick<ServingPort, 'serverFactory'>
 }
 
 declare module 'fastify' {
@@ -129,6 +132,11 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     log: app.log,
     closing
   })
+  if (deps.dataPlanePort !== undefined) {
+    const plane = front.plane
+    const server = deps.dataPlanePort.serverFactory((request, response) => { plane.servePort(request, response) }, {})
+    app.addHook('onClose', async () => { await new Promise((resolve) => server.close(resolve)) })
+  }
   await registerPlugins(app, config, services, failures)
   await registerRoutes(app, config, services, database, front.plane)
   await app.register(background, { ...services, healthCheckTimer: deps.healthCheckTimer !== false })

@@ -12,6 +12,10 @@ import { parseTokens, type Token } from './auth/tokens.js'
 export interface Config {
   readonly host: string
   readonly port: number
+  /** PROXY_PORT: a second listener serving only the data plane (proxied requests), or null (one port). */
+  readonly proxyPort: number | null
+  /** PROXY_HOST: the address of that listener (default HOST). */
+  readonly proxyHost: string
   readonly logLevel: string
   readonly databaseUrl: string
   /** Largest accepted request body, in bytes. */
@@ -92,6 +96,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`PORT: '${portText}' is not a port number (0-65535)`)
   }
 
+  const { proxyPort, proxyHost } = readProxyListener(env, host, port)
+
   const logLevel = env.LOG_LEVEL?.trim().toLowerCase() || 'info'
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL: '${logLevel}' is not one of ${LOG_LEVELS.join(', ')}`)
@@ -104,6 +110,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const allowUnauthenticated = readBoolean(env, 'ALLOW_UNAUTHENTICATED')
   if (authTokens.length === 0 && !allowUnauthenticated && !isLoopback(host)) {
     throw new ConfigError(`HOST: refusing to serve ${host} without authentication; set AUTH_TOKENS (or AUTH_TOKENS_FILE), or ALLOW_UNAUTHENTICATED=true`)
+  }
+  if (proxyPort !== null && authTokens.length === 0 && !allowUnauthenticated && !isLoopback(proxyHost)) {
+    throw new ConfigError(`PROXY_HOST: refusing to serve ${proxyHost} without authentication; set AUTH_TOKENS (or AUTH_TOKENS_FILE), or ALLOW_UNAUTHENTICATED=true`)
   }
 
   const adminRateLimit = readOptionalInteger(env, 'ADMIN_RATE_LIMIT', null, 1, 1_000_000)
@@ -142,6 +151,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     host,
     port,
+    proxyPort,
+    proxyHost,
     logLevel,
     databaseUrl,
     bodyLimit: 1024 * 1024,
@@ -185,6 +196,21 @@ function readWorkers (env: NodeJS.ProcessEnv): number {
   const value = Number(text)
   if (!/^\d+$/.test(text) || value < 1 || value > MAX_WORKERS) throw new ConfigError(`WORKERS: '${text}' is not a whole number from 1 to ${MAX_WORKERS}, or auto`)
   return value
+}
+
+/** PROXY_PORT and PROXY_HOST: unset, no second listener; never the main port's own address. */
+function readProxyListener (env: NodeJS.ProcessEnv, host: string, port: number): { proxyPort: number | null, proxyHost: string } {
+  const proxyHost = env.PROXY_HOST?.trim() || host
+  if (!isIP(proxyHost) && !/^[a-zA-Z0-9.-]{1,253}$/.test(proxyHost)) throw new ConfigError(`PROXY_HOST: '${proxyHost}' is not an IP address or host name`)
+  const text = env.PROXY_PORT?.trim() ?? ''
+  if (text === '') {
+    if (env.PROXY_HOST?.trim()) throw new ConfigError('PROXY_HOST: set PROXY_PORT too (PROXY_HOST is the address of the PROXY_PORT listener)')
+    return { proxyPort: null, proxyHost }
+  }
+  const proxyPort = Number(text)
+  if (!/^\d+$/.test(text) || proxyPort < 0 || proxyPort > 65535) throw new ConfigError(`PROXY_PORT: '${text}' is not a port number (0-65535)`)
+  if (proxyPort !== 0 && proxyPort === port && proxyHost === host) throw new ConfigError(`PROXY_PORT: ${proxyPort} is PORT itself; the data plane is served there already (unset PROXY_PORT, or pick another)`)
+  return { proxyPort, proxyHost }
 }
 
 function isLoopback (host: string): boolean {

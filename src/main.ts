@@ -66,20 +66,32 @@ async function serve (config: Config): Promise<void> {
   const declared = file === null ? undefined : await readConfigFile(file)
   const { servingPort } = await import('./serving-port.js')
   const port = servingPort(config)
+  // PROXY_PORT: the data plane alone, on an address of its own (the admin API stays on PORT).
+  const proxyPort = config.proxyPort === null
+    ? undefined
+    : servingPort(config, { listener: { host: config.proxyHost, port: config.proxyPort, hostSetting: 'PROXY_HOST', portSetting: 'PROXY_PORT' } })
   const loading = import('./app.js')
   loading.catch(() => {}) // awaited below; a failure to load is reported there
   if (start === 'after-first') await untilFirstReady()
-  if (start !== 'restart') await port.listen()
+  if (start !== 'restart') {
+    await port.listen()
+    await proxyPort?.listen()
+  }
   const { buildApp } = await loading
-  const app = await buildApp(config, { serverFactory: port.serverFactory })
+  const app = await buildApp(config, { serverFactory: port.serverFactory, dataPlanePort: proxyPort })
   if (declared !== undefined) await applyConfigFile(app, declared, config.configFile)
   closeOnSignals(app, config)
   await app.ready()
-  if (start === 'restart') await port.listen()
+  if (start === 'restart') {
+    await port.listen()
+    await proxyPort?.listen()
+  }
   if (start !== null) await untilAllReady(start)
   // A worker closes the connections that reached it while it started (once answered): they reconnect to whichever worker is dealt them.
   port.serve({ dropIdle: start !== null })
+  proxyPort?.serve({ dropIdle: start !== null })
   app.log.info(`Server listening at ${port.url()}`)
+  if (proxyPort !== undefined) app.log.info(`Data plane (PROXY_PORT) listening at ${proxyPort.url()}`)
 }
 
 async function applyConfigFile (app: FastifyInstance, declared: Desired, file: string | null): Promise<void> {

@@ -69,15 +69,25 @@ function refuseUpgrade (request: IncomingMessage, socket: Duplex): void {
 /** `host:port` as a person would type it (an IPv6 address in brackets). */
 const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`
 
+/** Which address a port binds, and the settings that name it. */
+export interface Listener {
+  readonly host: string
+  readonly port: number
+  readonly hostSetting: 'HOST' | 'PROXY_HOST'
+  readonly portSetting: 'PORT' | 'PROXY_PORT'
+}
+
 /** The one line for a failed bind, naming what to change. */
-export function describeListenError (error: Error & { code?: string }, host: string, port: number): string {
+export function describeListenError (
+  error: Error & { code?: string }, host: string, port: number, { hostSetting, portSetting }: Pick<Listener, 'hostSetting' | 'portSetting'> = { hostSetting: 'HOST', portSetting: 'PORT' }
+): string {
   const where = hostPort(host, port)
   switch (error.code) {
-    case 'EADDRINUSE': return `${where} is already in use; set PORT (or HOST) to another`
-    case 'EACCES': return `${where}: permission denied (ports below 1024 need privileges); set PORT (or HOST) to another`
-    case 'EADDRNOTAVAIL': return `${host} is not an address of this machine; set HOST to another`
+    case 'EADDRINUSE': return `${where} is already in use; set ${portSetting} (or ${hostSetting}) to another`
+    case 'EACCES': return `${where}: permission denied (ports below 1024 need privileges); set ${portSetting} (or ${hostSetting}) to another`
+    case 'EADDRNOTAVAIL': return `${host} is not an address of this machine; set ${hostSetting} to another`
     case 'ENOTFOUND':
-    case 'EAI_AGAIN': return `HOST '${host}' does not resolve to an address; set HOST to another`
+    case 'EAI_AGAIN': return `${hostSetting} '${host}' does not resolve to an address; set ${hostSetting} to another`
     default: return `cannot listen on ${where}: ${error.message}`
   }
 }
@@ -87,7 +97,9 @@ export function describeListenError (error: Error & { code?: string }, host: str
  * Until `serve`, its requests wait and its upgrades are refused, whatever listeners
  * the service has added to it meanwhile (the WebSocket plugin's upgrades).
  */
-export function servingPort (config: Config, { holdMs = HOLD_MS } = {}): ServingPort {
+export function servingPort (
+  config: Config, { holdMs = HOLD_MS, listener = { host: config.host, port: config.port, hostSetting: 'HOST', portSetting: 'PORT' } }: { holdMs?: number, listener?: Listener } = {}
+): ServingPort {
   const options = connectionOptions(config)
   const server: Server = createServer(options.http)
   server.keepAliveTimeout = options.keepAliveTimeout ?? server.keepAliveTimeout
@@ -121,9 +133,9 @@ export function servingPort (config: Config, { holdMs = HOLD_MS } = {}): Serving
   return {
     listen: async () => {
       await new Promise<void>((resolve, reject) => {
-        const failed = (error: Error & { code?: string }) => { reject(new Error(describeListenError(error, config.host, config.port))) }
+        const failed = (error: Error & { code?: string }) => { reject(new Error(describeListenError(error, listener.host, listener.port, listener))) }
         server.once('error', failed)
-        server.listen({ host: config.host, port: config.port }, () => {
+        server.listen({ host: listener.host, port: listener.port }, () => {
           server.off('error', failed)
           resolve()
         })

@@ -20,10 +20,10 @@ export const EXPOSED_HEADERS = [
 ]
 
 /** Every method a route of the service answers (the proxy's included). */
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
 /** How long a browser may reuse a preflight's answer, in seconds. */
-const PREFLIGHT_MAX_AGE_S = 600
+export const PREFLIGHT_MAX_AGE_S = 600
 
 /** Whether `request` is a CORS preflight (rather than an `OPTIONS` meant for its route). */
 const isPreflight = (request: FastifyRequest) =>

@@ -28,7 +28,7 @@ import { authorize, BODY_CUT, lacksHost, PROXY_BODY_LIMIT, readBody, type Refuse
 import type { CachedProxy } from './cached-proxy.js'
 import { dataPlaneTarget, proxyUrlOf, type DataPlaneTarget } from './entry.js'
 import { ALLOWED_METHODS, MethodNotAllowedError, type AttemptLog } from './forward.js'
-import { sendAnswer, sendDetail, RETRY_BUDGET_HEADER, type CorsOrigins, type ReplyContext } from './reply.js'
+import { isPreflight, sendAnswer, sendDetail, sendPreflight, RETRY_BUDGET_HEADER, type CorsOrigins, type ReplyContext } from './reply.js'
 
 export interface DataPlaneDeps {
   proxy: Pick<CachedProxy, 'forward'>
@@ -159,27 +159,42 @@ export function createDataPlane (deps: DataPlaneDeps) {
     })
   }
 
+  /** Serves a request `target` said is the data plane's, from its first byte. */
+  function serve (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget): void {
+    const started = performance.now()
+    const id = requestIdOf(request)
+    const logging = levelEnabled(log, 'info')
+    if (logging) log.info({ reqId: id, req: { method: request.method, url: request.url, ip: client.ip(request), socket: request.socket } }, 'incoming request')
+    account(request, response, target.route, id, started, logging)
+    const refused = lacksHost(request) ?? authorize(deps.tokens, deps.failures, deps.tokens.length === 0 ? '' : client.ip(request), request)
+    if (refused !== undefined) { refuse(request, response, id, refused); return }
+    readBody(request, PROXY_BODY_LIMIT, (body, cut) => {
+      if (cut !== undefined) { refuse(request, response, id, cut); return }
+      handle(request, response, target, { id, body }).catch((error: unknown) => {
+        log.error({ reqId: id, err: error }, 'request failed unexpectedly')
+        if (!response.headersSent) sendDetail(request, response, contextOf(id), 500, { detail: `${FAILURE}: ${sentenceFor(error, id)}` })
+        else response.destroy()
+      })
+    })
+  }
+
   return {
     /** The pool `request` addresses when the data plane serves it, else undefined (Fastify's). */
     target: (request: IncomingMessage): DataPlaneTarget | undefined => dataPlaneTarget(request, preflights),
 
-    /** Serves a request `target` said is the data plane's, from its first byte. */
-    serve (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget): void {
-      const started = performance.now()
+    serve,
+
+    /**
+     * The PROXY_PORT listener's handler: the data plane alone. Anything else is 404
+     * (the admin API is not served there), a CORS preflight is answered here.
+     */
+    servePort (request: IncomingMessage, response: ServerResponse): void {
+      const target = dataPlaneTarget(request, false)
+      if (target !== undefined && !(deps.cors !== null && isPreflight(request))) { serve(request, response, target); return }
       const id = requestIdOf(request)
-      const logging = levelEnabled(log, 'info')
-      if (logging) log.info({ reqId: id, req: { method: request.method, url: request.url, ip: client.ip(request), socket: request.socket } }, 'incoming request')
-      account(request, response, target.route, id, started, logging)
-      const refused = lacksHost(request) ?? authorize(deps.tokens, deps.failures, deps.tokens.length === 0 ? '' : client.ip(request), request)
-      if (refused !== undefined) { refuse(request, response, id, refused); return }
-      readBody(request, PROXY_BODY_LIMIT, (body, cut) => {
-        if (cut !== undefined) { refuse(request, response, id, cut); return }
-        handle(request, response, target, { id, body }).catch((error: unknown) => {
-          log.error({ reqId: id, err: error }, 'request failed unexpectedly')
-          if (!response.headersSent) sendDetail(request, response, contextOf(id), 500, { detail: `${FAILURE}: ${sentenceFor(error, id)}` })
-          else response.destroy()
-        })
-      })
+      account(request, response, target?.route ?? 'unmatched', id, performance.now(), false)
+      if (target === undefined) sendDetail(request, response, contextOf(id), 404, { detail: 'Not Found' })
+      else sendPreflight(request, response, { ...contextOf(id), cors: deps.cors as CorsOrigins })
     },
 
     /** The stages after admission, for a request Fastify admitted (its id and parsed body). */

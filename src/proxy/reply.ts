@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { pipeline, type Readable } from 'node:stream'
-import { EXPOSED_HEADERS } from '../http/cors.js'
+import { EXPOSED_HEADERS, METHODS, PREFLIGHT_MAX_AGE_S } from '../http/cors.js'
 import { REQUEST_ID_HEADER } from '../http/request-id.js'
 import type { ServedAnswer } from './cached-proxy.js'
 
@@ -65,6 +65,26 @@ function baseHeaders (request: IncomingMessage, context: ReplyContext): Record<s
   return headers
 }
 
+/** True for a CORS preflight (OPTIONS with Origin and Access-Control-Request-Method), rather than an OPTIONS for the provider. */
+export const isPreflight = (request: IncomingMessage): boolean =>
+  request.method === 'OPTIONS' && request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined
+
+/**
+ * Answers a CORS preflight as @fastify/cors does on the main port (PROXY_PORT has no
+ * Fastify): 204, the allowed methods, the request headers asked for, the max age.
+ */
+export function sendPreflight (request: IncomingMessage, response: ServerResponse, context: ReplyContext & { cors: CorsOrigins }): void {
+  const headers = baseHeaders(request, context)
+  headers.vary = 'Origin, Access-Control-Request-Headers'
+  headers['access-control-allow-methods'] = METHODS.join(', ')
+  const asked = request.headers['access-control-request-headers']
+  if (asked !== undefined) headers['access-control-allow-headers'] = asked
+  headers['access-control-max-age'] = String(PREFLIGHT_MAX_AGE_S)
+  headers['content-length'] = '0'
+  response.writeHead(204, headers)
+  response.end()
+}
+
 /** Answers `status` with `{"detail": …, ...extra}` and `headers`. */
 export function sendDetail (
   request: IncomingMessage, response: ServerResponse, context: ReplyContext, status: number, body: object, headers?: Readonly<Record<string, string>>
@@ -83,13 +103,14 @@ export function sendAnswer (
   request: IncomingMessage, response: ServerResponse, context: ReplyContext, answer: Extract<ServedAnswer, { kind: 'answer' }>, log: StreamLog
 ): void {
   const headers = baseHeaders(request, context)
+  // Before the provider's headers, where Fastify's reply had it (clients and docs read them in this order).
+  if (answer.cache !== undefined) headers['x-sourcepool-cache'] = answer.cache
   const own = answer.headers
   for (const name in own) headers[name] = own[name] as string | string[]
   // The provider's Vary replaces the CORS one: it must keep saying Origin.
   if (context.cors !== null && own.vary !== undefined) headers.vary = varyWithOrigin(own.vary)
   headers['x-sourcepool-provider'] = headerSafe(answer.provider ?? '')
   headers['x-sourcepool-attempts'] = String(answer.attempts)
-  if (answer.cache !== undefined) headers['x-sourcepool-cache'] = answer.cache
   if (answer.age !== undefined) headers.age = String(answer.age)
   if (answer.retryBudget !== undefined) headers[RETRY_BUDGET_HEADER] = answer.retryBudget
   // Ours, whatever the provider sent (downstreamHeaders moved its own to x-upstream-request-id).
