@@ -109,11 +109,11 @@ for (const dialect of dialects) {
       const poolId = await poolNamed('switching')
       const get = async () => await t.request({ method: 'GET', url: '/p/switching/s' })
       const failed: string[] = []
-      let running = true
+      const state = { running: true }
       let served = 0
       // Four clients asking all along, while the settings change under them.
       const load = Promise.all([1, 2, 3, 4].map(async () => {
-        while (running) {
+        while (state.running) {
           const answer = await get()
           served++
           if (answer.status !== 200) failed.push(JSON.stringify(answer.body))
@@ -128,7 +128,7 @@ for (const dialect of dialects) {
         if (ttl === 0) assert.deepEqual([a.headers['x-sourcepool-cache'], b.headers['x-sourcepool-cache']], [undefined, undefined])
         else assert.equal(b.headers['x-sourcepool-cache'], 'HIT')
       }
-      running = false
+      state.running = false
       await load
       assert.deepEqual(failed, [])
       assert.ok(served > 8, `served ${served}`)
