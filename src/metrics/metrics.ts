@@ -37,6 +37,9 @@ export const NO_RETRY_EVENTS: RetryEvents = { retried: () => {}, budgetExhausted
 export const NO_CHECK_EVENTS: CheckEvents = { checked: () => {} }
 
 /** Builds the registry; `membersByHealth` is asked at each scrape. */
+/** Labelled request-duration children kept for reuse (methods × routes × statuses seen; bounded). */
+const MAX_OBSERVED = 4096
+
 export function createMetrics (membersByHealth: () => Promise<Record<string, number>>) {
   const registry = new Registry()
   const registers = [registry]
@@ -82,6 +85,7 @@ export function createMetrics (membersByHealth: () => Promise<Record<string, num
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers
   })
+  const observed = new Map<string, { observe: (value: number) => void }>()
   const durations = new Histogram({
     name: 'sourcepool_http_request_duration_seconds',
     help: 'HTTP request durations',
@@ -167,7 +171,14 @@ export function createMetrics (membersByHealth: () => Promise<Record<string, num
     cacheEvents,
     retryEvents,
     observeRequest: (method: string, route: string, statusCode: number, seconds: number) => {
-      durations.observe({ method, route, status_code: String(statusCode) }, seconds)
+      // One labelled child per method, route and status, kept: no labels object per request.
+      const key = `${method} ${statusCode} ${route}`
+      let child = observed.get(key)
+      if (child === undefined) {
+        child = durations.labels({ method, route, status_code: String(statusCode) })
+        if (observed.size < MAX_OBSERVED) observed.set(key, child)
+      }
+      child.observe(seconds)
     }
   }
 }

@@ -227,7 +227,7 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
   ): Promise<Led> {
     // Sent with the flight's signal, not the leader's client's: others may be waiting for it.
     // On the pool's own deadline: the answer is shared, and one client's shorter deadline is its own.
-    const asked = { ...incoming, method: 'GET', signal, headers: withoutDeadline(incoming.headers) }
+    const asked = { ...incoming, method: 'GET', signal, gone: undefined, headers: withoutDeadline(incoming.headers) }
     const purged = purges.get(poolId) ?? 0
     const answer = await proxy.forward(poolId, asked)
     if (answer.kind !== 'answer') return { shared: { kind: 'failed', answer }, own: { ...answer, cache: label } }

@@ -109,6 +109,7 @@ export function createDataPlane (deps: DataPlaneDeps) {
         protocol: client.protocol(request),
         requestId: id,
         log: requestLog,
+        gone: () => left?.signal.aborted === true || (!response.headersSent && (response.destroyed || request.socket.destroyed)),
         get signal () {
           if (left === undefined) {
             left = new AbortController()

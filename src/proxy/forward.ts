@@ -34,6 +34,8 @@ export interface ProxyRequest {
   log: AttemptLog
   /** Aborts when the client leaves before its answer starts (ends a wait for a member). */
   signal?: AbortSignal
+  /** True once the client has left (a check that, unlike reading `signal`, makes nothing). */
+  gone?: () => boolean
 }
 
 /** What the proxy logs an attempt with. */

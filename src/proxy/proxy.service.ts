@@ -95,7 +95,7 @@ const isCredentialsRejected = (result: AttemptResult): boolean => result.kind ==
 const logsAttempts = (incoming: ProxyRequest): boolean => incoming.log.isLevelEnabled?.('info') !== false
 
 /** True once the client has left (its signal aborted). */
-const left = (incoming: ProxyRequest): boolean => incoming.signal?.aborted === true
+const left = (incoming: ProxyRequest): boolean => incoming.gone !== undefined ? incoming.gone() : incoming.signal?.aborted === true
 
 /** Resolves after `ms`, or at once when `signal` aborts (the client left). */
 async function pause (ms: number, signal: AbortSignal | undefined): Promise<void> {

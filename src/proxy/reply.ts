@@ -10,7 +10,7 @@
  * provider's own `Access-Control-*` never reaches here (forward.ts drops them).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { pipeline, type Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { EXPOSED_HEADERS, METHODS, PREFLIGHT_MAX_AGE_S } from '../http/cors.js'
 import { REQUEST_ID_HEADER } from '../http/request-id.js'
 import type { ServedAnswer } from './cached-proxy.js'
@@ -137,15 +137,24 @@ export function sendAnswer (
 /** The error undici gives a response body destroyed because the client went away. */
 const ABORTED_BY_US = 'UND_ERR_ABORTED'
 
-/** Streams `body` to the client; a client that leaves is routine (info), a body that fails is a warning. */
+/**
+ * Streams `body` to the client (pipe: no pipeline, whose per-call AbortController
+ * costs a DOMException at every end); a client that leaves first is routine (info),
+ * and the provider's body is let go; a body that fails is a warning and cuts the answer.
+ */
 function stream (body: Readable, response: ServerResponse, log: StreamLog): void {
-  pipeline(body, response, (error) => {
-    if (error === undefined || error === null) return
-    const code = (error as { code?: string }).code
-    if (response.destroyed && (code === ABORTED_BY_US || code === 'ERR_STREAM_PREMATURE_CLOSE')) {
-      log.info({ res: { statusCode: response.statusCode } }, 'client closed the connection during a streamed answer')
-    } else {
-      log.warn({ err: error }, 'response terminated with an error with headers already sent')
-    }
+  let failed = false
+  const onError = (error: Error & { code?: string }) => {
+    failed = true
+    if (response.destroyed && error.code === ABORTED_BY_US) return
+    log.warn({ err: error }, 'response terminated with an error with headers already sent')
+    response.destroy()
+  }
+  body.on('error', onError)
+  response.once('close', () => {
+    if (failed || body.readableEnded) return
+    log.info({ res: { statusCode: response.statusCode } }, 'client closed the connection during a streamed answer')
+    body.destroy()
   })
+  body.pipe(response)
 }
