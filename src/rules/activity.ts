@@ -17,8 +17,17 @@ export const ACTIVITY_RETENTION_MS = 25 * 60 * MINUTE_MS
 /** The start of the minute `at` (an ISO timestamp or a Date) falls in, as stored: `2026-11-23T22:41:00.000Z`. */
 export function minuteOf (at: string | Date): string {
   const ms = typeof at === 'string' ? Date.parse(at) : at.getTime()
-  return new Date(Math.floor(ms / MINUTE_MS) * MINUTE_MS).toISOString()
+  const start = Math.floor(ms / MINUTE_MS) * MINUTE_MS
+  // Every proxied attempt asks, nearly always for the same minute: its text is made once.
+  if (start !== lastMinute.start) {
+    lastMinute.start = start
+    lastMinute.text = new Date(start).toISOString()
+  }
+  return lastMinute.text
 }
+
+/** The minute `minuteOf` answered last (a pure function's memo: same input, same text). */
+const lastMinute = { start: NaN, text: '' }
 
 /** `minutes` whole minutes ending with the one `now` is in, oldest first. */
 export interface ActivityWindow {
