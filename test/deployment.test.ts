@@ -4,7 +4,8 @@
  * proxy); on, the failed-authentication limit, the audit trail and the
  * X-Forwarded-For sent upstream by the proxy all see the real client. Then NGINX
  * for real, running deploy/nginx-sourcepool.conf in front of two real instances
- * on one PostgreSQL database. And the deployment files checked by their linters:
+ * on one PostgreSQL database, and deploy/nginx-sourcepool-data-plane.conf in front
+ * of the same instances' PROXY_PORT. And the deployment files checked by their linters:
  * the Dockerfile (dockerfile-utils), compose.yaml (dclint, the compose-spec schema
  * and its rules), the systemd unit (systemd-analyze verify).
  */
@@ -174,27 +175,31 @@ async function call (from: string, method: string, url: string, headers: Record<
 }
 
 /**
- * deploy/nginx-sourcepool.conf as it is, but for where it listens and the two
- * instances it balances; each line replaced must be there exactly once, so a
- * change to the example cannot leave this test running something else.
+ * An NGINX example of deploy/ (`file`) as it is, but for where it listens and the
+ * two instances it balances (`sourcepool-1:<instancePort>` and `sourcepool-2:…`
+ * there); each line replaced must be there exactly once, so a change to the
+ * example cannot leave this test running something else.
  */
-function frontDoorConfig (port: number, instances: [string, string]): string {
-  let text = read('deploy/nginx-sourcepool.conf')
+function frontDoorConfig (port: number, instances: [string, string], file = 'deploy/nginx-sourcepool.conf', instancePort = 8000): string {
+  let text = read(file)
   const replace = (pattern: RegExp, by: string) => {
-    assert.equal(text.match(new RegExp(pattern, 'gm'))?.length, 1, `deploy/nginx-sourcepool.conf: ${pattern} once`)
+    assert.equal(text.match(new RegExp(pattern, 'gm'))?.length, 1, `${file}: ${pattern} once`)
     text = text.replace(new RegExp(pattern, 'm'), by)
   }
   replace(/^(\s*)listen 80;$/, `$1listen 127.0.0.1:${port};`)
-  replace(/^(\s*)server sourcepool-1:8000( .*)?;$/, `$1server ${instances[0]}$2;`)
-  replace(/^(\s*)server sourcepool-2:8000( .*)?;$/, `$1server ${instances[1]}$2;`)
+  replace(new RegExp(`^(\\s*)server sourcepool-1:${instancePort}( .*)?;$`), `$1server ${instances[0]}$2;`)
+  replace(new RegExp(`^(\\s*)server sourcepool-2:${instancePort}( .*)?;$`), `$1server ${instances[1]}$2;`)
   return text
 }
+
+/** deploy/nginx-sourcepool-data-plane.conf's instances: their PROXY_PORT. */
+const DATA_PLANE_PORT = 8100
 
 /** The loopback addresses test clients connect from; NGINX connects to the instances from 127.0.0.1. */
 const NGINX_ADDRESS = '127.0.0.1'
 const CLIENT = '127.0.0.2'
 
-const FRONT_DOOR = 'behind NGINX: deploy/nginx-sourcepool.conf in front of two instances on one PostgreSQL database'
+const FRONT_DOOR = 'behind NGINX: deploy/nginx-sourcepool.conf (and its data-plane variant) in front of two instances on one PostgreSQL database'
 const frontDoorSkip = nginxSkip() || (postgres.skip === undefined ? false : `${postgres.skip} (two instances need PostgreSQL)`)
 function frontDoorSuite (): void {
   let dir: string
@@ -203,39 +208,51 @@ function frontDoorSuite (): void {
   let nginx: Nginx | undefined
   let front: string
   let instances: [string, string]
+  // deploy/nginx-sourcepool-data-plane.conf, in front of the instances' PROXY_PORT.
+  let dataPlaneNginx: Nginx | undefined
+  let dataPlaneFront: string
+  let dataPlanes: [string, string]
 
-  /** The upstream (host:port) NGINX chose for each request whose access log line matches `request`, in order. */
-  const upstreamsOf = (request: RegExp): string[] => readFileSync(join(dir, 'nginx', 'logs', 'access.log'), 'utf8')
+  /** The upstream (host:port) NGINX (`which`: its directory) chose for each request whose access log line matches `request`, in order. */
+  const upstreamsOf = (request: RegExp, which = 'nginx'): string[] => readFileSync(join(dir, which, 'logs', 'access.log'), 'utf8')
     .split('\n').filter((line) => request.test(line)).map((line) => line.split(' ')[0] ?? '')
   /** The instances of the first `count` requests matching `request`: NGINX logs a request after it has answered it, so wait (at most 5 s) for its line. */
-  const loggedUpstreams = async (request: RegExp, count: number): Promise<string[]> => {
+  const loggedUpstreams = async (request: RegExp, count: number, which = 'nginx'): Promise<string[]> => {
     const deadline = Date.now() + 5000
-    let found = upstreamsOf(request)
+    let found = upstreamsOf(request, which)
     while (found.length < count && Date.now() < deadline) {
       await sleep(20)
-      found = upstreamsOf(request)
+      found = upstreamsOf(request, which)
     }
     return found
   }
+  /** NGINX's `http` block for the example `config`, its access log under `which`. */
+  const nginxHttp = (which: string, config: string): string => `
+  log_format upstreams '$upstream_addr $remote_addr "$request" $status';
+  access_log ${join(dir, which, 'logs', 'access.log')} upstreams;
+${config}`
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sourcepool-deploy-'))
     database = await createPostgresSchema()
     const env = { DATABASE_URL: database.url, AUTH_TOKENS: TOKENS, AUTH_FAILURE_LIMIT: '3', TRUST_PROXY: NGINX_ADDRESS }
+    const proxyPorts = [await freePort(), await freePort()]
     // One after the other, so the second finds the schema migrated.
-    servers.push(await startServer(env))
-    servers.push(await startServer(env))
+    for (const proxyPort of proxyPorts) servers.push(await startServer({ ...env, PROXY_PORT: String(proxyPort) }))
     instances = servers.map((server) => new URL(server.url).host) as [string, string]
+    dataPlanes = proxyPorts.map((proxyPort) => `127.0.0.1:${proxyPort}`) as [string, string]
     const port = await freePort()
     front = `http://127.0.0.1:${port}`
-    nginx = await startNginx(join(dir, 'nginx'), `
-  log_format upstreams '$upstream_addr $remote_addr "$request" $status';
-  access_log ${join(dir, 'nginx', 'logs', 'access.log')} upstreams;
-${frontDoorConfig(port, instances)}`, port)
+    nginx = await startNginx(join(dir, 'nginx'), nginxHttp('nginx', frontDoorConfig(port, instances)), port)
+    const dataPlanePort = await freePort()
+    dataPlaneFront = `http://127.0.0.1:${dataPlanePort}`
+    dataPlaneNginx = await startNginx(join(dir, 'nginx-data-plane'),
+      nginxHttp('nginx-data-plane', frontDoorConfig(dataPlanePort, dataPlanes, 'deploy/nginx-sourcepool-data-plane.conf', DATA_PLANE_PORT)), dataPlanePort)
   })
 
   after(async () => {
     await nginx?.stop()
+    await dataPlaneNginx?.stop()
     for (const server of servers.splice(0)) await server.stop()
     await database?.drop()
     rmSync(dir, { recursive: true, force: true })
@@ -302,6 +319,42 @@ ${frontDoorConfig(port, instances)}`, port)
       }
     } finally {
       stream.close()
+    }
+  })
+
+  it('forwards only the data plane through the data-plane variant, to PROXY_PORT: a pool by id and by name on both instances; the rest 404 without reaching them', async () => {
+    const up = await upstream(json(200, { ok: true }))
+    try {
+      const admin = servers[0] as ServerProcess
+      const provider = await call(NGINX_ADDRESS, 'POST', `${admin.url}/api/providers`, bearer(ADMIN), { name: 'door-plane-p', base_url: up.url })
+      const pool = await call(NGINX_ADDRESS, 'POST', `${admin.url}/api/pools`, bearer(ADMIN), { name: 'door plane', category: 'rpc' })
+      const member = await call(NGINX_ADDRESS, 'POST', `${admin.url}/api/pools/${pool.body.pool_id}/members`, bearer(ADMIN), { provider_id: provider.body.provider_id })
+      assert.deepEqual([provider.status, pool.status, member.status], [200, 200, 200])
+      for (const path of ['/p/door%20plane/q', `/api/pools/${pool.body.pool_id}/proxy/q`]) {
+        for (let i = 0; i < 4; i++) {
+          const answer = await call(CLIENT, 'GET', `${dataPlaneFront}${path}?i=${i}`, bearer(ADMIN))
+          assert.equal(answer.status, 200, `${path}: ${JSON.stringify(answer.body)}`)
+          assert.equal(answer.headers['x-sourcepool-provider'], 'door-plane-p')
+          assert.deepEqual(answer.body, { ok: true })
+        }
+      }
+      const served = await loggedUpstreams(/ "GET \/(p|api\/pools\/\d+)\/[^ ]*\?i=\d HTTP/, 8, 'nginx-data-plane')
+      assert.equal(served.length, 8)
+      assert.deepEqual(new Set(served), new Set(dataPlanes), 'both instances\' PROXY_PORT served')
+      assert.equal(up.seen.length, 8)
+      const refused = ['/api/pools', `/api/pools/${pool.body.pool_id}`, '/api/events', '/healthz', '/metrics', '/ui', '/docs']
+      for (const path of refused) {
+        const answer = await call(CLIENT, 'GET', `${dataPlaneFront}${path}`, bearer(ADMIN))
+        assert.equal(answer.status, 404, path)
+        assert.deepEqual(answer.body, { detail: 'Not Found' }, path)
+      }
+      // NGINX answered those itself: no upstream in their log lines.
+      const unforwarded = await loggedUpstreams(/ "GET \/(api\/pools(\/\d+)?|api\/events|healthz|metrics|ui|docs) HTTP/, refused.length, 'nginx-data-plane')
+      assert.deepEqual(unforwarded, refused.map(() => '-'))
+      // And PROXY_PORT itself refuses them, should a location be written too wide.
+      assert.equal((await call(NGINX_ADDRESS, 'GET', `http://${dataPlanes[0]}/api/pools`, bearer(ADMIN))).status, 404)
+    } finally {
+      await up.close()
     }
   })
 }
