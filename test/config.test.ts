@@ -30,6 +30,8 @@ describe('loadConfig', () => {
     assert.deepEqual({ ...config }, {
       host: '0.0.0.0',
       port: 9001,
+      proxyPort: null,
+      proxyHost: '0.0.0.0',
       logLevel: 'warn',
       databaseUrl: 'postgres://u@db:5432/x',
       bodyLimit: 1048576,
