@@ -25,7 +25,7 @@ import type { DeclaredService } from './declared/declared.service.js'
 import { eventRoutes } from './events/events.routes.js'
 import { healthzRoutes } from './healthz.routes.js'
 import { clientAddress } from './http/client-address.js'
-import { connectionOptions, guardConnections, requestLogFields } from './http/connections.js'
+import { connectionOptions, guardConnections, requestLogFields, type ConnectionGuard } from './http/connections.js'
 import { registerCors } from './http/cors.js'
 import { handleError } from './http/error-handler.js'
 import { errorLogFields } from './http/redact.js'
@@ -111,7 +111,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
 
   const front: Front = { plane: undefined, fastify: undefined }
   const app = createInstance(config, deps.logger ?? { level: config.logLevel }, front, deps.serverFactory)
-  const { closing } = handleRequests(app, config)
+  const connections = handleRequests(app, config)
   // Registered before the background jobs' close: it runs after theirs (onClose hooks run last-added first).
   if (deps.database === undefined) app.addHook('onClose', async () => { await database.close() })
 
@@ -130,11 +130,12 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     client: clientAddress(trustProxyOption(config.trustProxy)),
     metrics: services.metrics,
     log: app.log,
-    closing
+    closing: connections.closing
   })
   if (deps.dataPlanePort !== undefined) {
     const plane = front.plane
     const server = deps.dataPlanePort.serverFactory((request, response) => { plane.servePort(request, response) }, {})
+    connections.guard(server, config)
     app.addHook('onClose', async () => { await new Promise((resolve) => server.close(resolve)) })
   }
   await registerPlugins(app, config, services, failures)
@@ -203,7 +204,7 @@ function createInstance (config: Config, logger: NonNullable<AppDeps['logger']>,
 }
 
 /** Validation, errors, the JSON body parser and what a connection may cost (`closing`: the app is closing). */
-function handleRequests (app: FastifyInstance, config: Config): { closing: () => boolean } {
+function handleRequests (app: FastifyInstance, config: Config): ConnectionGuard {
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }))

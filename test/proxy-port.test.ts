@@ -52,6 +52,27 @@ describe('PROXY_PORT', () => {
     assert.equal((await fetch(`${proxyUrl}/api/pools/${poolId}/cache`, { method: 'DELETE' })).status, 404)
   })
 
+  it('answers what Node would answer bare as PORT does: malformed HTTP and an unmet Expect get a {"detail"} body and an id', async () => {
+    const { connect } = await import('node:net')
+    const raw = async (base: string, text: string) => await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(base).port), '127.0.0.1', () => { socket.write(text) })
+      let got = ''
+      socket.on('data', (chunk) => { got += String(chunk) })
+      socket.on('close', () => { resolve(got) })
+      socket.on('error', reject)
+      setTimeout(() => { socket.destroy() }, 2000)
+    })
+    for (const base of [service.url, proxyUrl]) {
+      const malformed = await raw(base, 'GET /p/quotes/x HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n')
+      assert.match(malformed, /^HTTP\/1\.1 400 Bad Request\r\n/, base)
+      assert.match(malformed, /X-Request-Id: [0-9a-f-]{36}/i, base)
+      assert.match(malformed, /\{"detail":"Malformed request"\}$/, base)
+      const expect = await raw(base, 'GET /p/quotes/x HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n')
+      assert.match(expect, /^HTTP\/1\.1 417 /, base)
+      assert.match(expect, /"detail":"Expectation failed: only Expect: 100-continue is supported"/, base)
+    }
+  })
+
   it('answers a CORS preflight as PORT does', async () => {
     const ask = async (base: string) => await fetch(`${base}/p/quotes/x`, {
       method: 'OPTIONS',

@@ -41,7 +41,7 @@ export function clientAddress (option: TrustOption): ClientAddress {
     protocol: (request) => {
       const forwarded = request.headers['x-forwarded-proto']
       const socket = request.socket as IncomingMessage['socket'] & { encrypted?: boolean }
-      if (forwarded !== undefined && trusting && trusted(socket.remoteAddress ?? '', 0)) return lastEntry(forwarded)
+      if (forwarded !== undefined && forwarded.length > 0 && trusting && trusted(socket.remoteAddress ?? '', 0)) return lastEntry(forwarded)
       return socket.encrypted === true ? 'https' : 'http'
     }
   }

@@ -7,7 +7,7 @@
  * shape, an `x-request-id` and a log line carrying that id.
  */
 import { randomUUID } from 'node:crypto'
-import type { IncomingMessage, ServerOptions, ServerResponse } from 'node:http'
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { maskRequestTarget } from './redact.js'
@@ -98,15 +98,17 @@ const lacksHost = (raw: IncomingMessage) => raw.headers.host === undefined && ra
  * no client can hold the shutdown up. Requests that have arrived finish normally.
  * An HTTP/1.1 request without Host is answered 400 here, with its id.
  */
-export function guardConnections (app: FastifyInstance): { closing: () => boolean } {
+export function guardConnections (app: FastifyInstance): ConnectionGuard {
   const sockets = new Set<HttpSocket>()
   let closing = false
-  app.server.on('connection', (socket: HttpSocket) => {
-    sockets.add(socket)
-    socket.once('close', () => sockets.delete(socket))
-  })
-
-  app.server.on('checkExpectation', expectationFailed.bind(app))
+  const track = (server: Server) => {
+    server.on('connection', (socket: HttpSocket) => {
+      sockets.add(socket)
+      socket.once('close', () => sockets.delete(socket))
+    })
+    server.on('checkExpectation', expectationFailed.bind(app))
+  }
+  track(app.server)
 
   app.addHook('onRequest', (request, reply, done) => {
     if (lacksHost(request.raw)) {
@@ -133,7 +135,20 @@ export function guardConnections (app: FastifyInstance): { closing: () => boolea
     }
     done()
   })
-  return { closing: () => closing }
+  return {
+    closing: () => closing,
+    guard: (server, limits) => {
+      track(server)
+      server.on('clientError', clientErrorHandler(limits).bind(app))
+    }
+  }
+}
+
+/** What guardConnections gives the app: whether it is closing, and the same rules for another server of its own. */
+export interface ConnectionGuard {
+  closing: () => boolean
+  /** Puts the rules on a server Fastify does not know (PROXY_PORT's): Node's own answers, a shutdown cutting requests still arriving. */
+  guard: (server: Server, limits: ConnectionLimits) => void
 }
 
 /** The request as log lines show it: secret-looking query values masked. */

@@ -26,8 +26,8 @@ export interface Refused {
 }
 
 const NO_HOST: Refused = { status: 400, detail: 'Malformed request: an HTTP/1.1 request needs a Host header', close: true }
-const TOO_LARGE: Refused = { status: 413, detail: 'Request body is too large' }
-const LENGTH_MISMATCH: Refused = { status: 400, detail: 'Request body length does not match Content-Length' }
+const TOO_LARGE: Refused = { status: 413, detail: 'Request body is too large', close: true }
+const LENGTH_MISMATCH: Refused = { status: 400, detail: 'Request body length does not match Content-Length', close: true }
 /** The client left (or was cut off by the request timeout) while its body arrived. */
 export const BODY_CUT: Refused = { status: 400, detail: 'Malformed request: the connection closed before the body arrived' }
 

@@ -105,6 +105,61 @@ for (const dialect of dialects) {
       assert.deepEqual(JSON.parse((await rawGet(port, '/api/pools/1/proxy')).body), { detail: 'Not Found' })
     })
 
+    it('lets go of the provider at once when the client leaves before the answer starts (its connection is not held)', async () => {
+      let closed: () => void = () => {}
+      const upstreamClosed = new Promise<void>((resolve) => { closed = resolve })
+      const slow = await upstream((_req, res) => {
+        res.on('close', closed)
+        // Headers after the client has gone, then a body nobody reads.
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/octet-stream' })
+          res.write(Buffer.alloc(1 << 20))
+        }, 300)
+      })
+      try {
+        const poolId = await createPool(t, 'leaving')
+        await addMember(t, poolId, await createProvider(t, 'leaving-p', { base_url: slow.url }))
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/p/leaving/big', method: 'GET' })
+        req.on('error', () => {})
+        req.end()
+        setTimeout(() => req.destroy(), 100)
+        let timer: NodeJS.Timeout | undefined
+        const held = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => { reject(new Error("the provider's connection is still held 5 s after the client left")) }, 5000) })
+        try {
+          await Promise.race([upstreamClosed, held])
+        } finally {
+          clearTimeout(timer)
+        }
+      } finally {
+        await slow.close()
+      }
+    })
+
+    it('closes the connection after a 413 (the rest of the body is never read), and counts no request its client left', async () => {
+      await poolNamed('limits')
+      const tooLarge = await new Promise<{ status: number, connection: string | undefined }>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/p/limits/x', method: 'POST', headers: { 'content-length': String(20 * 1024 * 1024) } }, (res) => {
+          res.resume()
+          resolve({ status: res.statusCode ?? 0, connection: res.headers.connection })
+        })
+        req.on('error', reject)
+        req.write(Buffer.alloc(1024))
+      })
+      assert.deepEqual(tooLarge, { status: 413, connection: 'close' })
+      // A cached 204 says no length, fresh or stored.
+      const empty = await upstream((_req, res) => { res.writeHead(204, { 'cache-control': 'max-age=60' }); res.end() })
+      try {
+        const poolId = await createPool(t, 'empty', { cache_ttl_seconds: 60 })
+        await addMember(t, poolId, await createProvider(t, 'empty-p', { base_url: empty.url }))
+        for (const cache of ['MISS', 'HIT']) {
+          const answer = await rawGet(port, '/p/empty/none')
+          assert.deepEqual([answer.status, answer.headers['x-sourcepool-cache'], answer.headers['content-length']], [204, cache, undefined])
+        }
+      } finally {
+        await empty.close()
+      }
+    })
+
     it('rebuilds what a pool does when its settings change: the cache turned on and off under load fails no request', async () => {
       const poolId = await poolNamed('switching')
       const get = async () => await t.request({ method: 'GET', url: '/p/switching/s' })

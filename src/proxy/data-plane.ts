@@ -151,9 +151,17 @@ export function createDataPlane (deps: DataPlaneDeps) {
     sendDetail(request, response, contextOf(id), refused.status, { detail: refused.detail }, headers)
   }
 
-  /** Counts and logs the request once its answer is done (or its connection gone). */
+  /**
+   * Counts and logs the request once its answer is done, as Fastify did: an answer
+   * that never finished (the client left, a stream broke) is neither counted nor
+   * "completed"; one cut while streaming says so.
+   */
   function account (request: IncomingMessage, response: ServerResponse, route: string, id: string, started: number, logging: boolean): void {
     response.once('close', () => {
+      if (!response.writableFinished) {
+        if (logging && response.headersSent) log.info({ reqId: id, res: { statusCode: response.statusCode } }, 'stream closed prematurely')
+        return
+      }
       const ms = performance.now() - started
       metrics.observeRequest(request.method as string, route, response.statusCode, ms / 1000)
       if (logging) log.info({ reqId: id, res: { statusCode: response.statusCode }, responseTime: ms }, 'request completed')

@@ -125,7 +125,8 @@ export function sendAnswer (
     return
   }
   if (Buffer.isBuffer(body)) {
-    headers['content-length'] = String(body.length)
+    // A 204 or 304 has no body, and says no length (RFC 9110 §8.6).
+    if (answer.status !== 204 && answer.status !== 304) headers['content-length'] = String(body.length)
     response.writeHead(answer.status, headers)
     response.end(body)
     return
@@ -143,6 +144,12 @@ const ABORTED_BY_US = 'UND_ERR_ABORTED'
  * and the provider's body is let go; a body that fails is a warning and cuts the answer.
  */
 function stream (body: Readable, response: ServerResponse, log: StreamLog): void {
+  // The client left before its answer started: nothing will read the provider's body, let it go now.
+  if (response.destroyed || response.socket === null || response.socket.destroyed) {
+    log.info({ res: { statusCode: response.statusCode } }, 'client closed the connection during a streamed answer')
+    body.on('error', () => {}).destroy()
+    return
+  }
   let failed = false
   const onError = (error: Error & { code?: string }) => {
     failed = true
