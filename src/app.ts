@@ -122,7 +122,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
 
   const failures = config.authFailureLimit === null ? undefined : createFailureLimiter(config.authFailureLimit, () => now().getTime())
   front.plane = createDataPlane({
-    proxy: services.proxy,
+    pipelines: services.pipelines,
     poolIdByName: services.poolNames,
     tokens: config.authTokens,
     failures,

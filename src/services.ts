@@ -23,6 +23,7 @@ import { createRefusalService } from './providers/refusal.service.js'
 import { createCacheStore } from './cache/create-store.js'
 import { joinPurgeRelay } from './cache/purge-relay.js'
 import { createCachedProxy } from './proxy/cached-proxy.js'
+import { createPipelines } from './proxy/pipeline.js'
 import { createPoolNames } from './proxy/pool-names.js'
 import { createProxyService } from './proxy/proxy.service.js'
 import { createExplainService } from './rotation/explain.service.js'
@@ -123,7 +124,9 @@ export function buildServices ({ config, database, now, random, warn }: Services
   if (config.historyMaxPerPool !== null || config.historyMaxAgeDays !== null) housekeeping.push(async () => { await historyRetention.prune() })
 
   const poolNames = createPoolNames({ database, runtime })
-  return { metrics, audit, providers, refusals, pools, members, activity, rotation, outcomes, explain, runtime, healthChecks, declared, hub, uncached, proxy, poolNames, chunks, chunkSearch, housekeeping }
+  // What the data plane runs: each pool's stages, compiled per change of the pool.
+  const pipelines = createPipelines({ runtime, cache: proxy, attempts: uncached })
+  return { metrics, audit, providers, refusals, pools, members, activity, rotation, outcomes, explain, runtime, healthChecks, declared, hub, uncached, proxy, pipelines, poolNames, chunks, chunkSearch, housekeeping }
 }
 
 export type Services = ReturnType<typeof buildServices>

@@ -351,7 +351,12 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     async forward (poolId: number, incoming: ProxyRequest): Promise<ServedAnswer> {
       const pool = await runtime.pool(poolId)
       // No cache (or no such pool, or a pool switched off: the proxy answers the 404 or 503).
-      if (pool === undefined || pool.cache_ttl_seconds <= 0 || pool.enabled !== 1) return await proxy.forward(poolId, incoming)
+      if (pool === undefined || !cacheOn(pool)) return await proxy.forward(poolId, incoming)
+      return await this.cached(pool, poolId, incoming)
+    },
+
+    /** The cache stage of a pool whose cache is on (`pool`: its row as the runtime keeps it): pipeline.ts calls it directly. */
+    async cached (pool: CachingPool, poolId: number, incoming: ProxyRequest): Promise<ServedAnswer> {
       if ((incoming.method !== 'GET' && incoming.method !== 'HEAD') || asksForItsOwn(incoming.headers)) {
         const answer = await proxy.forward(poolId, incoming)
         count(poolId, 'BYPASS')
@@ -441,6 +446,21 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     /** Ends the upstream connections and the store's. */
     close: async (): Promise<void> => { relay?.close(); await proxy.close(); await store.close() }
   }
+}
+
+/** What the cache stage reads of its pool's row. */
+export interface CachingPool {
+  readonly enabled: number
+  readonly cache_ttl_seconds: number
+  readonly cache_stale_seconds: number
+  readonly deadline_ms: number
+  readonly max_wait_ms: number
+  readonly forward_client_auth: number
+}
+
+/** True when the pool's cache is on: a TTL, and the pool enabled (a pool switched off answers 503 from the proxy). */
+export function cacheOn (pool: Pick<CachingPool, 'enabled' | 'cache_ttl_seconds'>): boolean {
+  return pool.cache_ttl_seconds > 0 && pool.enabled === 1
 }
 
 /** True for an answer that stale-if-error may replace: a failure, or a provider's failing answer back with the retry budget spent. */

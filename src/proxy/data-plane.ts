@@ -6,8 +6,8 @@
  * Fastify's hooks did for the proxy route, in the order they did it:
  *
  *   admit (admit.ts: request id, Host, token scope, body) → the pool (by id, or its
- *   name: pool-names.ts) → cache, coalescing, choice, attempts (cached-proxy.ts over
- *   proxy.service.ts) → answer (reply.ts)
+ *   name: pool-names.ts) → its pipeline (pipeline.ts: the cache, cached-proxy.ts, when
+ *   it has one, then the attempts, forwarding.ts) → answer (reply.ts)
  *
  * with Fastify's request log lines ("incoming request", "request completed", the
  * request's `reqId` on every line) and its per-route duration histogram. `handle`
@@ -25,13 +25,14 @@ import { requestIdGiven, requestIdOf } from '../http/request-id.js'
 import type { Metrics } from '../metrics/metrics.js'
 import { UnsafePathError } from '../rules/upstream-url.js'
 import { authorize, BODY_CUT, lacksHost, PROXY_BODY_LIMIT, readBody, type Refused } from './admit.js'
-import type { CachedProxy } from './cached-proxy.js'
 import { dataPlaneTarget, proxyUrlOf, type DataPlaneTarget } from './entry.js'
+import type { Pipelines } from './pipeline.js'
 import { ALLOWED_METHODS, MethodNotAllowedError, type AttemptLog } from './forward.js'
 import { isPreflight, sendAnswer, sendDetail, sendPreflight, RETRY_BUDGET_HEADER, type CorsOrigins, type ReplyContext } from './reply.js'
 
 export interface DataPlaneDeps {
-  proxy: Pick<CachedProxy, 'forward'>
+  /** Each pool's compiled stages (pipeline.ts). */
+  pipelines: Pick<Pipelines, 'forward'>
   /** The id of the pool named `name`, or undefined. */
   poolIdByName: (name: string) => Promise<number | undefined>
   tokens: readonly Token[]
@@ -66,7 +67,7 @@ class RequestLog implements AttemptLog {
 const FAILURE = 'Failed to proxy the request'
 
 export function createDataPlane (deps: DataPlaneDeps) {
-  const { proxy, log, metrics, client } = deps
+  const { pipelines, log, metrics, client } = deps
   const preflights = deps.cors !== null
 
   const contextOf = (id: string): ReplyContext => ({ id, cors: deps.cors, closing: deps.closing() })
@@ -100,7 +101,7 @@ export function createDataPlane (deps: DataPlaneDeps) {
         sendDetail(request, response, contextOf(id), 404, { detail: `Pool '${target.name as string}' not found` })
         return
       }
-      answer = await proxy.forward(poolId, {
+      answer = await pipelines.forward(poolId, {
         method: request.method as string,
         url: proxyUrlOf(request.url as string, target, poolId),
         headers: request.headers,

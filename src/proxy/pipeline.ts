@@ -1,0 +1,57 @@
+/**
+ * Each pool's pipeline, compiled once per change of the pool (its `change_seq`)
+ * from the stages its settings turn on: with a cache, the cache stage
+ * (cached-proxy.ts: lookup, coalescing, storing) in front of the attempts
+ * (forwarding.ts); without one, the attempts alone, so a request of a pool
+ * without a cache never looks one up. The attempts themselves arm only what the
+ * pool uses (a hedge timer with `hedge_after_ms`, a backoff with
+ * `retry_backoff_ms`). A pool the runtime does not know goes to the attempts,
+ * which answer its 404. Compiled pipelines are dropped with their pool.
+ */
+import type { PoolRuntime } from '../runtime/pool-runtime.js'
+import { cacheOn, type CachedProxy, type CachingPool, type ServedAnswer } from './cached-proxy.js'
+import type { ProxyRequest } from './forward.js'
+import type { ProxyService } from './proxy.service.js'
+
+/** A compiled pipeline: what one request of the pool runs. */
+type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
+
+interface Compiled {
+  readonly changeSeq: number
+  readonly run: Run
+}
+
+interface Deps {
+  runtime: Pick<PoolRuntime, 'pool'>
+  cache: Pick<CachedProxy, 'cached'>
+  attempts: Pick<ProxyService, 'forward'>
+}
+
+/** Builds the pipelines; `forward` runs a request through its pool's. */
+export function createPipelines ({ runtime, cache, attempts }: Deps) {
+  const compiled = new Map<number, Compiled>()
+  const attemptsAlone: Run = async (poolId, incoming) => await attempts.forward(poolId, incoming)
+
+  /** The pool's pipeline for its settings as of `changeSeq`. */
+  function compile (pool: CachingPool & { readonly id: number, readonly change_seq: number }): Compiled {
+    const run: Run = cacheOn(pool) ? async (poolId, incoming) => await cache.cached(pool, poolId, incoming) : attemptsAlone
+    const made = { changeSeq: pool.change_seq, run }
+    compiled.set(pool.id, made)
+    return made
+  }
+
+  return {
+    /** Answers a proxied request through its pool's pipeline (compiled again when the pool changed). */
+    async forward (poolId: number, incoming: ProxyRequest): Promise<ServedAnswer> {
+      const pool = await runtime.pool(poolId)
+      if (pool === undefined) {
+        compiled.delete(poolId)
+        return await attemptsAlone(poolId, incoming)
+      }
+      const known = compiled.get(poolId)
+      return await (known !== undefined && known.changeSeq === pool.change_seq ? known : compile(pool)).run(poolId, incoming)
+    }
+  }
+}
+
+export type Pipelines = ReturnType<typeof createPipelines>
