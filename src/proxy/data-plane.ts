@@ -27,8 +27,9 @@ import { UnsafePathError } from '../rules/upstream-url.js'
 import { authorize, BODY_CUT, lacksHost, PROXY_BODY_LIMIT, readBody, type Refused } from './admit.js'
 import { dataPlaneTarget, proxyUrlOf, type DataPlaneTarget } from './entry.js'
 import type { Pipelines } from './pipeline.js'
+import type { ServedAnswer } from './cached-proxy.js'
 import { ALLOWED_METHODS, MethodNotAllowedError, type AttemptLog } from './forward.js'
-import { isPreflight, sendAnswer, sendDetail, sendPreflight, RETRY_BUDGET_HEADER, type CorsOrigins, type ReplyContext } from './reply.js'
+import { isPreflight, sendAnswer, sendDetail, sendPreflight, RETRY_BUDGET_HEADER, type CorsOrigins, type ReplyContext, type StreamLog } from './reply.js'
 
 export interface DataPlaneDeps {
   /** Each pool's compiled stages (pipeline.ts). */
@@ -66,6 +67,26 @@ class RequestLog implements AttemptLog {
 /** The operation's failure prefix in a 500's detail (as the route's `failure` config said it). */
 const FAILURE = 'Failed to proxy the request'
 
+/** Answers what the pool's pipeline served: the provider's answer, or the `{"detail"}` of a 503, 504 or 502. */
+function sendServed (request: IncomingMessage, response: ServerResponse, context: ReplyContext, poolId: number, answer: ServedAnswer, log: StreamLog): void {
+  const cache = answer.cache === undefined ? undefined : { 'x-sourcepool-cache': answer.cache }
+  switch (answer.kind) {
+    case 'answer':
+      sendAnswer(request, response, context, answer, log)
+      return
+    case 'unavailable':
+      sendDetail(request, response, context, 503, { detail: `No available providers in pool ${poolId}` },
+        answer.retryAfterS === null ? cache : { ...cache, 'retry-after': String(answer.retryAfterS) })
+      return
+    case 'deadline':
+      sendDetail(request, response, context, 504, { detail: `Deadline of ${answer.deadlineMs} ms exceeded for pool ${poolId}`, attempts: answer.attempts }, cache)
+      return
+    case 'failed':
+      sendDetail(request, response, context, 502, { detail: `All providers failed for pool ${poolId}`, attempts: answer.attempts, refusals: answer.refusals },
+        answer.retryBudget === undefined ? cache : { ...cache, [RETRY_BUDGET_HEADER]: answer.retryBudget })
+  }
+}
+
 export function createDataPlane (deps: DataPlaneDeps) {
   const { pipelines, log, metrics, client } = deps
   const preflights = deps.cors !== null
@@ -93,7 +114,7 @@ export function createDataPlane (deps: DataPlaneDeps) {
     // for another request's answer). Made only when something waits: a cache hit never does.
     let left: AbortController | undefined
     const onClose = () => { if (!response.headersSent) left?.abort() }
-    let answer
+    let answer: ServedAnswer
     let poolId: number | undefined
     try {
       poolId = await poolOf(target)
@@ -126,23 +147,7 @@ export function createDataPlane (deps: DataPlaneDeps) {
     } finally {
       if (left !== undefined) response.removeListener('close', onClose)
     }
-    const context = contextOf(id)
-    const cache = answer.cache === undefined ? undefined : { 'x-sourcepool-cache': answer.cache }
-    switch (answer.kind) {
-      case 'answer':
-        sendAnswer(request, response, context, answer, requestLog)
-        return
-      case 'unavailable':
-        sendDetail(request, response, context, 503, { detail: `No available providers in pool ${poolId}` },
-          answer.retryAfterS === null ? cache : { ...cache, 'retry-after': String(answer.retryAfterS) })
-        return
-      case 'deadline':
-        sendDetail(request, response, context, 504, { detail: `Deadline of ${answer.deadlineMs} ms exceeded for pool ${poolId}`, attempts: answer.attempts }, cache)
-        return
-      case 'failed':
-        sendDetail(request, response, context, 502, { detail: `All providers failed for pool ${poolId}`, attempts: answer.attempts, refusals: answer.refusals },
-          answer.retryBudget === undefined ? cache : { ...cache, [RETRY_BUDGET_HEADER]: answer.retryBudget })
-    }
+    sendServed(request, response, contextOf(id), poolId, answer, requestLog)
   }
 
   /** A refusal at admission, answered (and a body cut off logged as routine). */
