@@ -123,7 +123,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   const failures = config.authFailureLimit === null ? undefined : createFailureLimiter(config.authFailureLimit, () => now().getTime())
   front.plane = createDataPlane({
     pipelines: services.pipelines,
-    poolIdByName: services.poolNames,
+    poolNames: services.poolNames,
     tokens: config.authTokens,
     failures,
     cors: config.corsOrigins,

@@ -27,6 +27,8 @@ export interface CacheStore {
   readonly kind: 'memory' | 'redis'
   /** The entry under (poolId, key), or undefined (also when the store cannot be reached: never throws). */
   get (poolId: number, key: string): Promise<CachedAnswer | undefined>
+  /** The entry when the store can tell at once, without I/O (the memory store); absent for Redis. */
+  peek?: (poolId: number, key: string) => CachedAnswer | undefined
   /** Stores the entry until its staleUntil (never throws; a failure is logged once per outage). */
   set (poolId: number, key: string, entry: CachedAnswer): Promise<void>
   /** Removes every entry of the pool; answers how many were removed. May throw when Redis is unreachable (the admin route answers 503 then). */
@@ -83,15 +85,19 @@ export function createMemoryStore (options: { maxBytes: number, now?: () => numb
   const soonest = new Map<number, number>()
   const walked = new Map<number, number>()
 
+  /** The live entry under (poolId, key), at once; an expired one is dropped. */
+  function peek (poolId: number, key: string): CachedAnswer | undefined {
+    const id = `${poolId}:${key}`
+    const held = lru.get(id)
+    if (live(held)) return held.entry
+    if (held !== undefined) lru.delete(id)
+    return undefined
+  }
+
   return {
     kind: 'memory',
-    async get (poolId, key) {
-      const id = `${poolId}:${key}`
-      const held = lru.get(id)
-      if (live(held)) return held.entry
-      if (held !== undefined) lru.delete(id)
-      return undefined
-    },
+    get: async (poolId, key) => peek(poolId, key),
+    peek,
     async set (poolId, key, entry) {
       const id = `${poolId}:${key}`
       if (entry.staleUntil <= now()) {

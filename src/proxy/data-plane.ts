@@ -33,9 +33,9 @@ import { isPreflight, sendAnswer, sendDetail, sendPreflight, RETRY_BUDGET_HEADER
 
 export interface DataPlaneDeps {
   /** Each pool's compiled stages (pipeline.ts). */
-  pipelines: Pick<Pipelines, 'forward'>
-  /** The id of the pool named `name`, or undefined. */
-  poolIdByName: (name: string) => Promise<number | undefined>
+  pipelines: Pick<Pipelines, 'forward' | 'now'>
+  /** Pools by name (pool-names.ts). */
+  poolNames: { byName: (name: string) => Promise<number | undefined>, now: (name: string) => number | undefined }
   tokens: readonly Token[]
   failures: FailureLimiter | undefined
   cors: CorsOrigins | null
@@ -104,7 +104,7 @@ export function createDataPlane (deps: DataPlaneDeps) {
 
   /** The pool's id, or undefined when no pool has that name. */
   const poolOf = async (target: DataPlaneTarget): Promise<number | undefined> =>
-    target.poolId ?? await deps.poolIdByName(target.name as string)
+    target.poolId ?? await deps.poolNames.byName(target.name as string)
 
   /** After admission: the pool, the proxy, the answer. */
   async function handle (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget, admitted: Admitted): Promise<void> {
@@ -150,6 +150,17 @@ export function createDataPlane (deps: DataPlaneDeps) {
     sendServed(request, response, contextOf(id), poolId, answer, requestLog)
   }
 
+  /** Answers at once, with no await, what the pool's pipeline can (a fresh HIT of the memory store); false when it cannot. */
+  function answeredAtOnce (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget, id: string): boolean {
+    const poolId = target.poolId ?? deps.poolNames.now(target.name as string)
+    if (poolId === undefined) return false
+    const url = proxyUrlOf(request.url as string, target, poolId)
+    const answer = pipelines.now(poolId, { method: request.method as string, url, headers: request.headers })
+    if (answer === undefined) return false
+    sendServed(request, response, contextOf(id), poolId, answer, new RequestLog(log, id))
+    return true
+  }
+
   /** A refusal at admission, answered (and a body cut off logged as routine). */
   function refuse (request: IncomingMessage, response: ServerResponse, id: string, refused: Refused): void {
     if (refused === BODY_CUT) log.info({ reqId: id, code: 'ECONNRESET' }, 'the connection closed before the request body arrived')
@@ -185,6 +196,7 @@ export function createDataPlane (deps: DataPlaneDeps) {
     if (refused !== undefined) { refuse(request, response, id, refused); return }
     readBody(request, PROXY_BODY_LIMIT, (body, cut) => {
       if (cut !== undefined) { refuse(request, response, id, cut); return }
+      if (body === undefined && answeredAtOnce(request, response, target, id)) return
       handle(request, response, target, { id, body }).catch((error: unknown) => {
         log.error({ reqId: id, err: error }, 'request failed unexpectedly')
         if (!response.headersSent) sendDetail(request, response, contextOf(id), 500, { detail: `${FAILURE}: ${sentenceFor(error, id)}` })

@@ -16,10 +16,13 @@ const REQUEST = { method: 'GET', url: '/api/pools/1/proxy/x', headers: {} } as u
 
 function rig () {
   const rows = new Map<number, { id: number, change_seq: number, enabled: number, cache_ttl_seconds: number, cache_stale_seconds: number, deadline_ms: number, max_wait_ms: number, forward_client_auth: number }>()
-  const calls = { cache: 0, attempts: 0, ttlSeen: [] as number[] }
+  const calls = { cache: 0, attempts: 0, now: 0, ttlSeen: [] as number[] }
   const pipelines = createPipelines({
-    runtime: { pool: async (id: number) => rows.get(id) as never },
-    cache: { cached: async (pool) => { calls.cache++; calls.ttlSeen.push(pool.cache_ttl_seconds); return ANSWER } },
+    runtime: { pool: async (id: number) => rows.get(id) as never, poolNow: (id: number) => rows.get(id) as never },
+    cache: {
+      cached: async (pool) => { calls.cache++; calls.ttlSeen.push(pool.cache_ttl_seconds); return ANSWER },
+      hitNow: () => { calls.now++; return ANSWER }
+    },
     attempts: { forward: async () => { calls.attempts++; return ANSWER as never } }
   })
   const set = (id: number, changeSeq: number, ttl: number, enabled = 1) => {
@@ -46,6 +49,17 @@ describe('pool pipelines', () => {
     set(1, 4, 30, 0)
     await pipelines.forward(1, REQUEST)
     assert.deepEqual([calls.cache, calls.attempts], [2, 3])
+  })
+
+  it('answers at once only through a pool whose cache is on (a fresh HIT needs no await)', () => {
+    const { calls, pipelines, set } = rig()
+    set(1, 1, 0)
+    assert.equal(pipelines.now(1, REQUEST), undefined)
+    assert.equal(calls.now, 0)
+    set(1, 2, 60)
+    assert.equal(pipelines.now(1, REQUEST), ANSWER)
+    assert.equal(calls.now, 1)
+    assert.equal(pipelines.now(7, REQUEST), undefined, 'a pool not held current is read first (forward)')
   })
 
   it('sends a pool the runtime does not know to the attempts (its 404)', async () => {

@@ -6,10 +6,11 @@
  * without a cache never looks one up. The attempts themselves arm only what the
  * pool uses (a hedge timer with `hedge_after_ms`, a backoff with
  * `retry_backoff_ms`). A pool the runtime does not know goes to the attempts,
- * which answer its 404. Compiled pipelines are dropped with their pool.
+ * which answer its 404. Compiled pipelines are dropped with their pool. A fresh HIT of
+ * the memory store is answered at once (`now`), without a promise.
  */
 import type { PoolRuntime } from '../runtime/pool-runtime.js'
-import { cacheOn, type CachedProxy, type CachingPool, type ServedAnswer } from './cached-proxy.js'
+import { cacheOn, type AskedAtOnce, type CachedProxy, type CachingPool, type ServedAnswer } from './cached-proxy.js'
 import type { ProxyRequest } from './forward.js'
 import type { ProxyService } from './proxy.service.js'
 
@@ -19,11 +20,13 @@ type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
 interface Compiled {
   readonly changeSeq: number
   readonly run: Run
+  /** The answer at once when the pipeline can give one without waiting (a fresh HIT of the memory store). */
+  readonly now: ((poolId: number, incoming: AskedAtOnce) => ServedAnswer | undefined) | undefined
 }
 
 interface Deps {
-  runtime: Pick<PoolRuntime, 'pool'>
-  cache: Pick<CachedProxy, 'cached'>
+  runtime: Pick<PoolRuntime, 'pool' | 'poolNow'>
+  cache: Pick<CachedProxy, 'cached' | 'hitNow'>
   attempts: Pick<ProxyService, 'forward'>
 }
 
@@ -34,13 +37,25 @@ export function createPipelines ({ runtime, cache, attempts }: Deps) {
 
   /** The pool's pipeline for its settings as of `changeSeq`. */
   function compile (pool: CachingPool & { readonly id: number, readonly change_seq: number }): Compiled {
-    const run: Run = cacheOn(pool) ? async (poolId, incoming) => await cache.cached(pool, poolId, incoming) : attemptsAlone
-    const made = { changeSeq: pool.change_seq, run }
+    const caching = cacheOn(pool)
+    const run: Run = caching ? async (poolId, incoming) => await cache.cached(pool, poolId, incoming) : attemptsAlone
+    const made = { changeSeq: pool.change_seq, run, now: caching ? (poolId: number, incoming: AskedAtOnce) => cache.hitNow(pool, poolId, incoming) : undefined }
     compiled.set(pool.id, made)
     return made
   }
 
   return {
+    /**
+     * The answer at once, with no await, when the pool is held current and its pipeline
+     * can give one so (a fresh HIT of the memory store); undefined otherwise (`forward`).
+     */
+    now (poolId: number, incoming: AskedAtOnce): ServedAnswer | undefined {
+      const pool = runtime.poolNow(poolId)
+      if (pool === undefined) return undefined
+      const known = compiled.get(poolId)
+      return (known !== undefined && known.changeSeq === pool.change_seq ? known : compile(pool)).now?.(poolId, incoming)
+    },
+
     /** Answers a proxied request through its pool's pipeline (compiled again when the pool changed). */
     async forward (poolId: number, incoming: ProxyRequest): Promise<ServedAnswer> {
       const pool = await runtime.pool(poolId)

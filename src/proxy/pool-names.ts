@@ -13,9 +13,19 @@ import type { PoolRuntime } from '../runtime/pool-runtime.js'
 const MAX_NAMES = 10_000
 
 /** Builds the name → id lookup. */
-export function createPoolNames ({ database, runtime }: { database: WorkRunner, runtime: Pick<PoolRuntime, 'pool'> }) {
+export function createPoolNames ({ database, runtime }: { database: WorkRunner, runtime: Pick<PoolRuntime, 'pool' | 'poolNow'> }) {
   const ids = new Map<string, number>()
-  return async (name: string): Promise<number | undefined> => {
+  return {
+    /** The name's id at once when it is remembered and the runtime holds its pool current under that name; else undefined (`byName`). */
+    now: (name: string): number | undefined => {
+      const known = ids.get(name)
+      return known !== undefined && runtime.poolNow(known)?.name === name ? known : undefined
+    },
+    /** The name's id, read when not remembered; undefined when no pool has that name. */
+    byName: async (name: string): Promise<number | undefined> => await idOf(name)
+  }
+
+  async function idOf (name: string): Promise<number | undefined> {
     const known = ids.get(name)
     if (known !== undefined) {
       if ((await runtime.pool(known))?.name === name) return known

@@ -68,6 +68,9 @@ export function createPoolRuntime ({
     /** The pool's row as this runtime keeps it (its policy), or undefined for an unknown pool. */
     pool: async (poolId: number) => (await stateOf(poolId))?.pool,
 
+    /** The pool's row when this runtime holds it current, at once; undefined when it must be read (`pool`). */
+    poolNow: (poolId: number) => memory.current(poolId)?.pool,
+
     /** True when proxied traffic is not written down yet (pending, a flush under way, or a write beside a lease). */
     unsettled: (): boolean => memory.unsettled() || leasing.busy(),
 

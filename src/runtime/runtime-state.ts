@@ -44,6 +44,12 @@ export function createRuntimeState () {
 
   return {
     pools,
+
+    /** The pool's state when it is held and not stale (what `stateOf` would answer without a read). */
+    current: (poolId: number): PoolState | undefined => {
+      const state = pools.get(poolId)
+      return state === undefined || state.stale ? undefined : state
+    },
     inFlight,
     leases,
     probes,
