@@ -346,6 +346,78 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     }
   }
 
+  /** What is left of the request's own deadline. */
+  const leftOf = (ask: Ask): number => ask.deadline.ms - (performance.now() - ask.started)
+
+  /** Past the request's deadline: a stale entry if one is within its window, else 504. */
+  const overDeadline = async (ask: Ask): Promise<ServedAnswer> =>
+    await staleInstead(ask.poolId, ask.key, ask.incoming) ?? { kind: 'deadline', deadlineMs: ask.deadline.ms, attempts: [], cache: 'MISS' }
+
+  /** A stored answer: fresh (HIT), or within its stale window (STALE, with one refresh in the background); undefined otherwise. */
+  async function fromStore (ask: Ask): Promise<ServedAnswer | undefined> {
+    const { poolId, key, incoming } = ask
+    const entry = await store.get(poolId, key)
+    if (entry === undefined || !varyMatches(entry.vary, incoming.headers)) return undefined
+    const at = now()
+    if (at < entry.freshUntil) {
+      count(poolId, 'HIT')
+      return { ...fromEntry(entry, incoming.method, 0), cache: 'HIT', age: ageSeconds(entry.storedAt, at) }
+    }
+    if (at >= entry.staleUntil) return undefined
+    // Stale while revalidating: served at once, one refresh in the background.
+    count(poolId, 'STALE')
+    if (!inFlight.has(ask.id)) {
+      takeOff(ask.id, true, async (signal) => await lead(poolId, key, incoming, ask.pool, 'MISS', signal)).led
+        .then(letGo, (error: unknown) => { warn(error, 'cache: background refresh failed') })
+    }
+    return { ...fromEntry(entry, incoming.method, 0), cache: 'STALE', age: ageSeconds(entry.storedAt, at) }
+  }
+
+  /** Waits for the request in flight for the same key, and takes its answer (or goes upstream alone). */
+  async function follow (ask: Ask, running: Flight): Promise<ServedAnswer> {
+    const { poolId, key, incoming } = ask
+    const led = await board(running, incoming.signal, Math.min(MAX_COALESCED_WAIT_MS + ask.pool.max_wait_ms, leftOf(ask)))
+    let served = led === undefined ? undefined : asWaiter(led, incoming)
+    if (served !== undefined && failing(served)) served = await staleInstead(poolId, key, incoming) ?? served
+    if (served !== undefined) {
+      count(poolId, served.cache ?? 'HIT')
+      return served
+    }
+    if (incoming.signal?.aborted === true) return { kind: 'unavailable', retryAfterS: null, cache: 'MISS' }
+    if (leftOf(ask) < 1) {
+      count(poolId, 'MISS')
+      return await overDeadline(ask)
+    }
+    // Not shareable, or waited too long: upstream on its own, within what is left of its deadline.
+    const answer = await proxy.forward(poolId, { ...incoming, headers: { ...incoming.headers, [DEADLINE_HEADER]: String(Math.max(1, Math.floor(leftOf(ask)))) } })
+    count(poolId, 'BYPASS')
+    return { ...answer, cache: 'BYPASS' }
+  }
+
+  /** Leads the key's request upstream, for this client and whoever comes to wait for it. */
+  async function leadFor (ask: Ask, label: 'MISS' | 'BYPASS'): Promise<ServedAnswer> {
+    const { poolId, key, incoming } = ask
+    const flight = takeOff(ask.id, false, async (signal) => await lead(poolId, key, incoming, ask.pool, label, signal))
+    const led = await board(flight, incoming.signal, ask.deadline.shortened ? leftOf(ask) : Infinity)
+    if (led === undefined && incoming.signal?.aborted !== true) {
+      // Its own deadline passed first: the shared request goes on for the others, and to be stored.
+      flight.led.then(letGo, () => {})
+      count(poolId, label)
+      return await overDeadline(ask)
+    }
+    if (led === undefined) {
+      // The client left: an answer too big to share, streaming for it alone, is let go when it comes.
+      flight.led.then(letGo, () => {})
+      return { kind: 'unavailable', retryAfterS: null, cache: label }
+    }
+    const { own } = led
+    // Stale if error: every member failed or none is eligible, but an entry within its stale window is kept.
+    const served = failing(own) ? await staleInstead(poolId, key, incoming) ?? own : own
+    if (served !== own) letGo(led)
+    count(poolId, served.cache ?? label)
+    return served
+  }
+
   return {
     /** Answers a proxied request of the pool, from the cache when it can (see the file's header). */
     async forward (poolId: number, incoming: ProxyRequest): Promise<ServedAnswer> {
@@ -367,71 +439,13 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
       // The client's own deadline (x-sourcepool-deadline-ms) bounds its waits for a shared answer.
       const deadline = requestDeadline(pool.deadline_ms, incoming.headers[DEADLINE_HEADER])
       if (deadline === 'invalid') throw new DomainError(400, DEADLINE_HEADER_PROBLEM)
-      const started = performance.now()
-      const leftMs = () => deadline.ms - (performance.now() - started)
-      const overDeadline = async (): Promise<ServedAnswer> =>
-        await staleInstead(poolId, key, incoming) ?? { kind: 'deadline', deadlineMs: deadline.ms, attempts: [], cache: 'MISS' }
       const key = cacheKey(path, incoming.headers, pool.forward_client_auth === 1)
-      const id = `${poolId}:${key}`
+      const ask: Ask = { pool, poolId, incoming, key, id: `${poolId}:${key}`, deadline, started: performance.now() }
       const anew = wantsFresh(incoming.headers)
-      if (!anew) {
-        const entry = await store.get(poolId, key)
-        if (entry !== undefined && varyMatches(entry.vary, incoming.headers)) {
-          const at = now()
-          if (at < entry.freshUntil) {
-            count(poolId, 'HIT')
-            return { ...fromEntry(entry, incoming.method, 0), cache: 'HIT', age: ageSeconds(entry.storedAt, at) }
-          }
-          if (at < entry.staleUntil) {
-            // Stale while revalidating: served at once, one refresh in the background.
-            count(poolId, 'STALE')
-            if (!inFlight.has(id)) {
-              takeOff(id, true, async (signal) => await lead(poolId, key, incoming, pool, 'MISS', signal)).led
-                .then(letGo, (error: unknown) => { warn(error, 'cache: background refresh failed') })
-            }
-            return { ...fromEntry(entry, incoming.method, 0), cache: 'STALE', age: ageSeconds(entry.storedAt, at) }
-          }
-        }
-      }
-      const running = inFlight.get(id)
-      if (running !== undefined) {
-        const led = await board(running, incoming.signal, Math.min(MAX_COALESCED_WAIT_MS + pool.max_wait_ms, leftMs()))
-        let served = led === undefined ? undefined : asWaiter(led, incoming)
-        if (served !== undefined && failing(served)) served = await staleInstead(poolId, key, incoming) ?? served
-        if (served !== undefined) {
-          count(poolId, served.cache ?? 'HIT')
-          return served
-        }
-        if (incoming.signal?.aborted === true) return { kind: 'unavailable', retryAfterS: null, cache: 'MISS' }
-        if (leftMs() < 1) {
-          count(poolId, 'MISS')
-          return await overDeadline()
-        }
-        // Not shareable, or waited too long: upstream on its own, within what is left of its deadline.
-        const answer = await proxy.forward(poolId, { ...incoming, headers: { ...incoming.headers, [DEADLINE_HEADER]: String(Math.max(1, Math.floor(leftMs()))) } })
-        count(poolId, 'BYPASS')
-        return { ...answer, cache: 'BYPASS' }
-      }
-      const label = anew ? 'BYPASS' : 'MISS'
-      const flight = takeOff(id, false, async (signal) => await lead(poolId, key, incoming, pool, label, signal))
-      const led = await board(flight, incoming.signal, deadline.shortened ? leftMs() : Infinity)
-      if (led === undefined && incoming.signal?.aborted !== true) {
-        // Its own deadline passed first: the shared request goes on for the others, and to be stored.
-        flight.led.then(letGo, () => {})
-        count(poolId, label)
-        return await overDeadline()
-      }
-      if (led === undefined) {
-        // The client left: an answer too big to share, streaming for it alone, is let go when it comes.
-        flight.led.then(letGo, () => {})
-        return { kind: 'unavailable', retryAfterS: null, cache: label }
-      }
-      const { own } = led
-      // Stale if error: every member failed or none is eligible, but an entry within its stale window is kept.
-      const served = failing(own) ? await staleInstead(poolId, key, incoming) ?? own : own
-      if (served !== own) letGo(led)
-      count(poolId, served.cache ?? label)
-      return served
+      const stored = anew ? undefined : await fromStore(ask)
+      if (stored !== undefined) return stored
+      const running = inFlight.get(ask.id)
+      return running !== undefined ? await follow(ask, running) : await leadFor(ask, anew ? 'BYPASS' : 'MISS')
     },
 
     /**
@@ -471,6 +485,18 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     /** Ends the upstream connections and the store's. */
     close: async (): Promise<void> => { relay?.close(); await proxy.close(); await store.close() }
   }
+}
+
+/** One cacheable request as the cache's stages see it: its pool, key and own deadline. */
+interface Ask {
+  readonly pool: CachingPool
+  readonly poolId: number
+  readonly incoming: ProxyRequest
+  readonly key: string
+  /** `${poolId}:${key}`: its flight's name. */
+  readonly id: string
+  readonly deadline: { readonly ms: number, readonly shortened: boolean }
+  readonly started: number
 }
 
 /** What a HIT answered at once reads of its request. */
