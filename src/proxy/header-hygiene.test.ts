@@ -186,16 +186,22 @@ for (const dialect of dialects) {
         const hostile = await send('GET', url, HOSTILE)
         const clean = { calls: 1, saw: { 'x-forwarded-proto': 'http', 'x-forwarded-for': '127.0.0.1' }, next: 'http://api.example/page/2' }
         assert.deepEqual([hostile.statusCode, hostile.headers['x-sourcepool-cache'], hostile.json()], [200, 'MISS', clean])
-        const seen = up.seen[0]?.headers ?? {}
-        for (const name of Object.keys(HOSTILE)) if (name !== 'x-forwarded-proto') assert.equal(seen[name], undefined, name)
-        assert.equal(seen['x-forwarded-proto'], 'http', 'ours, not the client\'s')
+        // With Redis, warming up may go upstream again (a command past its 250 ms under load is a miss):
+        // every answer the provider built is then as clean, and none is built after the entry serves.
         if (kind.name === 'redis') await warm(url)
+        const fetched = up.seen.length
+        const asClean = (body: { calls: number }) => kind.name === 'redis' ? { ...body, calls: 1 } : body
+        for (const seen of up.seen.map((one) => one.headers)) {
+          for (const name of Object.keys(HOSTILE)) if (name !== 'x-forwarded-proto') assert.equal(seen[name], undefined, name)
+          assert.equal(seen['x-forwarded-proto'], 'http', 'ours, not the client\'s')
+        }
         const next = await send('GET', url)
-        assert.deepEqual([next.statusCode, next.headers['x-sourcepool-cache'], next.json()], [200, 'HIT', clean])
+        assert.deepEqual([next.statusCode, next.headers['x-sourcepool-cache'], asClean(next.json())], [200, 'HIT', clean])
         // Another client's other values share the entry too: none of them is in the key.
         const other = await send('GET', url, { ...HOSTILE, 'x-forwarded-host': 'other.example', 'x-original-url': '/other' })
-        assert.deepEqual([other.headers['x-sourcepool-cache'], other.json()], ['HIT', clean])
-        assert.equal(up.seen.length, 1)
+        assert.deepEqual([other.headers['x-sourcepool-cache'], asClean(other.json())], ['HIT', clean])
+        assert.equal(up.seen.length, fetched)
+        if (kind.name === 'memory') assert.equal(fetched, 1)
       })
 
       it('strips the service\'s own headers on the way out of an entry an older version stored with them', { ...LIMIT, skip: kind.name === 'memory' ? 'only a shared Redis holds entries another version wrote' : false }, async () => {
