@@ -3,6 +3,9 @@
  * as the list of what the service is made of: the instance and its options, how
  * requests and errors are handled, the plugins every route goes through, the
  * services (services.ts), the routes, and the background jobs (background.ts).
+ * The port's requests pass a front handler first: proxied ones go to the data plane
+ * (proxy/data-plane.ts), outside Fastify's per-request lifecycle; `app.inject` goes
+ * through it too, so tests reach the data plane as clients do.
  */
 import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
