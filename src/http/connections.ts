@@ -87,8 +87,11 @@ export function connectionOptions (limits: ConnectionLimits): Partial<FastifySer
 const bodyArriving = (raw: IncomingMessage) => !raw.complete &&
   (raw.headers['transfer-encoding'] !== undefined || (raw.headers['content-length'] !== undefined && raw.headers['content-length'] !== '0'))
 
-/** An HTTP/1.1 request must name its Host (RFC 9112 §3.2); HTTP/1.0 need not. */
-const lacksHost = (raw: IncomingMessage) => raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1
+/** An HTTP/1.1 request must name its Host (RFC 9112 §3.2); HTTP/1.0 need not (the data plane's admission asks too). */
+export const lacksHost = (raw: IncomingMessage): boolean => raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1
+
+/** What a request without the Host it needs is answered (400, its connection closed). */
+export const NO_HOST_DETAIL = 'Malformed request: an HTTP/1.1 request needs a Host header'
 
 /**
  * Registers the connection rules on `app`: unknown routes are answered 404 before
@@ -112,7 +115,7 @@ export function guardConnections (app: FastifyInstance): ConnectionGuard {
 
   app.addHook('onRequest', (request, reply, done) => {
     if (lacksHost(request.raw)) {
-      reply.code(400).header('connection', 'close').send({ detail: 'Malformed request: an HTTP/1.1 request needs a Host header' })
+      reply.code(400).header('connection', 'close').send({ detail: NO_HOST_DETAIL })
       return
     }
     if (request.is404) {

@@ -12,6 +12,7 @@ import type { IncomingMessage } from 'node:http'
 import { checkScope, isRefusal, type AuthRefusal } from '../auth/auth.plugin.js'
 import type { FailureLimiter } from '../auth/failure-limit.js'
 import type { Token } from '../auth/tokens.js'
+import { lacksHost, NO_HOST_DETAIL } from '../http/connections.js'
 
 /** Largest request body the proxy forwards. */
 export const PROXY_BODY_LIMIT = 10 * 1024 * 1024
@@ -25,15 +26,15 @@ export interface Refused {
   readonly close?: boolean
 }
 
-const NO_HOST: Refused = { status: 400, detail: 'Malformed request: an HTTP/1.1 request needs a Host header', close: true }
+const NO_HOST: Refused = { status: 400, detail: NO_HOST_DETAIL, close: true }
 const TOO_LARGE: Refused = { status: 413, detail: 'Request body is too large', close: true }
 const LENGTH_MISMATCH: Refused = { status: 400, detail: 'Request body length does not match Content-Length', close: true }
 /** The client left (or was cut off by the request timeout) while its body arrived. */
 export const BODY_CUT: Refused = { status: 400, detail: 'Malformed request: the connection closed before the body arrived' }
 
-/** An HTTP/1.1 request must name its Host (RFC 9112 §3.2); HTTP/1.0 need not. */
-export function lacksHost (request: IncomingMessage): Refused | undefined {
-  return request.headers.host === undefined && request.httpVersionMajor === 1 && request.httpVersionMinor === 1 ? NO_HOST : undefined
+/** The refusal of an HTTP/1.1 request without Host (the rule is connections.ts's, which Fastify's routes use). */
+export function hostRefusal (request: IncomingMessage): Refused | undefined {
+  return lacksHost(request) ? NO_HOST : undefined
 }
 
 /** The `client` scope check (no tokens configured: everyone passes). */

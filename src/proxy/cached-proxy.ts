@@ -346,6 +346,12 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     }
   }
 
+  /** A fresh entry served as a HIT (counted), by the async path and the one at once alike. */
+  function hit (poolId: number, entry: CachedAnswer, method: string, at: number): ServedAnswer {
+    count(poolId, 'HIT')
+    return { ...fromEntry(entry, method, 0), cache: 'HIT', age: ageSeconds(entry.storedAt, at) }
+  }
+
   /** What is left of the request's own deadline. */
   const leftOf = (ask: Ask): number => ask.deadline.ms - (performance.now() - ask.started)
 
@@ -360,8 +366,7 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     if (entry === undefined || !varyMatches(entry.vary, incoming.headers)) return undefined
     const at = now()
     if (at < entry.freshUntil) {
-      count(poolId, 'HIT')
-      return { ...fromEntry(entry, incoming.method, 0), cache: 'HIT', age: ageSeconds(entry.storedAt, at) }
+      return hit(poolId, entry, incoming.method, at)
     }
     if (at >= entry.staleUntil) return undefined
     // Stale while revalidating: served at once, one refresh in the background.
@@ -469,8 +474,7 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
       if (entry === undefined || !varyMatches(entry.vary, incoming.headers)) return undefined
       const at = now()
       if (at >= entry.freshUntil) return undefined
-      count(poolId, 'HIT')
-      return { ...fromEntry(entry, incoming.method, 0), cache: 'HIT', age: ageSeconds(entry.storedAt, at) }
+      return hit(poolId, entry, incoming.method, at)
     },
 
     /** True when the pool exists (as the runtime keeps it). */

@@ -24,7 +24,7 @@ import { sentenceFor } from '../http/error-handler.js'
 import { requestIdGiven, requestIdOf } from '../http/request-id.js'
 import type { Metrics } from '../metrics/metrics.js'
 import { UnsafePathError } from '../rules/upstream-url.js'
-import { authorize, BODY_CUT, lacksHost, PROXY_BODY_LIMIT, readBody, type Refused } from './admit.js'
+import { authorize, BODY_CUT, hostRefusal, PROXY_BODY_LIMIT, readBody, type Refused } from './admit.js'
 import { dataPlaneTarget, proxyUrlOf, type DataPlaneTarget } from './entry.js'
 import type { Pipelines } from './pipeline.js'
 import type { ServedAnswer } from './cached-proxy.js'
@@ -192,7 +192,7 @@ export function createDataPlane (deps: DataPlaneDeps) {
     const logging = levelEnabled(log, 'info')
     if (logging) log.info({ reqId: id, req: { method: request.method, url: request.url, ip: client.ip(request), socket: request.socket } }, 'incoming request')
     account(request, response, target.route, id, started, logging)
-    const refused = lacksHost(request) ?? authorize(deps.tokens, deps.failures, deps.tokens.length === 0 ? '' : client.ip(request), request)
+    const refused = hostRefusal(request) ?? authorize(deps.tokens, deps.failures, deps.tokens.length === 0 ? '' : client.ip(request), request)
     if (refused !== undefined) { refuse(request, response, id, refused); return }
     readBody(request, PROXY_BODY_LIMIT, (body, cut) => {
       if (cut !== undefined) { refuse(request, response, id, cut); return }
