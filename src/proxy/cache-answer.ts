@@ -6,7 +6,8 @@
  * a wait bounded by time and a signal). It imports no stage, so none imports another.
  */
 import type { CachedAnswer } from '../cache/cache-store.js'
-import { servedHeaders, type ProxyRequest } from './forward.js'
+import { answerHead, type AnswerHead } from './answer-head.js'
+import type { ProxyRequest } from './forward.js'
 import type { ProxyAnswer } from './proxy.service.js'
 
 /** What the cache did for one proxied request, as `x-sourcepool-cache` says it. */
@@ -25,6 +26,8 @@ export interface StoredAnswer {
   readonly attempts: number
   /** A failing attempt's own answer, back because the retry budget was spent (never stored). */
   readonly retryBudget?: 'exhausted'
+  /** A stored entry's head, built once (answer-head.ts): reply.ts sends it as it is. */
+  readonly head?: AnswerHead
 }
 
 /** What a HIT answered at once reads of its request. */
@@ -60,11 +63,18 @@ export interface Ask {
 /** Counts what the cache did for one request of the pool. */
 export type CountCache = (poolId: number, result: CacheResult) => void
 
-/** The answer a stored entry gives a request: its status, headers (less the service's own: servedHeaders' copy, the one the Content-Length is added to, so the entry is never written) and body exactly (none for HEAD). */
+/**
+ * Each entry's head, built at its first answer (answer-head.ts): the memory store hands
+ * back the same entry object for as long as it holds it, so its HITs build none; an
+ * entry read from Redis is a new object, whose head serves that read.
+ */
+const heads = new WeakMap<CachedAnswer, AnswerHead>()
+
+/** The answer a stored entry gives a request: its status, headers (less the service's own, with its exact Content-Length) and body exactly (none for HEAD). */
 export function fromEntry (entry: CachedAnswer, method: string, attempts: number): StoredAnswer {
-  const headers = servedHeaders(entry.headers)
-  if (headers['content-length'] === undefined && entry.status !== 204 && entry.status !== 304) headers['content-length'] = String(entry.body.length)
-  return { kind: 'answer', status: entry.status, headers, body: method === 'HEAD' ? null : entry.body, provider: entry.provider, attempts }
+  let head = heads.get(entry)
+  if (head === undefined) heads.set(entry, head = answerHead(entry.headers, entry.status, entry.body, entry.provider))
+  return { kind: 'answer', status: entry.status, headers: head.headers, body: method === 'HEAD' ? null : entry.body, provider: entry.provider, attempts, head }
 }
 
 /** What the leader of a key shares with the requests waiting for it. */

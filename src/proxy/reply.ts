@@ -13,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Readable } from 'node:stream'
 import { EXPOSED_HEADERS, METHODS, PREFLIGHT_MAX_AGE_S } from '../http/cors.js'
 import { REQUEST_ID_HEADER } from '../http/request-id.js'
+import { headerSafe, type AnswerHead } from './answer-head.js'
 import type { ServedAnswer } from './cached-proxy.js'
 
 /** The header of an answer that ended its request because the pool's retry budget was spent (`exhausted`). */
@@ -37,9 +38,6 @@ export interface StreamLog {
   info: (fields: object, message: string) => void
   warn: (fields: object, message: string) => void
 }
-
-/** A header value Node will send: printable ASCII as it is, anything else percent-encoded. */
-const headerSafe = (text: string) => /^[\x20-\x7e]*$/.test(text) ? text : encodeURIComponent(text)
 
 /** A provider's `Vary` with `Origin` added (an answer with CORS headers differs by the caller's origin). */
 function varyWithOrigin (vary: string | string[]): string {
@@ -102,6 +100,7 @@ export function sendDetail (
 export function sendAnswer (
   request: IncomingMessage, response: ServerResponse, context: ReplyContext, answer: Extract<ServedAnswer, { kind: 'answer' }>, log: StreamLog
 ): void {
+  if ('head' in answer && answer.head !== undefined && context.cors === null) { sendStored(response, context, answer, answer.head); return }
   const headers = baseHeaders(request, context)
   // Before the provider's headers, where Fastify's reply had it (clients and docs read them in this order).
   if (answer.cache !== undefined) headers['x-sourcepool-cache'] = answer.cache
@@ -133,6 +132,25 @@ export function sendAnswer (
   }
   response.writeHead(answer.status, headers)
   stream(body, response, log)
+}
+
+/**
+ * A stored answer (a HIT, a STALE, a waiter's) with its entry's head as built once
+ * (answer-head.ts): the request's id, the cache result, the entry's headers, the
+ * attempts and the Age, as one flat list, in the order sendAnswer writes them. Not
+ * for a request with CORS (its Vary and origin are the request's own: sendAnswer).
+ */
+function sendStored (
+  response: ServerResponse, context: ReplyContext, answer: Extract<ServedAnswer, { kind: 'answer' }>, head: AnswerHead
+): void {
+  const headers: Array<string | string[]> = context.closing ? [REQUEST_ID_HEADER, context.id, 'connection', 'close'] : [REQUEST_ID_HEADER, context.id]
+  if (answer.cache !== undefined) headers.push('x-sourcepool-cache', answer.cache)
+  for (let i = 0; i < head.flat.length; i++) headers.push(head.flat[i] as string | string[])
+  headers.push('x-sourcepool-attempts', String(answer.attempts))
+  if (answer.age !== undefined) headers.push('age', String(answer.age))
+  else if (head.headers.age !== undefined) headers.push('age', head.headers.age)
+  response.writeHead(answer.status, headers as string[])
+  response.end(Buffer.isBuffer(answer.body) ? answer.body : undefined)
 }
 
 /** The error undici gives a response body destroyed because the client went away. */
