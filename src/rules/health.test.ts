@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { applyOutcome, cooldownSeconds, healthAt, type HealthState } from './health.js'
+import { applyOutcome, cooldownSeconds, healthAt, isPlainSuccess, latencyAfter, type HealthState, type Outcome } from './health.js'
 import { candidatesFor, assess } from './eligibility.js'
 import { quotaAt, windowStart } from './quota.js'
 
@@ -162,5 +162,40 @@ describe("the provider's own signals", () => {
     assert.deepEqual(candidatesFor([limited, rejected], 'soonest'), { candidates: [], degraded: false })
     const sick = assess({ ...base, id: 3, provider_id: 3, cooldown_until: at(60).toISOString(), cooldown_reason: 'consecutive_failures' }, now)
     assert.deepEqual(candidatesFor([limited, rejected, sick], 'soonest').candidates.map((m) => m.id), [3])
+  })
+})
+
+describe('isPlainSuccess (the runtime folds these without applyOutcome)', () => {
+  const ours = { ...policy, forward_client_auth: 0 }
+  const cases: Array<[string, HealthState, Outcome, boolean]> = [
+    ['a 200 of a clean member', { ...fresh, latency_ms: 40 }, { success: true, status_code: 200, latency_ms: 10 }, true],
+    ['a success without a status or latency', fresh, { success: true }, true],
+    ['a failure', fresh, { success: false, status_code: 500 }, false],
+    ['a member with failures counted', { ...fresh, consecutive_failures: 1 }, { success: true, status_code: 200 }, false],
+    ['a member whose cooldowns doubled', { ...fresh, cooldown_trips: 2 }, { success: true, status_code: 200 }, false],
+    ['a member cooling down', { ...fresh, cooldown_until: at(60).toISOString(), cooldown_reason: 'rate_limited' }, { success: true, status_code: 200 }, false],
+    ['a 429', fresh, { success: true, status_code: 429 }, false],
+    ['a Retry-After', fresh, { success: true, status_code: 200, retry_after_s: 5 }, false],
+    ['a pause asked for', fresh, { success: true, status_code: 200, pause_s: 5 }, false],
+    ['a 401 on our credentials', fresh, { success: true, status_code: 401 }, false]
+  ]
+  for (const [name, state, outcome, plain] of cases) {
+    it(`${name}: ${String(plain)}, and applyOutcome agrees`, () => {
+      assert.equal(isPlainSuccess(state, outcome, ours), plain)
+      if (!plain) return
+      const effect = applyOutcome(state, outcome, ours, at(0))
+      assert.deepEqual(effect, {
+        state: { ...fresh, latency_ms: latencyAfter(state.latency_ms, outcome.latency_ms) },
+        cooldownStarted: null,
+        pausedUntil: null,
+        success: true
+      })
+    })
+  }
+
+  it('latencyAfter moves the average by the sample, starts it, or keeps it', () => {
+    assert.equal(latencyAfter(null, 10), 10)
+    assert.equal(latencyAfter(40, null), 40)
+    assert.equal(latencyAfter(40, 10), 31)
   })
 })

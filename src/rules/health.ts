@@ -88,6 +88,24 @@ export function rejectsOurCredentials (status: number | null | undefined, policy
   return (status === 401 || status === 402) && policy.forward_client_auth !== 1
 }
 
+/** The moving average of latency after one sample (unchanged without one). */
+export function latencyAfter (average: number | null, sample: number | null | undefined): number | null {
+  if (sample == null) return average
+  return average === null ? sample : average + LATENCY_ALPHA * (sample - average)
+}
+
+/**
+ * True when the outcome is a plain success of a member with a clean health (no
+ * cooldown, no failures counted, no doubling): applyOutcome would leave it so, with
+ * only its latency moved, and start, end or record nothing. The runtime folds such
+ * an outcome, the one nearly every proxied request has, without the whole fold.
+ */
+export function isPlainSuccess (state: HealthState, outcome: Outcome, policy: Pick<HealthPolicy, 'forward_client_auth'>): boolean {
+  return outcome.success && state.cooldown_until === null && state.consecutive_failures === 0 && state.cooldown_trips === 0 &&
+    outcome.status_code !== 429 && outcome.retry_after_s == null && !(outcome.pause_s != null && outcome.pause_s > 0) &&
+    !rejectsOurCredentials(outcome.status_code, policy)
+}
+
 /** What one outcome did to a member's health. */
 export interface OutcomeEffect {
   readonly state: HealthState
@@ -122,9 +140,7 @@ export function applyOutcome (state: HealthState, outcome: Outcome, policy: Heal
 
 function healthAfter (state: HealthState, outcome: Outcome, policy: HealthPolicy, now: Date): OutcomeEffect {
   const health = healthAt(state, now)
-  const latency = outcome.latency_ms == null
-    ? state.latency_ms
-    : state.latency_ms === null ? outcome.latency_ms : state.latency_ms + LATENCY_ALPHA * (outcome.latency_ms - state.latency_ms)
+  const latency = latencyAfter(state.latency_ms, outcome.latency_ms)
   const refused = rejectsOurCredentials(outcome.status_code, policy)
   const rejected = refused && outcome.credentials_rejected !== false
   const success = outcome.success && !refused

@@ -12,9 +12,9 @@ import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { MAX_RESOURCE_LENGTH } from '../providers/refusal.service.js'
 import { foldSample } from '../rules/activity.js'
 import { refusesCredentials } from '../rules/credential-refusal.js'
-import { applyOutcome, healthAt, healthChangeRecord, type HealthState, type Outcome } from '../rules/health.js'
+import { applyOutcome, healthAt, healthChangeRecord, isPlainSuccess, latencyAfter, type HealthState, type Outcome } from '../rules/health.js'
 import { hedgeRecord } from '../rules/history-kind.js'
-import { memberPendingOf, poolPendingOf } from './batch.js'
+import { memberPendingOf, poolPendingOf, type Pending, type PendingMember } from './batch.js'
 import type { Member, RuntimeState } from './runtime-state.js'
 
 /** The attempt that failed before this choice: the choice is then a failover, recorded in the history. */
@@ -39,6 +39,22 @@ function healthOf (member: Member): HealthState {
     cooldown_reason: member.cooldown_reason,
     latency_ms: member.latency_ms
   }
+}
+
+/**
+ * A plain success of a member with a clean health (rules/health.ts isPlainSuccess):
+ * its latency and counters, as the whole fold would leave them, without its objects.
+ */
+function foldPlainSuccess (member: Member, delta: PendingMember, pending: Pending, at: Date, latencyMs: number | null | undefined): void {
+  member.latency_ms = latencyAfter(member.latency_ms, latencyMs)
+  member.last_error = null
+  // Kept until written, as in the fold: the flush clears the stored cooldown a probe ended early.
+  const ended = delta.health?.ended_cooldown
+  const health = { consecutive_failures: 0, cooldown_trips: 0, cooldown_until: null, cooldown_reason: null, latency_ms: member.latency_ms, last_error: null }
+  delta.health = ended === undefined ? health : { ...health, ended_cooldown: ended }
+  if (latencyMs != null) foldSample(pending.latencies, member.id, at, latencyMs)
+  member.success_count++
+  delta.successes++
 }
 
 /** Sets the provider's refusal of `resource` to end at `expiresAt`. */
@@ -89,6 +105,12 @@ export function createAccounting ({ now, events = NO_EVENTS, memory }: Deps) {
       const at = now()
       const connectFailed = outcome.connect_failed === true
       const delta = memberPendingOf(pending, poolId, member.id)
+      if (!connectFailed && probes.empty() && isPlainSuccess(member, outcome, state.pool)) {
+        foldPlainSuccess(member, delta, pending, at, outcome.latency_ms)
+        poolPendingOf(pending, poolId)
+        events.reported(true)
+        return
+      }
       // Kept until written: the flush clears the stored cooldown a probe ended early (runtime.repository.ts writeMemberDelta).
       let ended = delta.health?.ended_cooldown
       // A probe that answered: its cooldown ends now (the fold reads the member as probing, so it recovers, into the history).
