@@ -87,85 +87,122 @@ function sendServed (request: IncomingMessage, response: ServerResponse, context
   }
 }
 
-export function createDataPlane (deps: DataPlaneDeps) {
-  const { pipelines, log, metrics, client } = deps
-  const preflights = deps.cors !== null
+/** The data plane's handlers over its deps (one per app): its state is the deps alone. */
+export class DataPlane {
+  private readonly preflights: boolean
 
-  const contextOf = (id: string): ReplyContext => ({ id, cors: deps.cors, closing: deps.closing() })
-
-  /** Answers an error thrown while the request was proxied, as the app's error handler did. */
-  function answerError (request: IncomingMessage, response: ServerResponse, context: ReplyContext, error: unknown): void {
-    if (error instanceof UnsafePathError) { sendDetail(request, response, context, 400, { detail: error.message }); return }
-    if (error instanceof MethodNotAllowedError) { sendDetail(request, response, context, 405, { detail: error.message }, { allow: ALLOWED_METHODS }); return }
-    if (error instanceof DomainError) { sendDetail(request, response, context, error.status, { detail: error.message, ...error.extra }); return }
-    log.error({ reqId: context.id, err: error }, 'request failed unexpectedly')
-    sendDetail(request, response, context, 500, { detail: `${FAILURE}: ${sentenceFor(error, context.id)}` })
+  constructor (private readonly deps: DataPlaneDeps) {
+    this.preflights = deps.cors !== null
   }
 
-  /** The pool's id, or undefined when no pool has that name. */
-  const poolOf = async (target: DataPlaneTarget): Promise<number | undefined> =>
-    target.poolId ?? await deps.poolNames.byName(target.name as string)
+  /** The pool `request` addresses when the data plane serves it, else undefined (Fastify's). */
+  target (request: IncomingMessage): DataPlaneTarget | undefined {
+    return dataPlaneTarget(request, this.preflights)
+  }
 
-  /** After admission: the pool, the proxy, the answer. */
-  async function handle (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget, admitted: Admitted): Promise<void> {
+  /** Serves a request `target` said is the data plane's, from its first byte. */
+  serve (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget): void {
+    const { deps } = this
+    const started = performance.now()
+    const id = requestIdOf(request)
+    const logging = levelEnabled(deps.log, 'info')
+    if (logging) deps.log.info({ reqId: id, req: { method: request.method, url: request.url, ip: deps.client.ip(request), socket: request.socket } }, 'incoming request')
+    this.account(request, response, target.route, id, started, logging)
+    const refused = hostRefusal(request) ?? authorize(deps.tokens, deps.failures, deps.tokens.length === 0 ? '' : deps.client.ip(request), request)
+    if (refused !== undefined) { this.refuse(request, response, id, refused); return }
+    readBody(request, PROXY_BODY_LIMIT, (body, cut) => {
+      if (cut !== undefined) { this.refuse(request, response, id, cut); return }
+      if (body === undefined && this.answeredAtOnce(request, response, target, id)) return
+      this.proxied(request, response, target, { id, body }).catch((error: unknown) => {
+        deps.log.error({ reqId: id, err: error }, 'request failed unexpectedly')
+        if (!response.headersSent) sendDetail(request, response, this.contextOf(id), 500, { detail: `${FAILURE}: ${sentenceFor(error, id)}` })
+        else response.destroy()
+      })
+    })
+  }
+
+  /**
+   * The PROXY_PORT listener's handler: the data plane alone. Anything else is 404
+   * (the admin API is not served there), a CORS preflight is answered here.
+   */
+  servePort (request: IncomingMessage, response: ServerResponse): void {
+    const { cors } = this.deps
+    const target = dataPlaneTarget(request, false)
+    if (target !== undefined && !(cors !== null && isPreflight(request))) { this.serve(request, response, target); return }
+    const id = requestIdOf(request)
+    this.account(request, response, target?.route ?? 'unmatched', id, performance.now(), false)
+    if (target === undefined) sendDetail(request, response, this.contextOf(id), 404, { detail: 'Not Found' })
+    else sendPreflight(request, response, { ...this.contextOf(id), cors: cors as CorsOrigins })
+  }
+
+  /** The stages after admission, for a request Fastify admitted (its id and parsed body). */
+  async handle (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget, body: Buffer | undefined): Promise<void> {
+    await this.proxied(request, response, target, { id: requestIdGiven(request) ?? requestIdOf(request), body })
+  }
+
+  private contextOf (id: string): ReplyContext {
+    return { id, cors: this.deps.cors, closing: this.deps.closing() }
+  }
+
+  /** After admission: the pool, its pipeline, the answer. */
+  private async proxied (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget, admitted: Admitted): Promise<void> {
     const { id } = admitted
-    const requestLog = new RequestLog(log, id)
-    // Aborted when the client leaves before its answer starts: ends a wait (max_wait_ms, or
-    // for another request's answer). Made only when something waits: a cache hit never does.
-    let left: AbortController | undefined
-    const onClose = () => { if (!response.headersSent) left?.abort() }
+    const requestLog = new RequestLog(this.deps.log, id)
+    const waits = new ClientWaits(request, response)
     let answer: ServedAnswer
     let poolId: number | undefined
     try {
-      poolId = await poolOf(target)
+      poolId = target.poolId ?? await this.deps.poolNames.byName(target.name as string)
       if (poolId === undefined) {
-        sendDetail(request, response, contextOf(id), 404, { detail: `Pool '${target.name as string}' not found` })
+        sendDetail(request, response, this.contextOf(id), 404, { detail: `Pool '${target.name as string}' not found` })
         return
       }
-      answer = await pipelines.forward(poolId, {
+      answer = await this.deps.pipelines.forward(poolId, {
         method: request.method as string,
         url: proxyUrlOf(request.url as string, target, poolId),
         headers: request.headers,
         body: admitted.body,
         peer: request.socket.remoteAddress ?? '',
-        protocol: client.protocol(request),
+        protocol: this.deps.client.protocol(request),
         requestId: id,
         log: requestLog,
-        gone: () => left?.signal.aborted === true || (!response.headersSent && (response.destroyed || request.socket.destroyed)),
-        get signal () {
-          if (left === undefined) {
-            left = new AbortController()
-            if (response.destroyed || request.socket.destroyed) left.abort()
-            else response.once('close', onClose)
-          }
-          return left.signal
-        }
+        gone: () => waits.gone(),
+        get signal () { return waits.signal() }
       })
     } catch (error) {
-      answerError(request, response, contextOf(id), error)
+      this.answerError(request, response, this.contextOf(id), error)
       return
     } finally {
-      if (left !== undefined) response.removeListener('close', onClose)
+      waits.end()
     }
-    sendServed(request, response, contextOf(id), poolId, answer, requestLog)
+    sendServed(request, response, this.contextOf(id), poolId, answer, requestLog)
+  }
+
+  /** Answers an error thrown while the request was proxied, as the app's error handler did. */
+  private answerError (request: IncomingMessage, response: ServerResponse, context: ReplyContext, error: unknown): void {
+    if (error instanceof UnsafePathError) { sendDetail(request, response, context, 400, { detail: error.message }); return }
+    if (error instanceof MethodNotAllowedError) { sendDetail(request, response, context, 405, { detail: error.message }, { allow: ALLOWED_METHODS }); return }
+    if (error instanceof DomainError) { sendDetail(request, response, context, error.status, { detail: error.message, ...error.extra }); return }
+    this.deps.log.error({ reqId: context.id, err: error }, 'request failed unexpectedly')
+    sendDetail(request, response, context, 500, { detail: `${FAILURE}: ${sentenceFor(error, context.id)}` })
   }
 
   /** Answers at once, with no await, what the pool's pipeline can (a fresh HIT of the memory store); false when it cannot. */
-  function answeredAtOnce (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget, id: string): boolean {
-    const poolId = target.poolId ?? deps.poolNames.now(target.name as string)
+  private answeredAtOnce (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget, id: string): boolean {
+    const poolId = target.poolId ?? this.deps.poolNames.now(target.name as string)
     if (poolId === undefined) return false
     const url = proxyUrlOf(request.url as string, target, poolId)
-    const answer = pipelines.now(poolId, { method: request.method as string, url, headers: request.headers })
+    const answer = this.deps.pipelines.now(poolId, { method: request.method as string, url, headers: request.headers })
     if (answer === undefined) return false
-    sendServed(request, response, contextOf(id), poolId, answer, new RequestLog(log, id))
+    sendServed(request, response, this.contextOf(id), poolId, answer, new RequestLog(this.deps.log, id))
     return true
   }
 
   /** A refusal at admission, answered (and a body cut off logged as routine). */
-  function refuse (request: IncomingMessage, response: ServerResponse, id: string, refused: Refused): void {
-    if (refused === BODY_CUT) log.info({ reqId: id, code: 'ECONNRESET' }, 'the connection closed before the request body arrived')
+  private refuse (request: IncomingMessage, response: ServerResponse, id: string, refused: Refused): void {
+    if (refused === BODY_CUT) this.deps.log.info({ reqId: id, code: 'ECONNRESET' }, 'the connection closed before the request body arrived')
     const headers = refused.close === true ? { ...refused.headers, connection: 'close' } : refused.headers
-    sendDetail(request, response, contextOf(id), refused.status, { detail: refused.detail }, headers)
+    sendDetail(request, response, this.contextOf(id), refused.status, { detail: refused.detail }, headers)
   }
 
   /**
@@ -173,7 +210,8 @@ export function createDataPlane (deps: DataPlaneDeps) {
    * that never finished (the client left, a stream broke) is neither counted nor
    * "completed"; one cut while streaming says so.
    */
-  function account (request: IncomingMessage, response: ServerResponse, route: string, id: string, started: number, logging: boolean): void {
+  private account (request: IncomingMessage, response: ServerResponse, route: string, id: string, started: number, logging: boolean): void {
+    const { log, metrics } = this.deps
     response.once('close', () => {
       if (!response.writableFinished) {
         if (logging && response.headersSent) log.info({ reqId: id, res: { statusCode: response.statusCode } }, 'stream closed prematurely')
@@ -184,51 +222,43 @@ export function createDataPlane (deps: DataPlaneDeps) {
       if (logging) log.info({ reqId: id, res: { statusCode: response.statusCode }, responseTime: ms }, 'request completed')
     })
   }
+}
 
-  /** Serves a request `target` said is the data plane's, from its first byte. */
-  function serve (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget): void {
-    const started = performance.now()
-    const id = requestIdOf(request)
-    const logging = levelEnabled(log, 'info')
-    if (logging) log.info({ reqId: id, req: { method: request.method, url: request.url, ip: client.ip(request), socket: request.socket } }, 'incoming request')
-    account(request, response, target.route, id, started, logging)
-    const refused = hostRefusal(request) ?? authorize(deps.tokens, deps.failures, deps.tokens.length === 0 ? '' : client.ip(request), request)
-    if (refused !== undefined) { refuse(request, response, id, refused); return }
-    readBody(request, PROXY_BODY_LIMIT, (body, cut) => {
-      if (cut !== undefined) { refuse(request, response, id, cut); return }
-      if (body === undefined && answeredAtOnce(request, response, target, id)) return
-      handle(request, response, target, { id, body }).catch((error: unknown) => {
-        log.error({ reqId: id, err: error }, 'request failed unexpectedly')
-        if (!response.headersSent) sendDetail(request, response, contextOf(id), 500, { detail: `${FAILURE}: ${sentenceFor(error, id)}` })
-        else response.destroy()
-      })
-    })
+/**
+ * Whether the client of one request has left, for the stages that wait (max_wait_ms,
+ * another request's answer): its signal is made only when something waits (a cache
+ * hit never does) and aborts when the client leaves before its answer starts.
+ */
+class ClientWaits {
+  private left: AbortController | undefined
+  private onClose: (() => void) | undefined
+
+  constructor (private readonly request: IncomingMessage, private readonly response: ServerResponse) {}
+
+  gone (): boolean {
+    return this.left?.signal.aborted === true || (!this.response.headersSent && (this.response.destroyed || this.request.socket.destroyed))
   }
 
-  return {
-    /** The pool `request` addresses when the data plane serves it, else undefined (Fastify's). */
-    target: (request: IncomingMessage): DataPlaneTarget | undefined => dataPlaneTarget(request, preflights),
-
-    serve,
-
-    /**
-     * The PROXY_PORT listener's handler: the data plane alone. Anything else is 404
-     * (the admin API is not served there), a CORS preflight is answered here.
-     */
-    servePort (request: IncomingMessage, response: ServerResponse): void {
-      const target = dataPlaneTarget(request, false)
-      if (target !== undefined && !(deps.cors !== null && isPreflight(request))) { serve(request, response, target); return }
-      const id = requestIdOf(request)
-      account(request, response, target?.route ?? 'unmatched', id, performance.now(), false)
-      if (target === undefined) sendDetail(request, response, contextOf(id), 404, { detail: 'Not Found' })
-      else sendPreflight(request, response, { ...contextOf(id), cors: deps.cors as CorsOrigins })
-    },
-
-    /** The stages after admission, for a request Fastify admitted (its id and parsed body). */
-    handle: async (request: IncomingMessage, response: ServerResponse, target: DataPlaneTarget, body: Buffer | undefined): Promise<void> => {
-      await handle(request, response, target, { id: requestIdGiven(request) ?? requestIdOf(request), body })
+  signal (): AbortSignal {
+    if (this.left === undefined) {
+      this.left = new AbortController()
+      if (this.response.destroyed || this.request.socket.destroyed) this.left.abort()
+      else {
+        const left = this.left
+        this.onClose = () => { if (!this.response.headersSent) left.abort() }
+        this.response.once('close', this.onClose)
+      }
     }
+    return this.left.signal
+  }
+
+  /** The request's answer is decided: nothing waits any more. */
+  end (): void {
+    if (this.onClose !== undefined) this.response.removeListener('close', this.onClose)
   }
 }
 
-export type DataPlane = ReturnType<typeof createDataPlane>
+/** Builds the data plane (app.ts). */
+export function createDataPlane (deps: DataPlaneDeps): DataPlane {
+  return new DataPlane(deps)
+}

@@ -1,13 +1,22 @@
 /**
  * Each pool's pipeline, compiled once per change of the pool (its `change_seq`)
- * from the stages its settings turn on: with a cache, the cache stage
- * (cached-proxy.ts: lookup, coalescing, storing) in front of the attempts
- * (forwarding.ts); without one, the attempts alone, so a request of a pool
- * without a cache never looks one up. The attempts themselves arm only what the
- * pool uses (a hedge timer with `hedge_after_ms`, a backoff with
- * `retry_backoff_ms`). A pool the runtime does not know goes to the attempts,
- * which answer its 404. Compiled pipelines are dropped with their pool. A fresh HIT of
- * the memory store is answered at once (`now`), without a promise.
+ * from the stages its settings turn on: with a cache, the cache stages in front of
+ * the attempts; without one, the attempts alone, so a request of a pool without a
+ * cache never looks one up. The attempts themselves arm only what the pool uses (a
+ * hedge timer with `hedge_after_ms`, a backoff with `retry_backoff_ms`). A pool the
+ * runtime does not know goes to the attempts, which answer its 404. Compiled
+ * pipelines are dropped with their pool. A fresh HIT of the memory store is
+ * answered at once (`now`), without a promise.
+ *
+ * The data plane's files, in the order a request flows through them:
+ *
+ *   entry.ts (is it the data plane's?) → admit.ts (Host, token scope, body) →
+ *   data-plane.ts (the pool, its pipeline, the answer; logs and metrics) → this file →
+ *   cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
+ *   cache-fill.ts (the leader's fetch, stored) → forwarding.ts (choose, send,
+ *   settle, hedge, per request) → upstream-client.ts (send) → attempt.ts (classify)
+ *   → attempt-steps.ts (account: health, counters, log line) → reply.ts with
+ *   answer-head.ts (answer).
  */
 import type { PoolRuntime } from '../runtime/pool-runtime.js'
 import { cacheOn, type AskedAtOnce, type CachedProxy, type CachingPool, type ServedAnswer } from './cached-proxy.js'
