@@ -11,6 +11,7 @@
  * target.
  */
 import type { IncomingMessage } from 'node:http'
+import { originForm } from '../rules/upstream-url.js'
 
 /** The route of a pool addressed by id (Fastify's syntax, as metrics and scopes name it). */
 export const PROXY_ROUTE = '/api/pools/:pool_id/proxy/*'
@@ -71,7 +72,7 @@ export function dataPlaneTarget (request: IncomingMessage, preflights: boolean):
  */
 export function proxyUrlOf (url: string, target: DataPlaneTarget, poolId: number): string {
   if (target.route === PROXY_ROUTE) return url
-  const path = url.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/, '')
+  const path = originForm(url)
   const rest = path.indexOf('/', 3)
   return `/api/pools/${poolId}/proxy${rest === -1 ? '/' : path.slice(rest)}`
 }

@@ -16,7 +16,7 @@ import { CLIENT_FORWARDING_HEADERS, SERVICE_HEADER_PREFIX, serviceOwnsAnswerHead
 import { rateLimitSignals } from '../rules/rate-limit-signals.js'
 import { scrubEchoes } from '../rules/secrets.js'
 import { MAX_HASH_KEY_LENGTH } from '../rules/strategies.js'
-import { UnsafePathError } from '../rules/upstream-url.js'
+import { originForm, UnsafePathError } from '../rules/upstream-url.js'
 
 /** The request as the proxy needs it. */
 export interface ProxyRequest {
@@ -113,7 +113,7 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])
  * counts by its path and query, as the router routed it.
  */
 export function proxiedPath (rawUrl: string): string {
-  const target = rawUrl.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/, '')
+  const target = originForm(rawUrl)
   const match = /^\/api\/pools\/[^/?#]+\/proxy(\/[^?#]*)?(\?[^#]*)?/.exec(target)
   if (match === null) throw new UnsafePathError('Request target is not a proxy path')
   return `${match[1] ?? '/'}${match[2] ?? ''}`

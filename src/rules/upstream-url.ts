@@ -9,6 +9,11 @@
 /** Thrown for a path that could leave the provider's base URL. */
 export class UnsafePathError extends Error {}
 
+/** A request target in origin form: an absolute-form target (`http://host/a?b`) less its scheme and authority. */
+export function originForm (target: string): string {
+  return target.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/, '')
+}
+
 /** Characters without which a path can hold no dot segment, backslash or percent-encoding. */
 // eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const UNSAFE_CANDIDATE = /[%.\\\x00-\x20\x7f]/
