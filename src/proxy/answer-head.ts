@@ -8,6 +8,7 @@
  * attempts and the Age around it. The cache builds it once per entry it holds
  * (cache-answer.ts), so a HIT of the memory store allocates no header object.
  */
+import { REQUEST_ID_HEADER } from '../http/request-id.js'
 import { servedHeaders } from './forward.js'
 
 /** A header value Node will send: printable ASCII as it is, anything else percent-encoded. */
@@ -17,7 +18,7 @@ export const headerSafe = (text: string): string => /^[\x20-\x7e]*$/.test(text) 
 export interface AnswerHead {
   /** The headers (Content-Length included): what a request with CORS, or any other answer path, reads. */
   readonly headers: Readonly<Record<string, string | string[]>>
-  /** The same headers less `age` (reply.ts appends the entry's own), then `x-sourcepool-provider`, flat. */
+  /** The same headers less `age`, `x-request-id` and `connection` (reply.ts writes the answer's own), then `x-sourcepool-provider`, flat. */
   readonly flat: ReadonlyArray<string | string[]>
 }
 
@@ -27,7 +28,8 @@ export function answerHead (stored: Readonly<Record<string, string | string[]>>,
   // A 204 or 304 has no body, and says no length (RFC 9110 §8.6); any other says its own exactly.
   if (status !== 204 && status !== 304) headers['content-length'] = String(body.length)
   const flat: Array<string | string[]> = []
-  for (const name in headers) if (name !== 'age') flat.push(name, headers[name] as string | string[])
+  // Age, the request id and Connection are the answer's own (reply.ts): a stored one (an entry written by another program) is not sent beside them.
+  for (const name in headers) if (name !== 'age' && name !== REQUEST_ID_HEADER && name !== 'connection') flat.push(name, headers[name] as string | string[])
   flat.push('x-sourcepool-provider', headerSafe(provider ?? ''))
   // Shared by every answer of the entry: frozen, so nothing adds a request's own header to it.
   return { headers: Object.freeze(headers), flat }

@@ -172,6 +172,7 @@ describe('isPlainSuccess (the runtime folds these without applyOutcome)', () => 
     ['a success without a status or latency', fresh, { success: true }, true],
     ['a failure', fresh, { success: false, status_code: 500 }, false],
     ['a member with failures counted', { ...fresh, consecutive_failures: 1 }, { success: true, status_code: 200 }, false],
+    ['a member with a cooldown reason left', { ...fresh, cooldown_reason: 'rate_limited' }, { success: true, status_code: 200 }, false],
     ['a member whose cooldowns doubled', { ...fresh, cooldown_trips: 2 }, { success: true, status_code: 200 }, false],
     ['a member cooling down', { ...fresh, cooldown_until: at(60).toISOString(), cooldown_reason: 'rate_limited' }, { success: true, status_code: 200 }, false],
     ['a 429', fresh, { success: true, status_code: 429 }, false],

@@ -101,7 +101,7 @@ export function latencyAfter (average: number | null, sample: number | null | un
  * an outcome, the one nearly every proxied request has, without the whole fold.
  */
 export function isPlainSuccess (state: HealthState, outcome: Outcome, policy: Pick<HealthPolicy, 'forward_client_auth'>): boolean {
-  return outcome.success && state.cooldown_until === null && state.consecutive_failures === 0 && state.cooldown_trips === 0 &&
+  return outcome.success && state.cooldown_until === null && state.cooldown_reason === null && state.consecutive_failures === 0 && state.cooldown_trips === 0 &&
     outcome.status_code !== 429 && outcome.retry_after_s == null && !(outcome.pause_s != null && outcome.pause_s > 0) &&
     !rejectsOurCredentials(outcome.status_code, policy)
 }
