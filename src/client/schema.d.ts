@@ -1931,6 +1931,11 @@ export interface operations {
                                 retry_budget_percent: number;
                                 retry_backoff_ms: number;
                                 hedge_after_ms: number | null;
+                                /**
+                                 * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)
+                                 * @enum {string}
+                                 */
+                                protocol: "http" | "jsonrpc" | "evm";
                             };
                             cache: {
                                 ttl_seconds: number;
@@ -2189,6 +2194,11 @@ export interface operations {
                     retry_backoff_ms?: number | null;
                     /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
                     hedge_after_ms?: number | null;
+                    /**
+                     * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)
+                     * @enum {string|null}
+                     */
+                    protocol?: "http" | "jsonrpc" | "evm" | null;
                 };
             };
         };
@@ -2380,6 +2390,11 @@ export interface operations {
                             retry_budget_percent: number;
                             retry_backoff_ms: number;
                             hedge_after_ms: number | null;
+                            /**
+                             * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)
+                             * @enum {string}
+                             */
+                            protocol: "http" | "jsonrpc" | "evm";
                         };
                         cache: {
                             ttl_seconds: number;
@@ -2617,6 +2632,11 @@ export interface operations {
                     retry_backoff_ms?: number | null;
                     /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
                     hedge_after_ms?: number | null;
+                    /**
+                     * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)
+                     * @enum {string|null}
+                     */
+                    protocol?: "http" | "jsonrpc" | "evm" | null;
                 };
             };
         };
@@ -9017,6 +9037,11 @@ export interface operations {
                         retry_backoff_ms?: number | null;
                         /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
                         hedge_after_ms?: number | null;
+                        /**
+                         * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)
+                         * @enum {string|null}
+                         */
+                        protocol?: "http" | "jsonrpc" | "evm" | null;
                         enabled?: boolean | null;
                         members?: {
                             /** @description a provider declared in the same state, by name */
@@ -9260,6 +9285,11 @@ export interface operations {
                         retry_backoff_ms?: number | null;
                         /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
                         hedge_after_ms?: number | null;
+                        /**
+                         * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)
+                         * @enum {string|null}
+                         */
+                        protocol?: "http" | "jsonrpc" | "evm" | null;
                         enabled?: boolean | null;
                         members?: {
                             /** @description a provider declared in the same state, by name */
@@ -9519,6 +9549,11 @@ export interface operations {
                             retry_backoff_ms?: number | null;
                             /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
                             hedge_after_ms?: number | null;
+                            /**
+                             * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)
+                             * @enum {string|null}
+                             */
+                            protocol?: "http" | "jsonrpc" | "evm" | null;
                             enabled?: boolean | null;
                             members?: {
                                 /** @description a provider declared in the same state, by name */

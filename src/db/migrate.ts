@@ -17,6 +17,7 @@ import { auditAddressMigration } from './migrations/011-audit-address.js'
 import { cacheMigration } from './migrations/012-cache.js'
 import { retriesMigration } from './migrations/013-retries.js'
 import { refusalStatusMigration } from './migrations/014-refusal-status.js'
+import { protocolMigration } from './migrations/015-protocol.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
@@ -34,7 +35,8 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '011-audit-address': auditAddressMigration,
     '012-cache': cacheMigration,
     '013-retries': retriesMigration,
-    '014-refusal-status': refusalStatusMigration
+    '014-refusal-status': refusalStatusMigration,
+    '015-protocol': protocolMigration
   }
 }
 

@@ -98,6 +98,8 @@ export interface PoolTable {
   proxy_retries: Generated<number>
   proxy_hedges: Generated<number>
   retry_budget_exhausted: Generated<number>
+  /** 'http' | 'jsonrpc' | 'evm': how the proxy reads the pool's requests (migration 015; default 'http'). */
+  protocol: Generated<string>
   /** Bumped by every write that changes the pool's status record (migration 008). */
   change_seq: Generated<number>
 }

@@ -105,6 +105,7 @@ export function exportedState (current: Current): DeclaredStateValue {
       retry_budget_percent: p.retry_budget_percent,
       retry_backoff_ms: p.retry_backoff_ms,
       ...(p.hedge_after_ms === 0 ? {} : { hedge_after_ms: p.hedge_after_ms }),
+      protocol: p.protocol as 'http',
       members: (members.get(p.id) ?? []).map((m) => ({
         provider: providerNames.get(m.provider_id) as string, priority: m.priority, weight: m.weight, enabled: m.enabled === 1
       }))

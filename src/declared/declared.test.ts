@@ -152,6 +152,36 @@ for (const dialect of dialects) {
       assert.equal((await t.request({ method: 'GET', url: '/api/pools/1' })).body.policy.max_wait_ms, 0)
     })
 
+    it('carries the protocol: exported as stored, a declared evm planned and applied, left out meaning http, an unknown one refused', async () => {
+      await post('/api/config/apply', STATE)
+      const exported = async () => {
+        const json = (await t.request({ method: 'GET', url: '/api/config/export' })).body
+        json.providers[0].auth_headers['x-api-key'] = 'KA'
+        return json
+      }
+      const plain = await exported()
+      assert.equal(plain.pools[0].protocol, 'http')
+      assert.deepEqual((await post('/api/config/plan', plain)).body.changes, [], 'the export applies back to no change')
+
+      const evm = { ...STATE, pools: [{ ...STATE.pools[0], protocol: 'evm' }] }
+      const toEvm = [{ kind: 'pool', action: 'update', name: 'spending', fields: { protocol: { from: 'http', to: 'evm' } } }]
+      assert.deepEqual((await post('/api/config/plan', evm)).body.changes, toEvm)
+      const applied = await post('/api/config/apply', evm)
+      assert.deepEqual([applied.body.changes, applied.body.summary], [toEvm, { create: 0, update: 1, delete: 0 }])
+      assert.equal((await t.request({ method: 'GET', url: '/api/pools/1' })).body.policy.protocol, 'evm')
+      const yaml = await t.app.inject({ method: 'GET', url: '/api/config/export?format=yaml' })
+      assert.match(yaml.body, /\n\s+protocol: evm\n/)
+      const again = await exported()
+      assert.equal(again.pools[0].protocol, 'evm')
+      assert.deepEqual((await post('/api/config/plan', again)).body.changes, [], 'exported evm applies back to no change')
+      assert.deepEqual((await post('/api/config/plan', STATE)).body.changes,
+        [{ kind: 'pool', action: 'update', name: 'spending', fields: { protocol: { from: 'evm', to: 'http' } } }], 'left out, it is the default')
+
+      const bad = await post('/api/config/plan', { ...STATE, pools: [{ ...STATE.pools[0], protocol: 'grpc' }] })
+      assert.equal(bad.status, 422, JSON.stringify(bad.body))
+      assert.deepEqual(bad.body.detail.map((d: { loc: unknown[], type: string }) => [d.loc, d.type]), [[['body', 'pools', 0, 'protocol'], 'enum']])
+    })
+
     it('refuses an unknown key (never drops it: beside prune it would delete everything) and an unfilled placeholder', async () => {
       await post('/api/config/apply', STATE)
       const typo = await post('/api/config/apply', { prune: true, provider: STATE.providers, pools: STATE.pools })

@@ -20,7 +20,7 @@ import { healthAt, successRate } from '../rules/health.js'
 import { quotaAt, rateLimitUsage } from '../rules/quota.js'
 import { listMemberStatuses, type MemberStatusRow } from './member.repository.js'
 import type { PoolWithCurrent } from './pool.repository.js'
-import type { PoolStatusValue, PoolSummaryValue } from './pool.schemas.js'
+import type { PoolStatusValue, PoolSummaryValue, Protocol } from './pool.schemas.js'
 
 /** How many history records a status record carries. */
 export const RECENT_ROTATIONS = RECENT_ROTATIONS_SHOWN
@@ -67,7 +67,8 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], h
       deadline_ms: pool.deadline_ms,
       retry_budget_percent: pool.retry_budget_percent,
       retry_backoff_ms: pool.retry_backoff_ms,
-      hedge_after_ms: pool.hedge_after_ms === 0 ? null : pool.hedge_after_ms
+      hedge_after_ms: pool.hedge_after_ms === 0 ? null : pool.hedge_after_ms,
+      protocol: pool.protocol as Protocol
     },
     cache: cacheOf(pool),
     retries: { made: pool.proxy_retries, hedges: pool.proxy_hedges, budget_exhausted: pool.retry_budget_exhausted },

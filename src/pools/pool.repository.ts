@@ -14,7 +14,7 @@ export type PoolWithCurrent = PoolRow & { current_provider_name: string | null }
 /** What a rotation needs of its pool. */
 export type RotationPoolRow = Pick<PoolRow, 'id' | 'enabled' | 'rotation_strategy' | 'rotation_state' | 'current_provider_id' |
 'failure_threshold' | 'cooldown_seconds' | 'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' | 'forbidden_ttl_seconds' |
-'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'deadline_ms' | 'retry_budget_percent' | 'retry_backoff_ms' | 'hedge_after_ms'>
+'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'deadline_ms' | 'retry_budget_percent' | 'retry_backoff_ms' | 'hedge_after_ms' | 'protocol'>
 
 /** Inserts a pool and returns its row. */
 export function * insertPool (db: Db, row: Insertable<PoolTable>): Work<PoolRow> {
@@ -59,7 +59,7 @@ const selectPoolForRotation = prepared((db, p: { id: number }) =>
   lockRows(db, db.selectFrom('pools')
     .select(['id', 'enabled', 'rotation_strategy', 'rotation_state', 'current_provider_id',
       'failure_threshold', 'cooldown_seconds', 'max_cooldown_seconds', 'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds',
-      'cache_ttl_seconds', 'cache_stale_seconds', 'max_wait_ms', 'deadline_ms', 'retry_budget_percent', 'retry_backoff_ms', 'hedge_after_ms'])
+      'cache_ttl_seconds', 'cache_stale_seconds', 'max_wait_ms', 'deadline_ms', 'retry_budget_percent', 'retry_backoff_ms', 'hedge_after_ms', 'protocol'])
     .where('id', '=', p.id)))
 
 /** Locks the pool's row until the transaction ends (as a rotation does); false when there is no such pool. */

@@ -1,7 +1,7 @@
 /**
  * What a pool's fields must be and how a new pool is stored, whoever sends them
  * (the API, or a declared state file): the defaults of the strategy and the
- * health and proxy policy (cache and bounded wait off by default), and a cooldown
+ * health and proxy policy (cache and bounded wait off by default, protocol `http`), and a cooldown
  * cap never below the first cooldown.
  * Errors are 422s whose `loc` the caller chooses.
  */
@@ -22,7 +22,7 @@ export function checkPolicy (cooldown: number, max: number, loc: ReadonlyArray<s
 /** A pool's settings as stored: everything a client or a file chooses, defaults filled in. */
 export type StoredPool = Pick<Insertable<PoolTable>, 'name' | 'category' | 'description' | 'rotation_strategy' | 'failure_threshold' | 'cooldown_seconds' |
 'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' | 'forbidden_ttl_seconds' |
-'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'deadline_ms' | 'retry_budget_percent' | 'retry_backoff_ms' | 'hedge_after_ms'> & { enabled: number }
+'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'deadline_ms' | 'retry_budget_percent' | 'retry_backoff_ms' | 'hedge_after_ms' | 'protocol'> & { enabled: number }
 
 /** The stored form of a pool as sent on create (absent fields: their defaults); `loc` prefixes every error. */
 export function storedPool (input: CreatePoolInput & { enabled?: boolean | null }, loc: ReadonlyArray<string | number> = ['body']): StoredPool {
@@ -49,7 +49,8 @@ export function storedPool (input: CreatePoolInput & { enabled?: boolean | null 
     deadline_ms: input.deadline_ms ?? DEFAULT_DEADLINE_MS,
     retry_budget_percent: input.retry_budget_percent ?? DEFAULT_RETRY_BUDGET_PERCENT,
     retry_backoff_ms: input.retry_backoff_ms ?? 0,
-    hedge_after_ms: input.hedge_after_ms ?? 0
+    hedge_after_ms: input.hedge_after_ms ?? 0,
+    protocol: input.protocol ?? 'http'
   }
 }
 

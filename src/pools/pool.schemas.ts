@@ -46,6 +46,16 @@ const CooldownSeconds = Type.Integer({ minimum: 1, maximum: 86_400, description:
 const MaxCooldownSeconds = Type.Integer({ minimum: 1, maximum: 604_800, description: 'cap of the doubling (default 300)' })
 const AllDown = Type.Unsafe<'soonest' | 'fail'>({ type: 'string', enum: ['soonest', 'fail'], description: 'when every enabled member is cooling down: use the one whose cooldown ends first (default), or answer 404' })
 
+/** What a pool's requests are (issue 36): plain HTTP passed through, JSON-RPC 2.0, or JSON-RPC to Ethereum nodes. */
+export const PROTOCOLS = ['http', 'jsonrpc', 'evm'] as const
+export type Protocol = typeof PROTOCOLS[number]
+// An enum, as Strategy and AllDown: OpenAPI lists the values, Nullable takes it, and a bad value is pydantic's `enum` 422.
+const ProtocolField = Type.Unsafe<Protocol>({
+  type: 'string',
+  enum: [...PROTOCOLS],
+  description: 'what the pool\'s requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum\'s methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)'
+})
+
 /** The per-pool health policy fields, all optional, accepted on create and update. */
 const policyFields = {
   failure_threshold: Type.Optional(Nullable(FailureThreshold)),
@@ -62,7 +72,8 @@ const policyFields = {
   deadline_ms: Type.Optional(Nullable(Type.Integer({ minimum: 100, maximum: 600_000, description: 'proxy: the longest a request may take across all its attempts and waits; past it, 504 (default 30,000)' }))),
   retry_budget_percent: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 100, description: "proxy: retries allowed over a sliding 10 s window, as a percent of the pool's first attempts, at least 3 (default 20)" }))),
   retry_backoff_ms: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 10_000, description: 'proxy: before retry n, a random wait up to this × 2^(n−2) (full jitter; default 0: none)' }))),
-  hedge_after_ms: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 60_000, description: 'proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off)' })))
+  hedge_after_ms: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 60_000, description: 'proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off)' }))),
+  protocol: Type.Optional(Nullable(ProtocolField))
 }
 
 export const PoolParams = Type.Object({ pool_id: Id })
@@ -180,7 +191,8 @@ export const PoolStatus = Type.Object({
     deadline_ms: Type.Integer(),
     retry_budget_percent: Type.Integer(),
     retry_backoff_ms: Type.Integer(),
-    hedge_after_ms: Nullable(Type.Integer())
+    hedge_after_ms: Nullable(Type.Integer()),
+    protocol: ProtocolField
   }),
   cache: PoolCache,
   retries: PoolRetries,

@@ -129,6 +129,7 @@ export function createPoolService ({ database: handle, now, changes = NO_CHANGES
       if (input.retry_budget_percent != null) fields.retry_budget_percent = input.retry_budget_percent
       if (input.retry_backoff_ms != null) fields.retry_backoff_ms = input.retry_backoff_ms
       if (input.hedge_after_ms != null) fields.hedge_after_ms = input.hedge_after_ms
+      if (input.protocol != null) fields.protocol = input.protocol
       const pool = await database.transact((db) => updatePoolWork(db, id, fields, { actor, changes: input, at }))
       return {
         pool_id: pool.id,

@@ -133,7 +133,8 @@ for (const dialect of dialects) {
           deadline_ms: 30_000,
           retry_budget_percent: 20,
           retry_backoff_ms: 0,
-          hedge_after_ms: null
+          hedge_after_ms: null,
+          protocol: 'http'
         })
         assert.deepEqual(body.cache, { ttl_seconds: 0, stale_seconds: 0, hits: 0, misses: 0, stale: 0, entries: 0, hit_ratio: 0 })
         assert.deepEqual(body.retries, { made: 0, hedges: 0, budget_exhausted: 0 })
