@@ -63,6 +63,8 @@ export interface Attempt {
   readonly number: number
   /** The bound it was sent with was the client's shortened deadline, not the member's own timeout. */
   readonly cutByClient: boolean
+  /** The bound it was sent with was what was left of the request's deadline (shorter than the member's own timeout). */
+  readonly byDeadline: boolean
   readonly startedAt: number
   cancel: (() => void) | undefined
 }

@@ -182,7 +182,7 @@ export class Forwarding {
     this.launched++
     let cancel: (() => void) | undefined
     const sent = this.ctx.upstream.send(this.incoming, this.path, choice.pool, choice.member, { timeoutMs: bound, onCancel: (c) => { cancel = c } })
-    const attempt: Attempt = { choice, sent, number: this.launched, cutByClient: this.deadline.shortened && bound < own, startedAt: performance.now(), cancel }
+    const attempt: Attempt = { choice, sent, number: this.launched, cutByClient: this.deadline.shortened && bound < own, byDeadline: bound < own, startedAt: performance.now(), cancel }
     this.inFlight.push(attempt)
     return attempt
   }
@@ -260,7 +260,8 @@ export class Forwarding {
       this.failed = { providerId: member.provider_id, reason: failoverReason(result) }
       // Another attempt still on its way (a hedge): its answer may yet serve.
       if (this.inFlight.length > 0) { discard(sent); return 'next' }
-      if (this.passed()) { discard(sent); return this.overDeadline() }
+      // Timed out on what was left of the deadline: passed, even when the timer fired a moment early (it counts from the loop's time).
+      if (this.passed() || (attempt.byDeadline && !('response' in sent) && sent.timedOut)) { discard(sent); return this.overDeadline() }
       if (step === 'stop') { discard(sent); return this.failure() }
       if (this.launched >= this.maxAttempts) { discard(sent); return 'out' }
       this.free = result.kind === 'forbidden' || refusedUs

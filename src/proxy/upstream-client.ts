@@ -34,6 +34,9 @@ import { upstreamHeaders, type ProxyRequest } from './forward.js'
 import { continueSkippingConnector } from '../http/interim-answers.js'
 
 /** Default time an attempt may wait for the answer to start. */
+/** How much later than an attempt's own bound undici's header timeout is set (a backstop: see `send`). */
+const HEADERS_BACKSTOP_MS = 1_000
+
 export const DEFAULT_TIMEOUT_MS = 10_000
 
 /**
@@ -217,7 +220,10 @@ export function createUpstreamClient () {
           }),
           body: incoming.body ?? null,
           signal: deadline,
-          headersTimeout: timeoutMs,
+          // Our timer above is the bound; undici's own is a backstop a second later: for delays over a
+          // second its timers tick twice a second and may fire up to half a second early (a 1,500 ms
+          // deadline then ended as a member's timeout, 502, instead of the deadline's 504).
+          headersTimeout: timeoutMs + HEADERS_BACKSTOP_MS,
           // Between body chunks the member's own bound: an answer that has started is never cut by the deadline.
           bodyTimeout: own
         })
