@@ -53,7 +53,7 @@ export type Protocol = typeof PROTOCOLS[number]
 const ProtocolField = Type.Unsafe<Protocol>({
   type: 'string',
   enum: [...PROTOCOLS],
-  description: 'what the pool\'s requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum\'s methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)'
+  description: 'what the pool\'s requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum\'s methods) read each POST as JSON-RPC (docs/api.md, RPC pools)'
 })
 
 /** The per-pool health policy fields, all optional, accepted on create and update. */

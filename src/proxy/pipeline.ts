@@ -2,7 +2,8 @@
  * Each pool's pipeline, compiled once per change of the pool (its `change_seq`)
  * from the stages its settings turn on: with a cache, the cache stages in front of
  * the attempts; without one, the attempts alone, so a request of a pool without a
- * cache never looks one up. The attempts themselves arm only what the pool uses (a
+ * cache never looks one up. An RPC pool (`protocol` `jsonrpc` or `evm`) puts its
+ * JSON-RPC stage first (rpc-admit.ts); an `http` pool has none. The attempts themselves arm only what the pool uses (a
  * hedge timer with `hedge_after_ms`, a backoff with `retry_backoff_ms`). A pool the
  * runtime does not know goes to the attempts, which answer its 404. Compiled
  * pipelines are dropped with their pool. A fresh HIT of the memory store is
@@ -12,7 +13,7 @@
  *
  *   entry.ts (is it the data plane's?) → admit.ts (Host, token scope, body) →
  *   data-plane.ts (the pool, its pipeline, the answer; logs and metrics) → this file →
- *   cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
+ *   rpc-admit.ts (RPC pools: a body that is not JSON-RPC) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
  *   cache-fill.ts (the leader's fetch, stored) → forwarding.ts (choose, send,
  *   settle, hedge, per request) → upstream-client.ts (send) → attempt.ts (classify)
  *   → attempt-steps.ts (account: health, counters, log line) → reply.ts with
@@ -22,6 +23,7 @@ import type { PoolRuntime } from '../runtime/pool-runtime.js'
 import { cacheOn, type AskedAtOnce, type CachedProxy, type CachingPool, type ServedAnswer } from './cached-proxy.js'
 import type { ProxyRequest } from './forward.js'
 import type { ProxyService } from './proxy.service.js'
+import { RPC_PROTOCOLS, rpcRefusal } from './rpc-admit.js'
 
 /** A compiled pipeline: what one request of the pool runs. */
 type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
@@ -45,9 +47,11 @@ export function createPipelines ({ runtime, cache, attempts }: Deps) {
   const attemptsAlone: Run = async (poolId, incoming) => await attempts.forward(poolId, incoming)
 
   /** The pool's pipeline for its settings as of `changeSeq`. */
-  function compile (pool: CachingPool & { readonly id: number, readonly change_seq: number }): Compiled {
+  function compile (pool: CachingPool & { readonly id: number, readonly change_seq: number, readonly protocol: string }): Compiled {
     const caching = cacheOn(pool)
-    const run: Run = caching ? async (poolId, incoming) => await cache.cached(pool, poolId, incoming) : attemptsAlone
+    const inner: Run = caching ? async (poolId, incoming) => await cache.cached(pool, poolId, incoming) : attemptsAlone
+    // An RPC pool's POSTs are JSON-RPC: one that is not is answered before any other stage (rpc-admit.ts).
+    const run: Run = RPC_PROTOCOLS.has(pool.protocol) ? async (poolId, incoming) => rpcRefusal(incoming) ?? await inner(poolId, incoming) : inner
     const made = { changeSeq: pool.change_seq, run, now: caching ? (poolId: number, incoming: AskedAtOnce) => cache.hitNow(pool, poolId, incoming) : undefined }
     compiled.set(pool.id, made)
     return made
