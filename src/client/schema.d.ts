@@ -1932,7 +1932,7 @@ export interface operations {
                                 retry_backoff_ms: number;
                                 hedge_after_ms: number | null;
                                 /**
-                                 * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)
+                                 * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) read each POST as JSON-RPC (docs/api.md, RPC pools)
                                  * @enum {string}
                                  */
                                 protocol: "http" | "jsonrpc" | "evm";
@@ -2195,7 +2195,7 @@ export interface operations {
                     /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
                     hedge_after_ms?: number | null;
                     /**
-                     * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)
+                     * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) read each POST as JSON-RPC (docs/api.md, RPC pools)
                      * @enum {string|null}
                      */
                     protocol?: "http" | "jsonrpc" | "evm" | null;
@@ -2391,7 +2391,7 @@ export interface operations {
                             retry_backoff_ms: number;
                             hedge_after_ms: number | null;
                             /**
-                             * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)
+                             * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) read each POST as JSON-RPC (docs/api.md, RPC pools)
                              * @enum {string}
                              */
                             protocol: "http" | "jsonrpc" | "evm";
@@ -2633,7 +2633,7 @@ export interface operations {
                     /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
                     hedge_after_ms?: number | null;
                     /**
-                     * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)
+                     * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) read each POST as JSON-RPC (docs/api.md, RPC pools)
                      * @enum {string|null}
                      */
                     protocol?: "http" | "jsonrpc" | "evm" | null;
@@ -9038,7 +9038,7 @@ export interface operations {
                         /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
                         hedge_after_ms?: number | null;
                         /**
-                         * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)
+                         * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) read each POST as JSON-RPC (docs/api.md, RPC pools)
                          * @enum {string|null}
                          */
                         protocol?: "http" | "jsonrpc" | "evm" | null;
@@ -9286,7 +9286,7 @@ export interface operations {
                         /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
                         hedge_after_ms?: number | null;
                         /**
-                         * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)
+                         * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) read each POST as JSON-RPC (docs/api.md, RPC pools)
                          * @enum {string|null}
                          */
                         protocol?: "http" | "jsonrpc" | "evm" | null;
@@ -9550,7 +9550,7 @@ export interface operations {
                             /** @description proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off) */
                             hedge_after_ms?: number | null;
                             /**
-                             * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) are stored and shown, and proxied as `http` until the RPC stages arrive (issue 36)
+                             * @description what the pool's requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum's methods) read each POST as JSON-RPC (docs/api.md, RPC pools)
                              * @enum {string|null}
                              */
                             protocol?: "http" | "jsonrpc" | "evm" | null;
