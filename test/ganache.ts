@@ -13,9 +13,9 @@ export interface Node {
   close: () => Promise<void>
 }
 
-/** Starts a node with `accounts` funded accounts (chain id 1337). */
+/** Starts a node with `accounts` funded accounts (chain id and network id 1337). */
 export async function startNode (accounts = 2): Promise<Node> {
-  const server = ganache.server({ logging: { quiet: true }, wallet: { totalAccounts: accounts, deterministic: true }, chain: { chainId: 1337 } })
+  const server = ganache.server({ logging: { quiet: true }, wallet: { totalAccounts: accounts, deterministic: true }, chain: { chainId: 1337, networkId: 1337 } })
   await server.listen(0, '127.0.0.1')
   const { port } = server.address() as AddressInfo
   const url = `http://127.0.0.1:${port}`

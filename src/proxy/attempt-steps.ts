@@ -10,6 +10,7 @@ import type { FailedAttempt, PoolRuntime, ProxyChoice, ProxyRefusal } from '../r
 import { refusalSeconds, refusedPathOf, refusesCredentials } from '../rules/credential-refusal.js'
 import { reportedOutcome, type FailedAttemptSummary } from './attempt.js'
 import { CREDENTIALS_REJECTED, downstreamHeaders, resourceOf, type AttemptResult, type ProxyRequest } from './forward.js'
+import type { JudgedSent } from './rpc-answer.js'
 import type { SentUpstream } from './upstream-client.js'
 
 export type ProxyAnswer =
@@ -58,7 +59,8 @@ export type Chosen = Extract<ProxyChoice, { kind: 'chosen' }>
 /** One attempt sent: its choice, what its call will give, and how to call it off before its answer starts. */
 export interface Attempt {
   readonly choice: Chosen
-  readonly sent: Promise<SentUpstream>
+  /** What its call gave (an RPC call's answer judged by its body: rpc-answer.ts). */
+  readonly sent: Promise<JudgedSent>
   /** Its number in the request (1 for the first), as its log line shows it. */
   readonly number: number
   /** The bound it was sent with was the client's shortened deadline, not the member's own timeout. */

@@ -60,26 +60,26 @@ export type AttemptStep = 'answer' | 'move_on' | 'stop' | 'throw'
  * connection carried it, NGINX's rule) means the provider did nothing, so moving on
  * is always safe; another failure (an answer, or a connection lost after the request
  * was written) may have had an effect, so only a request that may be repeated
- * (mayRetry) moves on.
+ * (mayRetry; for an RPC call, `repeatable`: a read, not a transaction) moves on.
  */
-export function nextStep (result: AttemptResult, method: string, headers: Record<string, unknown>, retryNonIdempotent: boolean): AttemptStep {
+export function nextStep (result: AttemptResult, method: string, headers: Record<string, unknown>, retryNonIdempotent: boolean, repeatable?: boolean): AttemptStep {
   switch (result.kind) {
     case 'success': return 'answer'
     case 'forbidden': return 'move_on'
-    case 'failure': return result.reason === CREDENTIALS_REJECTED || result.unreached === true || mayRetry(method, headers, retryNonIdempotent) ? 'move_on' : 'stop'
+    case 'failure': return result.reason === CREDENTIALS_REJECTED || result.unreached === true || (repeatable ?? mayRetry(method, headers, retryNonIdempotent)) ? 'move_on' : 'stop'
     case 'ours': return 'throw'
   }
 }
 
 /**
  * What the runtime's health and counters are told of an attempt; nothing for a
- * refusal or an error of ours. `connect_failed` is set when it failed at the
+ * refusal, an error of ours or a neutral failure (an RPC node lacking the state). `connect_failed` is set when it failed at the
  * connection (failedToConnect).
  */
 export function reportedOutcome (
   result: AttemptResult, sent: SentAttempt
 ): (Outcome & { readonly error: string | null, readonly pause_source: string | null, readonly connect_failed?: true }) | undefined {
-  if (result.kind === 'forbidden' || result.kind === 'ours') return undefined
+  if (result.kind === 'forbidden' || result.kind === 'ours' || (result.kind === 'failure' && result.neutral === true)) return undefined
   const failure = result.kind === 'failure'
   return {
     success: !failure,

@@ -22,7 +22,7 @@ import type { ProxyAnswer, ProxyService } from './proxy.service.js'
 const READ_DEADLINE_MS = 5_000
 
 /** Bytes of answers being read into memory at once, for all keys (CACHE_MAX_BYTES): past it, answers stream unstored. */
-interface ReadBudget { left: number }
+export interface ReadBudget { left: number }
 
 /** The provider's answer, as the attempts gave it. */
 type Answered = Extract<ProxyAnswer, { kind: 'answer' }>
@@ -157,7 +157,7 @@ export class CacheFill {
  * READ_DEADLINE_MS and while `signal` holds; past any of them, answers a stream of
  * everything (read and unread) instead. A body that fails while read throws.
  */
-async function readUpTo (body: Readable, limit: number, budget: ReadBudget, signal: AbortSignal): Promise<Buffer | Readable> {
+export async function readUpTo (body: Readable, limit: number, budget: ReadBudget, signal: AbortSignal): Promise<Buffer | Readable> {
   const chunks: Buffer[] = []
   let size = 0
   const it = body[Symbol.asyncIterator]()

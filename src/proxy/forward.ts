@@ -36,6 +36,15 @@ export interface ProxyRequest {
   signal?: AbortSignal
   /** True once the client has left (a check that, unlike reading `signal`, makes nothing). */
   gone?: () => boolean
+  /** In an RPC pool, the single JSON-RPC call the body holds (rpc-admit.ts): its answer is judged by its body (rpc-answer.ts). */
+  rpc?: RpcCallInfo
+}
+
+/** What the attempt loop knows of an RPC pool's single call. */
+export interface RpcCallInfo {
+  readonly method: string
+  /** A read: it may be sent again to another member (a transaction is sent once). */
+  readonly repeatable: boolean
 }
 
 /** What the proxy logs an attempt with. */
@@ -247,7 +256,8 @@ export function hasNoBody (method: string, status: number): boolean {
 export type AttemptResult =
   | { kind: 'success', pauseS?: number, pauseSource?: string }
   | { kind: 'forbidden', statusCode: number }
-  | { kind: 'failure', reason: string, statusCode?: number, retryAfterS?: number, pauseS?: number, pauseSource?: string, unreached?: true }
+  /** `neutral`: the member lacked what the call needs (an RPC node without the block): the call moves on, its health is not told. */
+  | { kind: 'failure', reason: string, statusCode?: number, retryAfterS?: number, pauseS?: number, pauseSource?: string, unreached?: true, neutral?: true }
   | { kind: 'ours', error: unknown }
 
 /** The failure reason of a 401/402 on our credentials: the provider did nothing, so any request moves on. */

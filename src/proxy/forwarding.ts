@@ -22,6 +22,7 @@ import {
   type Attempt, type Chosen, type FailedAttempt, type ProxyAnswer, type Runtime
 } from './attempt-steps.js'
 import { assertForwardableMethod, hashKeyOf, hasNoBody, mayRetry, proxiedPath, type ProxyRequest } from './forward.js'
+import { judgeRpcAnswer, rpcResult, type JudgedSent } from './rpc-answer.js'
 import { DEFAULT_TIMEOUT_MS, type createUpstreamClient } from './upstream-client.js'
 
 /** Requests that may wait at once for a member to come back (max_wait_ms); past it, they answer 503 at once. */
@@ -50,6 +51,8 @@ type Settled = ProxyAnswer | 'next' | 'out'
 
 export class Forwarding {
   private readonly path: string
+  /** What choices and refusals are about: the path, or in an RPC pool the call's method (`/{method}`). */
+  private readonly resource: string
   private readonly key: string | undefined
   private readonly asked: string | string[] | undefined
   private readonly started = performance.now()
@@ -81,6 +84,7 @@ export class Forwarding {
     assertForwardableMethod(incoming.method)
     this.path = proxiedPath(incoming.url)
     assertSafePath(this.path)
+    this.resource = incoming.rpc === undefined ? this.path : `/${incoming.rpc.method}`
     this.key = hashKeyOf(incoming.headers)
     this.asked = incoming.headers[DEADLINE_HEADER]
     if (this.asked !== undefined && requestDeadline(MAX_DEADLINE_MS, this.asked) === 'invalid') throw new DomainError(400, DEADLINE_HEADER_PROBLEM)
@@ -124,7 +128,7 @@ export class Forwarding {
   private async choose (): Promise<Chosen | ProxyAnswer> {
     const { ctx, incoming } = this
     for (;;) {
-      const choice = await ctx.runtime.choose(this.poolId, this.path, this.tried, this.failed, this.key)
+      const choice = await ctx.runtime.choose(this.poolId, this.resource, this.tried, this.failed, this.key)
       if (choice.kind === 'unknown_pool') throw new NotFoundError(`Pool ${this.poolId} not found`)
       if (this.budget === undefined) {
         const found = requestDeadline(choice.pool.deadline_ms, this.asked)
@@ -181,7 +185,9 @@ export class Forwarding {
     this.tried.add(choice.member.provider_id)
     this.launched++
     let cancel: (() => void) | undefined
-    const sent = this.ctx.upstream.send(this.incoming, this.path, choice.pool, choice.member, { timeoutMs: bound, onCancel: (c) => { cancel = c } })
+    const sending = this.ctx.upstream.send(this.incoming, this.path, choice.pool, choice.member, { timeoutMs: bound, onCancel: (c) => { cancel = c } })
+    // An RPC call's answer is judged by its body before the loop reads it (rpc-answer.ts).
+    const sent: Promise<JudgedSent> = this.incoming.rpc === undefined ? sending : sending.then(judgeRpcAnswer)
     const attempt: Attempt = { choice, sent, number: this.launched, cutByClient: this.deadline.shortened && bound < own, byDeadline: bound < own, startedAt: performance.now(), cancel }
     this.inFlight.push(attempt)
     return attempt
@@ -193,7 +199,7 @@ export class Forwarding {
     const first = inFlight[0] as Attempt
     const hedgeAfter = pool?.hedge_after_ms ?? 0
     const hedgeable = hedgeAfter > 0 && !this.hedgeTried && inFlight.length === 1 && this.launched < this.maxAttempts &&
-      mayRetry(this.incoming.method, this.incoming.headers, pool?.retry_non_idempotent === 1)
+      (this.incoming.rpc?.repeatable ?? mayRetry(this.incoming.method, this.incoming.headers, pool?.retry_non_idempotent === 1))
     if (inFlight.length === 1 && !hedgeable) {
       await first.sent.catch(() => {})
       return first
@@ -214,7 +220,7 @@ export class Forwarding {
     const { ctx } = this
     this.hedgeTried = true
     if (left(this.incoming) || !(this.budget as RetryBudget).allows(this.pool?.retry_budget_percent ?? 0, ctx.now().getTime())) return
-    const choice = await ctx.runtime.choose(this.poolId, this.path, this.tried, undefined, this.key)
+    const choice = await ctx.runtime.choose(this.poolId, this.resource, this.tried, undefined, this.key)
     if (choice.kind !== 'chosen') return
     ;(this.budget as RetryBudget).spend(ctx.now().getTime())
     this.retries++
@@ -229,13 +235,13 @@ export class Forwarding {
    * that streams back to the client.
    */
   private async settle (attempt: Attempt): Promise<Settled> {
-    const { ctx, incoming, path } = this
+    const { ctx, incoming, resource: path } = this
     const { member } = attempt.choice
     this.inFlight.splice(this.inFlight.indexOf(attempt), 1)
     let streaming = false
     try {
       const sent = await attempt.sent
-      const classified = classifyAttempt(sent, attempt.choice.pool, ctx.now())
+      const classified = rpcResult(sent.rpc, attempt.choice.pool) ?? classifyAttempt(sent, attempt.choice.pool, ctx.now())
       // A second member refusing our credentials in one request: it is the request (a key of its
       // own in the query, a paid-only path), not our keys; its answer goes back and it is learned
       // at most as a refusal of the resource.
@@ -249,7 +255,7 @@ export class Forwarding {
       // Cut by the client's own shorter deadline: says nothing about the provider.
       const cutByClient = attempt.cutByClient && !('response' in sent) && sent.timedOut
       if (!cutByClient) record(ctx.runtime, this.poolId, attempt.choice, path, result, sent)
-      const step = requestRejected ? 'answer' : nextStep(result, incoming.method, incoming.headers, attempt.choice.pool.retry_non_idempotent === 1)
+      const step = requestRejected ? 'answer' : nextStep(result, incoming.method, incoming.headers, attempt.choice.pool.retry_non_idempotent === 1, incoming.rpc?.repeatable)
       if (step === 'answer' && 'response' in sent) {
         streaming = !hasNoBody(incoming.method, sent.response.statusCode)
         const slow = this.inFlight[0]

@@ -15,10 +15,18 @@ import type { ProxyRequest } from './forward.js'
 /** The protocols whose POSTs are JSON-RPC. */
 export const RPC_PROTOCOLS: ReadonlySet<string> = new Set(['jsonrpc', 'evm'])
 
-/** The answer to a request whose body is not JSON-RPC, at once; undefined for one that goes on (with what it holds). */
-export function rpcRefusal (incoming: Pick<ProxyRequest, 'method' | 'body'>): ServedAnswer | undefined {
+/** Methods that send a transaction: sent once, moved on only when they never reached a provider. */
+const WRITES: ReadonlySet<string> = new Set(['eth_sendRawTransaction', 'eth_sendTransaction'])
+
+/**
+ * The answer to a request whose body is not JSON-RPC, at once; undefined for one that
+ * goes on, a single call marked on the request (`rpc`: its method, and whether it may
+ * be sent again) for the stages after this one. A batch goes on whole, for now.
+ */
+export function rpcRefusal (incoming: Pick<ProxyRequest, 'method' | 'body' | 'rpc'>): ServedAnswer | undefined {
   if (incoming.method !== 'POST') return undefined
   const parsed: ParsedBody = parseBody(incoming.body)
+  if (parsed.kind === 'call') incoming.rpc = { method: parsed.call.method, repeatable: !WRITES.has(parsed.call.method) }
   if (parsed.kind !== 'invalid') return undefined
   const body = Buffer.from(errorAnswer(parsed.error))
   return { kind: 'answer', status: 200, headers: { 'content-type': 'application/json' }, body, provider: null, attempts: 0 }

@@ -3,7 +3,10 @@
  * (ganache) and real clients (viem, ethers) through the pool's URL: an `evm` pool
  * answers what its nodes answer; a body that is not JSON-RPC is answered -32700 or
  * -32600 without reaching a provider (an `http` pool passes it through as before);
- * a member refusing connections is passed over for a POST.
+ * a member refusing connections is passed over for a POST; a provider's JSON-RPC
+ * error inside a 200 is judged by its body (a rate limit cools the member, an
+ * unsupported method is refused by that member alone, missing state moves on with
+ * no health failure, a reverted call is the caller's own answer).
  */
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
@@ -74,6 +77,73 @@ for (const dialect of dialects) {
       await poolOfUrls(t, 'plain-http', [counting.url])
       await post(`${base}/p/plain-http/`, '{not json').catch(() => undefined)
       assert.equal(counting.seen.length, before + 2, 'an http pool passes any body on')
+    })
+
+    /** A scripted JSON-RPC provider answering every call with `error` inside a 200, counting calls by method. */
+    async function erring (error: { code: number, message: string }): Promise<Upstream> {
+      return await upstream((_req, res, body) => {
+        const { id } = JSON.parse(body) as { id: number }
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ jsonrpc: '2.0', id, error }))
+      })
+    }
+    const call = async (url: string, method: string, params: unknown[] = []) =>
+      (await post(url, JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }))).body
+    const memberOf = async (poolId: number, providerId: number) => {
+      await t.app.runtime.flush()
+      const record = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body
+      return record.members.find((m: { provider_id: number }) => m.provider_id === providerId)
+    }
+    const methodsSeen = (up: Upstream) => up.seen.map((s) => (JSON.parse(s.body) as { method: string }).method)
+
+    it('a rate limit in a 200 body (-32005) cools the member as rate_limited; the calls are served by the node', LIMIT, async () => {
+      const limited = await erring({ code: -32005, message: 'limit exceeded' })
+      try {
+        const { poolId, providers } = await poolOfUrls(t, 'limited', [limited.url, node.url], { protocol: 'evm', rotation_strategy: 'priority' }, {}, true)
+        const url = `${base}/p/limited/`
+        for (let i = 0; i < 4; i++) assert.equal((await call(url, 'eth_chainId')).result, '0x539')
+        assert.equal(limited.seen.length, 1, 'the cooled member is not asked again')
+        const member = await memberOf(poolId, providers[0] as number)
+        assert.deepEqual([member.health, member.cooldown_reason, member.failure_count], ['cooling_down', 'rate_limited', 1])
+      } finally {
+        await limited.close()
+      }
+    })
+
+    it('-32601 refuses that method on that member alone; other methods still go to it', LIMIT, async () => {
+      const partial = await erring({ code: -32601, message: 'the method does not exist/is not available' })
+      try {
+        const { poolId, providers } = await poolOfUrls(t, 'partial', [partial.url, node.url], { protocol: 'jsonrpc', rotation_strategy: 'priority' }, {}, true)
+        const url = `${base}/api/pools/${poolId}/proxy/`
+        assert.equal((await call(url, 'eth_chainId')).result, '0x539')
+        assert.equal((await call(url, 'eth_chainId')).result, '0x539')
+        assert.equal((await call(url, 'net_version')).result, '1337')
+        assert.deepEqual(methodsSeen(partial), ['eth_chainId', 'net_version'], 'a refused method is not sent to it again; another method is')
+        const refusals = (await t.request({ method: 'GET', url: `/api/providers/${providers[0] as number}/refusals` })).body
+        assert.deepEqual(refusals.refusals.map((r: { resource: string }) => r.resource).sort(), ['/eth_chainId', '/net_version'])
+        const member = await memberOf(poolId, providers[0] as number)
+        assert.deepEqual([member.health, member.failure_count], ['healthy', 0])
+      } finally {
+        await partial.close()
+      }
+    })
+
+    it('missing state moves the call on with no health failure; a reverted call is the caller\'s own answer, not retried', LIMIT, async () => {
+      const pruned = await erring({ code: -32000, message: 'missing trie node abc (path )' })
+      const reverting = await erring({ code: 3, message: 'execution reverted: not owner' })
+      try {
+        const first = await poolOfUrls(t, 'pruned', [pruned.url, node.url], { protocol: 'evm', rotation_strategy: 'priority' }, {}, true)
+        assert.equal((await call(`${base}/p/pruned/`, 'eth_getBalance', ['0x0000000000000000000000000000000000000000', '0x0'])).result, '0x0')
+        const member = await memberOf(first.poolId, first.providers[0] as number)
+        assert.deepEqual([member.health, member.failure_count, member.success_count], ['healthy', 0, 0])
+        await poolOfUrls(t, 'reverting', [reverting.url, node.url], { protocol: 'evm', rotation_strategy: 'priority' }, {}, true)
+        const answer = await call(`${base}/p/reverting/`, 'eth_call', [{ to: '0x0000000000000000000000000000000000000000' }, 'latest'])
+        assert.deepEqual(answer.error, { code: 3, message: 'execution reverted: not owner' })
+        assert.equal(reverting.seen.length, 1)
+      } finally {
+        await pruned.close()
+        await reverting.close()
+      }
     })
   })
 }

@@ -1,0 +1,73 @@
+/**
+ * The RPC pools' classify stage (issue 36 item 3): a provider answers a JSON-RPC
+ * call's failure inside a 200 as often as not, so for a single call the answer's
+ * body is read (bounded, rpc bytes and time as the cache reads an answer) and its
+ * `error`, if any, judged by rules/jsonrpc-errors.ts. What the attempt loop
+ * (forwarding.ts) then does with the verdict:
+ *
+ * - `rate_limited`: the member cools down for the pool's `cooldown_seconds`, as
+ *   `rate_limited`, and the call moves on;
+ * - `unsupported`: the member is refused the method (`/{method}` in the refusal
+ *   list, for `forbidden_ttl_seconds`) and the call moves on;
+ * - `missing_state`: the call moves on, with no health failure;
+ * - `caller` (reverted, bad params, a range too large) or no error: the answer goes back;
+ * - `server`: a failure for health; a read moves on.
+ *
+ * The body is handed on as read, so the answer that goes back is the provider's own.
+ * An answer that is not a 2xx is classified by its status, as in any pool.
+ */
+import { Readable } from 'node:stream'
+import { rpcVerdict, type RpcVerdict } from '../rules/jsonrpc-errors.js'
+import { readUpTo, type ReadBudget } from './cache-fill.js'
+import type { AttemptResult } from './forward.js'
+import type { SentUpstream } from './upstream-client.js'
+
+/** Largest answer body judged (a bigger one streams through unjudged: an eth_getLogs of many blocks). */
+const MAX_JUDGED_BYTES = 16 * 1024 * 1024
+
+/** Bytes of answers all RPC attempts may hold at once while judging them. */
+const budget: ReadBudget = { left: 256 * 1024 * 1024 }
+
+/** An attempt's result with the verdict on its answer's JSON-RPC error (`ok` for none). */
+export type JudgedSent = SentUpstream & { readonly rpc?: RpcVerdict | 'ok' }
+
+/** Reads a 2xx answer's body and judges its JSON-RPC error; any other outcome is passed on as it is. */
+export async function judgeRpcAnswer (sent: SentUpstream): Promise<JudgedSent> {
+  if (!('response' in sent) || sent.response.statusCode < 200 || sent.response.statusCode >= 300) return sent
+  const { response } = sent
+  let read: Buffer | Readable
+  try {
+    read = await readUpTo(response.body as unknown as Readable, MAX_JUDGED_BYTES, budget, new AbortController().signal)
+  } catch (error) {
+    return { error, timedOut: false, latencyMs: sent.latencyMs, secrets: sent.secrets }
+  }
+  if (!Buffer.isBuffer(read)) return { ...sent, response: { ...response, body: read as never } }
+  const body = Readable.from([read], { objectMode: false })
+  return { ...sent, response: { ...response, body: body as never }, rpc: verdictOf(read) }
+}
+
+/** The verdict on a body: its error's, `ok` for a result (or a batch, judged per call later), `server` for a body that is not JSON-RPC. */
+function verdictOf (body: Buffer): RpcVerdict | 'ok' {
+  let answer: unknown
+  try {
+    answer = JSON.parse(body.toString('utf8'))
+  } catch {
+    return 'server'
+  }
+  if (Array.isArray(answer)) return 'ok'
+  if (typeof answer !== 'object' || answer === null) return 'server'
+  const { error } = answer as { error?: { code?: number, message?: string } }
+  return error === undefined || error === null ? 'ok' : rpcVerdict(error)
+}
+
+/** What the attempt loop makes of a verdict (see the file's header); undefined: classify by status, as any pool. */
+export function rpcResult (verdict: RpcVerdict | 'ok' | undefined, pool: { readonly cooldown_seconds: number }): AttemptResult | undefined {
+  switch (verdict) {
+    case undefined: return undefined
+    case 'ok': case 'caller': return { kind: 'success' }
+    case 'rate_limited': return { kind: 'failure', reason: 'rate_limited', pauseS: pool.cooldown_seconds, pauseSource: 'jsonrpc' }
+    case 'unsupported': return { kind: 'forbidden', statusCode: 403 }
+    case 'missing_state': return { kind: 'failure', reason: 'missing_state', neutral: true }
+    case 'server': return { kind: 'failure', reason: 'rpc_error' }
+  }
+}
