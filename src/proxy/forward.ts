@@ -256,8 +256,11 @@ export function hasNoBody (method: string, status: number): boolean {
 export type AttemptResult =
   | { kind: 'success', pauseS?: number, pauseSource?: string }
   | { kind: 'forbidden', statusCode: number }
-  /** `neutral`: the member lacked what the call needs (an RPC node without the block): the call moves on, its health is not told. */
-  | { kind: 'failure', reason: string, statusCode?: number, retryAfterS?: number, pauseS?: number, pauseSource?: string, unreached?: true, neutral?: true }
+  /**
+   * `neutral`: the member lacked what the call needs (an RPC node without the block): its health is not told.
+   * `free`: the member refused to do the work (an RPC rate limit, missing state), so moving on spends no retry budget, as after a refusal.
+   */
+  | { kind: 'failure', reason: string, statusCode?: number, retryAfterS?: number, pauseS?: number, pauseSource?: string, unreached?: true, neutral?: true, free?: true }
   | { kind: 'ours', error: unknown }
 
 /** The failure reason of a 401/402 on our credentials: the provider did nothing, so any request moves on. */

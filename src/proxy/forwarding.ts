@@ -270,7 +270,7 @@ export class Forwarding {
       if (this.passed() || (attempt.byDeadline && !('response' in sent) && sent.timedOut)) { discard(sent); return this.overDeadline() }
       if (step === 'stop') { discard(sent); return this.failure() }
       if (this.launched >= this.maxAttempts) { discard(sent); return 'out' }
-      this.free = result.kind === 'forbidden' || refusedUs
+      this.free = result.kind === 'forbidden' || refusedUs || (result.kind === 'failure' && result.free === true)
       if (!this.free && !(this.budget as RetryBudget).allows(attempt.choice.pool.retry_budget_percent, ctx.now().getTime())) {
         // The budget is spent: this attempt's own answer goes back (502 when it had none).
         this.exhausted = true

@@ -13,17 +13,19 @@
  *
  *   entry.ts (is it the data plane's?) → admit.ts (Host, token scope, body) →
  *   data-plane.ts (the pool, its pipeline, the answer; logs and metrics) → this file →
- *   rpc-admit.ts (RPC pools: a body that is not JSON-RPC) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
+ *   rpc-admit.ts (RPC pools: a body that is not JSON-RPC; rpc-batch.ts, a batch call
+ *   by call) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
  *   cache-fill.ts (the leader's fetch, stored) → forwarding.ts (choose, send,
- *   settle, hedge, per request) → upstream-client.ts (send) → attempt.ts (classify)
- *   → attempt-steps.ts (account: health, counters, log line) → reply.ts with
+ *   settle, hedge, per request) → upstream-client.ts (send) → attempt.ts (classify;
+ *   rpc-answer.ts, an RPC call's answer by its body) → attempt-steps.ts (account: health, counters, log line) → reply.ts with
  *   answer-head.ts (answer).
  */
 import type { PoolRuntime } from '../runtime/pool-runtime.js'
 import { cacheOn, type AskedAtOnce, type CachedProxy, type CachingPool, type ServedAnswer } from './cached-proxy.js'
 import type { ProxyRequest } from './forward.js'
 import type { ProxyService } from './proxy.service.js'
-import { RPC_PROTOCOLS, rpcRefusal } from './rpc-admit.js'
+import { RPC_PROTOCOLS, rpcAdmit } from './rpc-admit.js'
+import { answerBatch } from './rpc-batch.js'
 
 /** A compiled pipeline: what one request of the pool runs. */
 type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
@@ -41,6 +43,18 @@ interface Deps {
   attempts: Pick<ProxyService, 'forward'>
 }
 
+/**
+ * An RPC pool's pipeline: its POSTs are JSON-RPC (rpc-admit.ts): one that is not is
+ * answered before any other stage, a batch call by call through `inner` (rpc-batch.ts).
+ */
+function rpcRun (inner: Run): Run {
+  return async (poolId, incoming) => {
+    const admitted = rpcAdmit(incoming)
+    if (admitted === undefined) return await inner(poolId, incoming)
+    return 'answer' in admitted ? admitted.answer : await answerBatch(poolId, incoming, admitted.batch, inner)
+  }
+}
+
 /** Builds the pipelines; `forward` runs a request through its pool's. */
 export function createPipelines ({ runtime, cache, attempts }: Deps) {
   const compiled = new Map<number, Compiled>()
@@ -50,8 +64,7 @@ export function createPipelines ({ runtime, cache, attempts }: Deps) {
   function compile (pool: CachingPool & { readonly id: number, readonly change_seq: number, readonly protocol: string }): Compiled {
     const caching = cacheOn(pool)
     const inner: Run = caching ? async (poolId, incoming) => await cache.cached(pool, poolId, incoming) : attemptsAlone
-    // An RPC pool's POSTs are JSON-RPC: one that is not is answered before any other stage (rpc-admit.ts).
-    const run: Run = RPC_PROTOCOLS.has(pool.protocol) ? async (poolId, incoming) => rpcRefusal(incoming) ?? await inner(poolId, incoming) : inner
+    const run: Run = RPC_PROTOCOLS.has(pool.protocol) ? rpcRun(inner) : inner
     const made = { changeSeq: pool.change_seq, run, now: caching ? (poolId: number, incoming: AskedAtOnce) => cache.hitNow(pool, poolId, incoming) : undefined }
     compiled.set(pool.id, made)
     return made

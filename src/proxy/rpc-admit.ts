@@ -5,12 +5,13 @@
  * and spends no provider's quota. The answer is HTTP 200, as Ethereum nodes (geth,
  * ganache's own JSON errors aside) answer a JSON-RPC error, so that clients (viem,
  * ethers) read its code rather than a transport failure. Other methods (a GET of a
- * health path, say) go on as in an `http` pool. Only in an RPC pool's pipeline
- * (pipeline.ts): an `http` pool's requests never reach this file.
+ * health path, say) go on as in an `http` pool. A batch is answered call by call
+ * (rpc-batch.ts). Only in an RPC pool's pipeline (pipeline.ts): an `http` pool's
+ * requests never reach this file.
  */
-import { errorAnswer, parseBody, type ParsedBody } from '../rules/jsonrpc.js'
+import { errorAnswer, parseBody, type ParsedBody, type RpcCall } from '../rules/jsonrpc.js'
 import type { ServedAnswer } from './cache-answer.js'
-import type { ProxyRequest } from './forward.js'
+import type { ProxyRequest, RpcCallInfo } from './forward.js'
 
 /** The protocols whose POSTs are JSON-RPC. */
 export const RPC_PROTOCOLS: ReadonlySet<string> = new Set(['jsonrpc', 'evm'])
@@ -18,16 +19,26 @@ export const RPC_PROTOCOLS: ReadonlySet<string> = new Set(['jsonrpc', 'evm'])
 /** Methods that send a transaction: sent once, moved on only when they never reached a provider. */
 const WRITES: ReadonlySet<string> = new Set(['eth_sendRawTransaction', 'eth_sendTransaction'])
 
+/** What the RPC stage makes of a request: an answer at once, the calls of a batch (rpc-batch.ts), or on as it is. */
+export type RpcAdmitted = { readonly answer: ServedAnswer } | { readonly batch: readonly RpcCall[] } | undefined
+
+/** A single call's marks for the stages after this one: its method, and whether it may be sent again. */
+export const callInfo = (call: RpcCall): RpcCallInfo => ({ method: call.method, repeatable: !WRITES.has(call.method) })
+
 /**
- * The answer to a request whose body is not JSON-RPC, at once; undefined for one that
- * goes on, a single call marked on the request (`rpc`: its method, and whether it may
- * be sent again) for the stages after this one. A batch goes on whole, for now.
+ * Reads a POST's body: one that is not JSON-RPC is answered at once (`answer`); a
+ * single call is marked on the request (`rpc`) and goes on; a batch's calls are
+ * handed back (`batch`) to be answered each on its own. Other methods go on as they are.
  */
-export function rpcRefusal (incoming: Pick<ProxyRequest, 'method' | 'body' | 'rpc'>): ServedAnswer | undefined {
+export function rpcAdmit (incoming: Pick<ProxyRequest, 'method' | 'body' | 'rpc'>): RpcAdmitted {
   if (incoming.method !== 'POST') return undefined
   const parsed: ParsedBody = parseBody(incoming.body)
-  if (parsed.kind === 'call') incoming.rpc = { method: parsed.call.method, repeatable: !WRITES.has(parsed.call.method) }
-  if (parsed.kind !== 'invalid') return undefined
-  const body = Buffer.from(errorAnswer(parsed.error))
-  return { kind: 'answer', status: 200, headers: { 'content-type': 'application/json' }, body, provider: null, attempts: 0 }
+  if (parsed.kind === 'call') { incoming.rpc = callInfo(parsed.call); return undefined }
+  if (parsed.kind === 'batch') return { batch: parsed.calls }
+  return { answer: jsonAnswer(errorAnswer(parsed.error)) }
+}
+
+/** A JSON-RPC answer the service writes itself (HTTP 200, no provider). */
+export function jsonAnswer (text: string): ServedAnswer {
+  return { kind: 'answer', status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(text), provider: null, attempts: 0 }
 }

@@ -13,6 +13,10 @@
  * - `caller` (reverted, bad params, a range too large) or no error: the answer goes back;
  * - `server`: a failure for health; a read moves on.
  *
+ * Moving on after a rate limit, a refused method or missing state spends no retry
+ * budget (the member did no work, as after a 403): the budget bounds retries that
+ * add load, and these add none to the member that answered.
+ *
  * The body is handed on as read, so the answer that goes back is the provider's own.
  * An answer that is not a 2xx is classified by its status, as in any pool.
  */
@@ -65,9 +69,9 @@ export function rpcResult (verdict: RpcVerdict | 'ok' | undefined, pool: { reado
   switch (verdict) {
     case undefined: return undefined
     case 'ok': case 'caller': return { kind: 'success' }
-    case 'rate_limited': return { kind: 'failure', reason: 'rate_limited', pauseS: pool.cooldown_seconds, pauseSource: 'jsonrpc' }
+    case 'rate_limited': return { kind: 'failure', reason: 'rate_limited', pauseS: pool.cooldown_seconds, pauseSource: 'jsonrpc', free: true }
     case 'unsupported': return { kind: 'forbidden', statusCode: 403 }
-    case 'missing_state': return { kind: 'failure', reason: 'missing_state', neutral: true }
+    case 'missing_state': return { kind: 'failure', reason: 'missing_state', neutral: true, free: true }
     case 'server': return { kind: 'failure', reason: 'rpc_error' }
   }
 }

@@ -6,7 +6,8 @@
  * a member refusing connections is passed over for a POST; a provider's JSON-RPC
  * error inside a 200 is judged by its body (a rate limit cools the member, an
  * unsupported method is refused by that member alone, missing state moves on with
- * no health failure, a reverted call is the caller's own answer).
+ * no health failure, a reverted call is the caller's own answer); a batch is
+ * answered call by call, in the client's order.
  */
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
@@ -47,7 +48,8 @@ for (const dialect of dialects) {
     })
 
     it('an evm pool serves viem and ethers from its node, passing over a member that refuses connections', LIMIT, async () => {
-      const { poolId } = await poolOfUrls(t, 'chain', [await refusingUrl(), node.url], { protocol: 'evm', rotation_strategy: 'priority' }, {}, true)
+      // failure_threshold 1: the refusing member cools at its first refusal (retries past it spend the budget, as in any pool).
+      const { poolId } = await poolOfUrls(t, 'chain', [await refusingUrl(), node.url], { protocol: 'evm', rotation_strategy: 'priority', failure_threshold: 1 }, {}, true)
       const url = `${base}/api/pools/${poolId}/proxy/`
       await node.call('evm_mine')
       const viem = createPublicClient({ transport: http(url, { retryCount: 0 }) })
@@ -144,6 +146,41 @@ for (const dialect of dialects) {
         await pruned.close()
         await reverting.close()
       }
+    })
+
+    it('splits a batch: viem\'s 50-call HTTP batch answered in order, each call on its own (a rate-limited member passed over per call)', LIMIT, async () => {
+      const limited = await erring({ code: -32005, message: 'daily request count exceeded' })
+      try {
+        await poolOfUrls(t, 'batched', [limited.url, node.url], { protocol: 'evm', rotation_strategy: 'priority' }, {}, true)
+        const viem = createPublicClient({ transport: http(`${base}/p/batched/`, { batch: true, retryCount: 0 }) })
+        const accounts = await node.call('eth_accounts') as `0x${string}`[]
+        const asked = Array.from({ length: 50 }, (_, i) => i % 2 === 0
+          ? viem.getBalance({ address: accounts[i % accounts.length] as `0x${string}` })
+          : viem.getChainId())
+        const answers = await Promise.all(asked)
+        for (const [i, answer] of answers.entries()) assert.equal(answer, i % 2 === 0 ? 1000n * 10n ** 18n : 1337, `call ${i}`)
+        assert.ok(limited.seen.length >= 1 && limited.seen.every((s) => !s.body.startsWith('[')), 'calls go upstream one by one')
+      } finally {
+        await limited.close()
+      }
+    })
+
+    it('answers a batch call by call: the provider\'s errors in place, notifications unanswered, no member left an error of its own', LIMIT, async () => {
+      const { poolId } = await poolOfUrls(t, 'mixed', [node.url], { protocol: 'jsonrpc' })
+      const batch = [
+        { jsonrpc: '2.0', id: 'a', method: 'eth_chainId' },
+        { jsonrpc: '2.0', method: 'eth_chainId' },
+        { jsonrpc: '2.0', id: 2, method: 'no_such_method' },
+        { jsonrpc: '2.0', id: 3, method: 'net_version' }
+      ]
+      const res = await post(`${base}/api/pools/${poolId}/proxy/`, JSON.stringify(batch))
+      assert.equal(res.status, 200)
+      assert.deepEqual(res.body.map((a: { id: unknown }) => a.id), ['a', 2, 3])
+      assert.deepEqual([res.body[0].result, res.body[2].result], ['0x539', '1337'])
+      assert.equal(typeof res.body[1].error.message, 'string', 'the unknown method\'s error in its place')
+      const { poolId: empty } = await poolOfUrls(t, 'refusing-rpc', [await refusingUrl()], { protocol: 'jsonrpc' })
+      const none = await post(`${base}/api/pools/${empty}/proxy/`, JSON.stringify([batch[0], batch[3]]))
+      assert.deepEqual(none.body.map((a: { id: unknown, error: { code: number } }) => [a.id, a.error.code]), [['a', -32603], [3, -32603]])
     })
   })
 }
