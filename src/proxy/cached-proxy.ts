@@ -42,6 +42,7 @@ import { CacheLookup } from './cache-lookup.js'
 import { Coalescing } from './coalesce.js'
 import type { ProxyRequest } from './forward.js'
 import type { ProxyService } from './proxy.service.js'
+import { RpcCoalescing } from './rpc-coalesce.js'
 
 export { cacheOn, type AskedAtOnce, type CacheResult, type CachingPool, type ServedAnswer } from './cache-answer.js'
 
@@ -80,10 +81,14 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
   // A stale entry's refresh is the coalescing stage's, made just below.
   const lookup = new CacheLookup({ store, now, count, refresh: (ask) => { coalescing.refresh(ask) } })
   const coalescing = new Coalescing({ proxy, lookup, lead: async (ask, label, signal) => await fill.lead(ask, label, signal), count, now, warn })
-  const purgeHere = async (poolId: number): Promise<number> => await fill.purge(poolId)
+  // An evm pool's coalescing and kept answers (pipeline.ts runs it; a purge drops what it kept).
+  const rpc = new RpcCoalescing(count)
+  const purgeHere = async (poolId: number): Promise<number> => await fill.purge(poolId) + rpc.forget(poolId)
   relay?.serve(purgeHere)
 
   return {
+    rpc,
+
     /** Answers a proxied request of the pool, from the cache when it can (see the file's header). */
     async forward (poolId: number, incoming: ProxyRequest): Promise<ServedAnswer> {
       const pool = await runtime.pool(poolId)

@@ -45,6 +45,8 @@ export interface RpcCallInfo {
   readonly method: string
   /** A read: it may be sent again to another member (a transaction is sent once). */
   readonly repeatable: boolean
+  /** The call itself, as the client sent it. */
+  readonly call: { readonly method: string, readonly params?: unknown, readonly id?: string | number | null }
 }
 
 /** What the proxy logs an attempt with. */

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { ServedAnswer } from './cached-proxy.js'
 import type { ProxyRequest } from './forward.js'
+import { RpcCoalescing } from './rpc-coalesce.js'
 import { createPipelines } from './pipeline.js'
 
 const ANSWER: ServedAnswer = { kind: 'unavailable', retryAfterS: null }
@@ -21,7 +22,8 @@ function rig () {
     runtime: { pool: async (id: number) => rows.get(id) as never, poolNow: (id: number) => rows.get(id) as never },
     cache: {
       cached: async (pool) => { calls.cache++; calls.ttlSeen.push(pool.cache_ttl_seconds); return ANSWER },
-      hitNow: () => { calls.now++; return ANSWER }
+      hitNow: () => { calls.now++; return ANSWER },
+      rpc: new RpcCoalescing()
     },
     attempts: { forward: async () => { calls.attempts++; return ANSWER as never } }
   })

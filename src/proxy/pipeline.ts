@@ -14,7 +14,7 @@
  *   entry.ts (is it the data plane's?) → admit.ts (Host, token scope, body) →
  *   data-plane.ts (the pool, its pipeline, the answer; logs and metrics) → this file →
  *   rpc-admit.ts (RPC pools: a body that is not JSON-RPC; rpc-batch.ts, a batch call
- *   by call) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
+ *   by call; rpc-coalesce.ts, an evm pool's identical reads) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
  *   cache-fill.ts (the leader's fetch, stored) → forwarding.ts (choose, send,
  *   settle, hedge, per request) → upstream-client.ts (send) → attempt.ts (classify;
  *   rpc-answer.ts, an RPC call's answer by its body) → attempt-steps.ts (account: health, counters, log line) → reply.ts with
@@ -26,6 +26,7 @@ import type { ProxyRequest } from './forward.js'
 import type { ProxyService } from './proxy.service.js'
 import { RPC_PROTOCOLS, rpcAdmit } from './rpc-admit.js'
 import { answerBatch } from './rpc-batch.js'
+import type { RpcCoalescing } from './rpc-coalesce.js'
 
 /** A compiled pipeline: what one request of the pool runs. */
 type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
@@ -39,7 +40,7 @@ interface Compiled {
 
 interface Deps {
   runtime: Pick<PoolRuntime, 'pool' | 'poolNow'>
-  cache: Pick<CachedProxy, 'cached' | 'hitNow'>
+  cache: Pick<CachedProxy, 'cached' | 'hitNow' | 'rpc'>
   attempts: Pick<ProxyService, 'forward'>
 }
 
@@ -47,24 +48,31 @@ interface Deps {
  * An RPC pool's pipeline: its POSTs are JSON-RPC (rpc-admit.ts): one that is not is
  * answered before any other stage, a batch call by call through `inner` (rpc-batch.ts).
  */
-function rpcRun (inner: Run): Run {
+function rpcRun (inner: Run, coalescing: RpcCoalescing, pool: { readonly protocol: string } & CachingPool): Run {
+  // An evm pool's reads are coalesced (rpc-coalesce.ts), and its immutable answers kept when its cache is on.
+  const caching = cacheOn(pool)
+  const evm = pool.protocol === 'evm'
+  const single: Run = evm ? async (poolId, incoming) => await coalescing.answer(poolId, incoming, caching, inner) : inner
   return async (poolId, incoming) => {
     const admitted = rpcAdmit(incoming)
-    if (admitted === undefined) return await inner(poolId, incoming)
-    return 'answer' in admitted ? admitted.answer : await answerBatch(poolId, incoming, admitted.batch, inner)
+    if (admitted === undefined) return await single(poolId, incoming)
+    return 'answer' in admitted ? admitted.answer : await answerBatch(poolId, incoming, admitted.batch, single, evm)
   }
 }
 
 /** Builds the pipelines; `forward` runs a request through its pool's. */
 export function createPipelines ({ runtime, cache, attempts }: Deps) {
   const compiled = new Map<number, Compiled>()
+  const coalescing = cache.rpc
   const attemptsAlone: Run = async (poolId, incoming) => await attempts.forward(poolId, incoming)
 
   /** The pool's pipeline for its settings as of `changeSeq`. */
   function compile (pool: CachingPool & { readonly id: number, readonly change_seq: number, readonly protocol: string }): Compiled {
     const caching = cacheOn(pool)
     const inner: Run = caching ? async (poolId, incoming) => await cache.cached(pool, poolId, incoming) : attemptsAlone
-    const run: Run = RPC_PROTOCOLS.has(pool.protocol) ? rpcRun(inner) : inner
+    // Kept RPC answers go with the pool's cache.
+    if (!caching) coalescing.forget(pool.id)
+    const run: Run = RPC_PROTOCOLS.has(pool.protocol) ? rpcRun(inner, coalescing, pool) : inner
     const made = { changeSeq: pool.change_seq, run, now: caching ? (poolId: number, incoming: AskedAtOnce) => cache.hitNow(pool, poolId, incoming) : undefined }
     compiled.set(pool.id, made)
     return made

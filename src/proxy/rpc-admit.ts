@@ -9,6 +9,7 @@
  * (rpc-batch.ts). Only in an RPC pool's pipeline (pipeline.ts): an `http` pool's
  * requests never reach this file.
  */
+import { isWrite } from '../rules/evm-methods.js'
 import { errorAnswer, parseBody, type ParsedBody, type RpcCall } from '../rules/jsonrpc.js'
 import type { ServedAnswer } from './cache-answer.js'
 import type { ProxyRequest, RpcCallInfo } from './forward.js'
@@ -16,14 +17,12 @@ import type { ProxyRequest, RpcCallInfo } from './forward.js'
 /** The protocols whose POSTs are JSON-RPC. */
 export const RPC_PROTOCOLS: ReadonlySet<string> = new Set(['jsonrpc', 'evm'])
 
-/** Methods that send a transaction: sent once, moved on only when they never reached a provider. */
-const WRITES: ReadonlySet<string> = new Set(['eth_sendRawTransaction', 'eth_sendTransaction'])
 
 /** What the RPC stage makes of a request: an answer at once, the calls of a batch (rpc-batch.ts), or on as it is. */
 export type RpcAdmitted = { readonly answer: ServedAnswer } | { readonly batch: readonly RpcCall[] } | undefined
 
 /** A single call's marks for the stages after this one: its method, and whether it may be sent again. */
-export const callInfo = (call: RpcCall): RpcCallInfo => ({ method: call.method, repeatable: !WRITES.has(call.method) })
+export const callInfo = (call: RpcCall): RpcCallInfo => ({ method: call.method, repeatable: !isWrite(call.method), call })
 
 /**
  * Reads a POST's body: one that is not JSON-RPC is answered at once (`answer`); a

@@ -5,10 +5,12 @@
  * once, and the answers are put back in the client's order, each call's error its
  * own. A call that ends without a provider's answer (none available, all failed,
  * the deadline) gets a JSON-RPC error with the proxy's sentence; a notification (no
- * id) gets no answer, as the specification says. Not yet: calls to one member sent
- * to it as one upstream batch (`max_batch_size`).
+ * id) gets no answer, as the specification says. In an evm pool a read asked twice
+ * in one batch runs once. Not yet: calls to one member sent to it as one upstream
+ * batch (`max_batch_size`).
  */
-import type { RpcCall } from '../rules/jsonrpc.js'
+import { isCoalescible } from '../rules/evm-methods.js'
+import { canonicalParams, type RpcCall } from '../rules/jsonrpc.js'
 import type { ServedAnswer } from './cache-answer.js'
 import { readUpTo, type ReadBudget } from './cache-fill.js'
 import type { ProxyRequest } from './forward.js'
@@ -28,21 +30,44 @@ export const UNSERVED = -32603
 
 type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
 
-/** Answers a batch: every call through `run`, in the client's order. */
-export async function answerBatch (poolId: number, incoming: ProxyRequest, calls: readonly RpcCall[], run: Run): Promise<ServedAnswer> {
+/**
+ * Answers a batch: every call through `run`, in the client's order. With `dedupe` (an
+ * evm pool), a read asked twice in one batch (the same method and params,
+ * rules/jsonrpc.ts canonicalParams) is run once and its answer given to each, with its id.
+ */
+export async function answerBatch (poolId: number, incoming: ProxyRequest, calls: readonly RpcCall[], run: Run, dedupe = false): Promise<ServedAnswer> {
+  const firstOf = dedupe ? sameAs(calls) : new Map<number, number>()
   const answers: Array<string | undefined> = new Array(calls.length)
+  const todo = calls.map((_, i) => i).filter((i) => !firstOf.has(i))
   let next = 0
   const worker = async (): Promise<void> => {
-    while (next < calls.length) {
-      const i = next++
-      const call = calls[i] as RpcCall
-      answers[i] = await answerCall(poolId, incoming, call, run)
+    while (next < todo.length) {
+      const i = todo[next++] as number
+      answers[i] = await answerCall(poolId, incoming, calls[i] as RpcCall, run)
     }
   }
-  await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, calls.length) }, worker))
+  await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, todo.length) }, worker))
+  for (const [i, first] of firstOf) answers[i] = withId(answers[first] as string, (calls[i] as RpcCall).id ?? null)
   const listed = answers.filter((a, i) => a !== undefined && (calls[i] as RpcCall).id !== undefined)
   return jsonAnswer(`[${listed.join(',')}]`)
 }
+
+/** For each call of the batch that repeats an earlier read, the index of that earlier one. */
+function sameAs (calls: readonly RpcCall[]): Map<number, number> {
+  const seen = new Map<string, number>()
+  const firstOf = new Map<number, number>()
+  for (const [i, call] of calls.entries()) {
+    if (call.id === undefined || !isCoalescible(call.method)) continue
+    const key = `${call.method}:${canonicalParams(call.params ?? [])}`
+    const first = seen.get(key)
+    if (first === undefined) seen.set(key, i)
+    else firstOf.set(i, first)
+  }
+  return firstOf
+}
+
+/** An answer's JSON text with another id. */
+const withId = (text: string, id: string | number | null): string => JSON.stringify({ ...(JSON.parse(text) as object), id })
 
 /** One call's answer as JSON text: the provider's, or an error of the service's. */
 async function answerCall (poolId: number, incoming: ProxyRequest, call: RpcCall, run: Run): Promise<string> {

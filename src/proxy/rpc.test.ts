@@ -7,7 +7,8 @@
  * error inside a 200 is judged by its body (a rate limit cools the member, an
  * unsupported method is refused by that member alone, missing state moves on with
  * no health failure, a reverted call is the caller's own answer); a batch is
- * answered call by call, in the client's order.
+ * answered call by call, in the client's order; an evm pool's identical reads in
+ * flight share one upstream call, and its immutable answers are kept with its cache on.
  */
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
@@ -181,6 +182,41 @@ for (const dialect of dialects) {
       const { poolId: empty } = await poolOfUrls(t, 'refusing-rpc', [await refusingUrl()], { protocol: 'jsonrpc' })
       const none = await post(`${base}/api/pools/${empty}/proxy/`, JSON.stringify([batch[0], batch[3]]))
       assert.deepEqual(none.body.map((a: { id: unknown, error: { code: number } }) => [a.id, a.error.code]), [['a', -32603], [3, -32603]])
+    })
+
+    it('1,000 identical eth_chainId calls from a batch and 50 clients make one upstream call; kept for good with the cache on', LIMIT, async () => {
+      const slowChain = await upstream((_req, res, body) => {
+        const { id } = JSON.parse(body) as { id: number }
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ jsonrpc: '2.0', id, result: '0x539' }))
+        }, 200)
+      })
+      try {
+        const { poolId: coalesced } = await poolOfUrls(t, 'coalesced', [slowChain.url], { protocol: 'evm', cache_ttl_seconds: 60 })
+        await poolOfUrls(t, 'uncached', [slowChain.url], { protocol: 'evm' })
+        const chainIdOf = (id: number) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' })
+        const round = async (name: string) => {
+          const singles = Array.from({ length: 50 }, async (_, i) => await call(`${base}/p/${name}/`, 'eth_chainId').then((a) => [a.id, a.result]))
+          const batch = post(`${base}/p/${name}/`, JSON.stringify(Array.from({ length: 1000 }, (_, i) => chainIdOf(i))))
+          const [answers, listed] = await Promise.all([Promise.all(singles), batch])
+          for (const answer of answers) assert.deepEqual(answer, [7, '0x539'])
+          assert.deepEqual(listed.body.map((a: { id: number, result: string }) => [a.id, a.result]), Array.from({ length: 1000 }, (_, i) => [i, '0x539']))
+        }
+        await round('coalesced')
+        assert.equal(slowChain.seen.length, 1, 'one upstream call for 1,050 identical calls')
+        await round('coalesced')
+        assert.equal(slowChain.seen.length, 1, 'kept for good: no call the second time')
+        const purged = await t.request({ method: 'DELETE', url: `/api/pools/${coalesced}/cache` })
+        assert.equal(purged.status, 200)
+        await round('coalesced')
+        assert.equal(slowChain.seen.length, 2, 'a purge drops what was kept')
+        await round('uncached')
+        await round('uncached')
+        assert.equal(slowChain.seen.length, 4, 'without a cache, coalesced while in flight, not kept')
+      } finally {
+        await slowChain.close()
+      }
     })
   })
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { errorAnswer, INVALID_REQUEST, MAX_BATCH_CALLS, PARSE_ERROR, parseBody } from './jsonrpc.js'
+import { canonicalParams, errorAnswer, INVALID_REQUEST, MAX_BATCH_CALLS, PARSE_ERROR, parseBody } from './jsonrpc.js'
 import { rpcVerdict } from './jsonrpc-errors.js'
 
 describe('parseBody', () => {
@@ -69,4 +69,17 @@ describe('rpcVerdict: message first, then code', () => {
     it(`${String(code)} "${message}" → ${verdict}`, () => { assert.equal(rpcVerdict({ code, message }), verdict) })
   }
   it('a missing error object is a server failure', () => { assert.equal(rpcVerdict(null), 'server') })
+})
+
+describe('canonicalParams', () => {
+  it('reads the same for calls that ask the same thing', () => {
+    assert.equal(canonicalParams(['0x01', { b: 1, a: '0xAB' }]), canonicalParams(['0x1', { a: '0xab', b: 1 }]))
+    assert.equal(canonicalParams(['0x000']), '["0x0"]')
+  })
+  it('keeps hashes and addresses whole, and tells different numbers and tags apart', () => {
+    const hash = `0x${'00'.repeat(31)}AB`
+    assert.equal(canonicalParams([hash]), JSON.stringify([hash.toLowerCase()]))
+    assert.notEqual(canonicalParams(['0x10']), canonicalParams(['0x1']))
+    assert.notEqual(canonicalParams(['latest']), canonicalParams(['0x1']))
+  })
 })

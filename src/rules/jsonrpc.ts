@@ -66,3 +66,30 @@ export function parseBody (body: Buffer | string | undefined): ParsedBody {
 export function errorAnswer (error: RpcError, id: string | number | null = null): string {
   return JSON.stringify({ jsonrpc: '2.0', id, error })
 }
+
+/**
+ * A call's params written so that calls asking the same thing read the same: object
+ * keys sorted, hex quantities in their shortest lowercase form (`0x01` and `0x1`,
+ * `0xAB` and `0xab` are one number). Hashes and addresses (over 16 hex digits) keep
+ * their length, only lowercased.
+ */
+export function canonicalParams (params: unknown): string {
+  return JSON.stringify(canonical(params))
+}
+
+function canonical (value: unknown): unknown {
+  if (typeof value === 'string') return canonicalHex(value)
+  if (Array.isArray(value)) return value.map(canonical)
+  if (typeof value !== 'object' || value === null) return value
+  const sorted: Record<string, unknown> = {}
+  for (const key of Object.keys(value).sort()) sorted[key] = canonical((value as Record<string, unknown>)[key])
+  return sorted
+}
+
+function canonicalHex (text: string): string {
+  if (!/^0x[0-9a-fA-F]+$/.test(text)) return text
+  const digits = text.slice(2).toLowerCase()
+  if (digits.length > 16) return `0x${digits}`
+  const trimmed = digits.replace(/^0+/, '')
+  return `0x${trimmed === '' ? '0' : trimmed}`
+}

@@ -1,0 +1,102 @@
+/**
+ * An `evm` pool's coalescing stage (issue 36 item 5, in part): identical reads in
+ * flight at once (the same method and params, rules/jsonrpc.ts canonicalParams, from
+ * any clients and batches) share one upstream call, and each client gets the answer
+ * with its own id. With the pool's cache on, answers that never change
+ * (rules/evm-methods.ts: `eth_chainId`, `net_version`) are kept for good, per pool
+ * and process, once a member answered them with a result. The leader's call runs
+ * apart from its client (a leader whose client left still answers the others,
+ * within the pool's deadline). `x-sourcepool-cache` says HIT to a call that shared
+ * another's answer or read a kept one, MISS to the one that went upstream (counted
+ * with the pool's cache while it is on). Kept answers go with a purge of the pool's
+ * cache (cached-proxy.ts) or when its cache is turned off (pipeline.ts).
+ */
+import type { Readable } from 'node:stream'
+import { isCoalescible, isImmutable } from '../rules/evm-methods.js'
+import { canonicalParams } from '../rules/jsonrpc.js'
+import type { ServedAnswer } from './cache-answer.js'
+import { readUpTo, type ReadBudget } from './cache-fill.js'
+import type { ProxyRequest, RpcCallInfo } from './forward.js'
+
+type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
+
+/** A provider's answer to one call, shareable: its head and its JSON object (the id replaced per client). */
+interface Shared {
+  readonly status: number
+  readonly headers: Record<string, string | string[]>
+  readonly answer: Record<string, unknown>
+  readonly provider: string | null
+  readonly attempts: number
+}
+
+/** Keys in flight at once, per process; past it a call goes upstream on its own. */
+const MAX_IN_FLIGHT = 10_000
+/** Answers kept for good, per process (a few per pool: the immutable methods take no params). */
+const MAX_KEPT = 10_000
+/** Largest answer shared. */
+const MAX_SHARED_BYTES = 16 * 1024 * 1024
+const budget: ReadBudget = { left: 256 * 1024 * 1024 }
+
+export class RpcCoalescing {
+  /** `count`: what the stage did, counted with the pool's cache (only while its cache is on). */
+  constructor (private readonly count: (poolId: number, result: 'HIT' | 'MISS') => void = () => {}) {}
+
+  private readonly inFlight = new Map<string, Promise<ServedAnswer | Shared>>()
+  private readonly kept = new Map<string, Shared>()
+
+  /** Answers an `evm` pool's single call: kept, shared with the same call in flight, or led upstream. */
+  async answer (poolId: number, incoming: ProxyRequest, caching: boolean, run: Run): Promise<ServedAnswer> {
+    const rpc = incoming.rpc
+    if (rpc === undefined || !isCoalescible(rpc.method)) return await run(poolId, incoming)
+    const key = `${poolId}:${rpc.method}:${canonicalParams(rpc.call.params ?? [])}`
+    const kept = caching ? this.kept.get(key) : undefined
+    if (kept !== undefined) return this.served(poolId, caching, kept, rpc, 'HIT')
+    const running = this.inFlight.get(key)
+    if (running !== undefined) {
+      const led = await running
+      return 'kind' in led ? led : this.served(poolId, caching, led, rpc, 'HIT')
+    }
+    if (this.inFlight.size >= MAX_IN_FLIGHT) return await run(poolId, incoming)
+    const leading = this.lead(poolId, incoming, run)
+    this.inFlight.set(key, leading)
+    try {
+      const led = await leading
+      if ('kind' in led) return led
+      if (caching && isImmutable(rpc.method) && this.kept.size < MAX_KEPT && led.answer.result !== undefined && led.answer.result !== null) this.kept.set(key, led)
+      return this.served(poolId, caching, led, rpc, 'MISS')
+    } finally {
+      this.inFlight.delete(key)
+    }
+  }
+
+  /** Drops the pool's kept answers (its cache purged or turned off); answers how many. */
+  forget (poolId: number): number {
+    let dropped = 0
+    for (const key of this.kept.keys()) if (key.startsWith(`${poolId}:`)) { this.kept.delete(key); dropped++ }
+    return dropped
+  }
+
+  private served (poolId: number, caching: boolean, shared: Shared, rpc: RpcCallInfo, cache: 'HIT' | 'MISS'): ServedAnswer {
+    if (caching) this.count(poolId, cache)
+    return served(shared, rpc, cache)
+  }
+
+  /** The call upstream, apart from its client; a provider's JSON answer made shareable, anything else as it is. */
+  private async lead (poolId: number, incoming: ProxyRequest, run: Run): Promise<ServedAnswer | Shared> {
+    const answer = await run(poolId, { ...incoming, signal: undefined, gone: undefined })
+    if (answer.kind !== 'answer' || answer.body === null || answer.status !== 200) return answer
+    const body = Buffer.isBuffer(answer.body) ? answer.body : await readUpTo(answer.body, MAX_SHARED_BYTES, budget, new AbortController().signal)
+    if (!Buffer.isBuffer(body)) return { ...answer, body: body as Readable }
+    let parsed: unknown
+    try { parsed = JSON.parse(body.toString('utf8')) } catch { return { ...answer, body } }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { ...answer, body }
+    return { status: answer.status, headers: answer.headers, answer: parsed as Record<string, unknown>, provider: answer.provider, attempts: answer.attempts }
+  }
+}
+
+/** A shared answer as one client's: its own id, and what the stage did. */
+function served (shared: Shared, rpc: RpcCallInfo, cache: 'HIT' | 'MISS'): ServedAnswer {
+  const body = Buffer.from(JSON.stringify({ ...shared.answer, id: rpc.call.id ?? null }))
+  const { 'content-length': _length, ...headers } = shared.headers
+  return { kind: 'answer', status: shared.status, headers, body, provider: shared.provider, attempts: cache === 'MISS' ? shared.attempts : 0, cache }
+}
