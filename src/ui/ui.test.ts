@@ -185,7 +185,7 @@ describe('the dashboard in Chromium: the cache and the providers\' own signals',
     ids.keyed = (await call('POST', '/api/providers', { name: 'keyed-b', base_url: provider.url, auth_headers: { 'x-api-key': 'revoked' }, health_check: { path: '/status', interval_s: 3600 } })).provider_id
     ids.busy = (await call('POST', '/api/providers', { name: 'busy-c', base_url: provider.url })).provider_id
     ids.cached = (await call('POST', '/api/pools', { name: 'cached', category: 'market', cache_ttl_seconds: 60 })).pool_id
-    ids.signals = (await call('POST', '/api/pools', { name: 'signals', category: 'market' })).pool_id
+    ids.signals = (await call('POST', '/api/pools', { name: 'signals', category: 'market', protocol: 'evm' })).pool_id
     await call('POST', `/api/pools/${ids.cached}/members`, { provider_id: ids.quotes })
     for (const id of [ids.keyed, ids.busy]) await call('POST', `/api/pools/${ids.signals}/members`, { provider_id: id })
     // One MISS, then two HITs: a hit ratio of 2/3, two upstream calls saved.
@@ -225,6 +225,8 @@ describe('the dashboard in Chromium: the cache and the providers\' own signals',
     assert.equal(await page.locator('[data-cache="ratio"] dd').textContent(), '66.7 % (2 of 3)')
     assert.equal(await page.locator('[data-cache="saved"] dd').textContent(), '2 calls')
     assert.match(await page.locator('[data-cache="policy"] dd').textContent() ?? '', /^60 s · 1 entry$/)
+    // An http pool says nothing of its protocol; an RPC pool says what its requests are.
+    assert.equal(await page.locator('[data-fact="protocol"]').count(), 0)
     await screenshot(page, 'pool-cache')
     await page.close()
   })
@@ -242,6 +244,7 @@ describe('the dashboard in Chromium: the cache and the providers\' own signals',
     const page = await open(`#/pools/${ids.signals}`)
     const health = (provider: number) => page.locator(`tr[data-member="${provider}"] .health`)
     await health(ids.keyed).waitFor()
+    assert.equal(await page.locator('[data-fact="protocol"] dd').textContent(), 'JSON-RPC (Ethereum)')
     assert.equal(await health(ids.keyed).getAttribute('data-state'), 'cooling_down')
     assert.equal(await health(ids.keyed).locator('.tag').textContent(), 'key rejected')
     assert.match(await health(ids.busy).locator('.tag').textContent() ?? '', /^rate limited until \d{1,2}:\d{2}:\d{2}/)

@@ -117,6 +117,13 @@ function Timeline ({ history, now }) {
   })}</ol>`
 }
 
+/** What an RPC pool's requests are, in words; null for an `http` pool (every pool before RPC pools), which says nothing. */
+function protocolName (protocol) {
+  if (protocol === 'evm') return 'JSON-RPC (Ethereum)'
+  if (protocol === 'jsonrpc') return 'JSON-RPC'
+  return null
+}
+
 /** The pool's response cache: its policy, hit ratio and the upstream calls it saved (quota saved). */
 function CacheFacts ({ cache }) {
   return html`<div data-cache="policy"><dt>Cache</dt><dd>${cache.ttl} s${cache.stale > 0 ? ` + ${cache.stale} s stale` : ''} <span class="muted">· ${cache.entries} ${cache.entries === 1 ? 'entry' : 'entries'}</span></dd></div>
@@ -187,6 +194,7 @@ export function PoolPage ({ id, session }) {
       <dl class="facts facts-row">
         <div><dt>Category</dt><dd>${status.category}</dd></div>
         <div><dt>Strategy</dt><dd>${status.rotation_strategy}</dd></div>
+        ${protocolName(status.policy?.protocol) === null ? null : html`<div data-fact="protocol"><dt>Protocol</dt><dd>${protocolName(status.policy.protocol)}</dd></div>`}
         <div><dt>Serving</dt><dd class="current">${current?.name ?? '—'}</dd></div>
         <div data-fact="rotations"><dt><span class="explained" title=${ROTATIONS_TITLE}>Rotations</span></dt><dd>${status.total_rotations} <span class="muted small">since created</span></dd></div>
         <div><dt>Last rotation</dt><dd>${ago(status.last_rotation, now)}</dd></div>
