@@ -42,14 +42,16 @@ export class RpcCoalescing {
   constructor (private readonly count: (poolId: number, result: 'HIT' | 'MISS') => void = () => {}) {}
 
   private readonly inFlight = new Map<string, Promise<ServedAnswer | Shared>>()
-  private readonly kept = new Map<string, Shared>()
+  /** Per pool, its kept answers by key (a purge drops one pool's at once). */
+  private readonly kept = new Map<number, Map<string, Shared>>()
+  private keptCount = 0
 
   /** Answers an `evm` pool's single call: kept, shared with the same call in flight, or led upstream. */
   async answer (poolId: number, incoming: ProxyRequest, caching: boolean, run: Run): Promise<ServedAnswer> {
     const rpc = incoming.rpc
     if (rpc === undefined || !isCoalescible(rpc.method)) return await run(poolId, incoming)
     const key = `${poolId}:${rpc.method}:${canonicalParams(rpc.call.params ?? [])}`
-    const kept = caching ? this.kept.get(key) : undefined
+    const kept = caching ? this.kept.get(poolId)?.get(key) : undefined
     if (kept !== undefined) return this.served(poolId, caching, kept, rpc, 'HIT')
     const running = this.inFlight.get(key)
     if (running !== undefined) {
@@ -62,7 +64,7 @@ export class RpcCoalescing {
     try {
       const led = await leading
       if ('kind' in led) return led
-      if (caching && isImmutable(rpc.method) && this.kept.size < MAX_KEPT && led.answer.result !== undefined && led.answer.result !== null) this.kept.set(key, led)
+      if (caching && isImmutable(rpc.method) && led.answer.result !== undefined && led.answer.result !== null) this.keep(poolId, key, led)
       return this.served(poolId, caching, led, rpc, 'MISS')
     } finally {
       this.inFlight.delete(key)
@@ -71,9 +73,18 @@ export class RpcCoalescing {
 
   /** Drops the pool's kept answers (its cache purged or turned off); answers how many. */
   forget (poolId: number): number {
-    let dropped = 0
-    for (const key of this.kept.keys()) if (key.startsWith(`${poolId}:`)) { this.kept.delete(key); dropped++ }
+    const dropped = this.kept.get(poolId)?.size ?? 0
+    this.kept.delete(poolId)
+    this.keptCount -= dropped
     return dropped
+  }
+
+  private keep (poolId: number, key: string, shared: Shared): void {
+    let pool = this.kept.get(poolId)
+    if (pool === undefined) this.kept.set(poolId, pool = new Map())
+    if (pool.has(key) || this.keptCount >= MAX_KEPT) return
+    pool.set(key, shared)
+    this.keptCount++
   }
 
   private served (poolId: number, caching: boolean, shared: Shared, rpc: RpcCallInfo, cache: 'HIT' | 'MISS'): ServedAnswer {
