@@ -187,7 +187,8 @@ export class Forwarding {
     let cancel: (() => void) | undefined
     const sending = this.ctx.upstream.send(this.incoming, this.path, choice.pool, choice.member, { timeoutMs: bound, onCancel: (c) => { cancel = c } })
     // An RPC call's answer is judged by its body before the loop reads it (rpc-answer.ts).
-    const sent: Promise<JudgedSent> = this.incoming.rpc === undefined ? sending : sending.then(judgeRpcAnswer)
+    const rpc = this.incoming.rpc
+    const sent: Promise<JudgedSent> = rpc === undefined ? sending : sending.then(async (s) => await judgeRpcAnswer(s, rpc))
     const attempt: Attempt = { choice, sent, number: this.launched, cutByClient: this.deadline.shortened && bound < own, byDeadline: bound < own, startedAt: performance.now(), cancel }
     this.inFlight.push(attempt)
     return attempt

@@ -17,13 +17,16 @@
  * budget (the member did no work, as after a 403): the budget bounds retries that
  * add load, and these add none to the member that answered.
  *
- * The body is handed on as read, so the answer that goes back is the provider's own.
+ * The body is handed on as read, so the answer that goes back is the provider's own;
+ * but a node saying a sent transaction is "already known" has it, and the client
+ * gets the transaction's hash (its Keccak-256), as a first acceptance answers.
  * An answer that is not a 2xx is classified by its status, as in any pool.
  */
 import { Readable } from 'node:stream'
+import { saysKnownTransaction, transactionHash } from '../rules/evm-methods.js'
 import { rpcVerdict, type RpcVerdict } from '../rules/jsonrpc-errors.js'
 import { readUpTo, type ReadBudget } from './cache-fill.js'
-import type { AttemptResult } from './forward.js'
+import type { AttemptResult, RpcCallInfo } from './forward.js'
 import type { SentUpstream } from './upstream-client.js'
 
 /** Largest answer body judged (a bigger one streams through unjudged: an eth_getLogs of many blocks). */
@@ -36,7 +39,7 @@ const budget: ReadBudget = { left: 256 * 1024 * 1024 }
 export type JudgedSent = SentUpstream & { readonly rpc?: RpcVerdict | 'ok' }
 
 /** Reads a 2xx answer's body and judges its JSON-RPC error; any other outcome is passed on as it is. */
-export async function judgeRpcAnswer (sent: SentUpstream): Promise<JudgedSent> {
+export async function judgeRpcAnswer (sent: SentUpstream, rpc?: RpcCallInfo): Promise<JudgedSent> {
   if (!('response' in sent) || sent.response.statusCode < 200 || sent.response.statusCode >= 300) return sent
   const { response } = sent
   let read: Buffer | Readable
@@ -46,8 +49,24 @@ export async function judgeRpcAnswer (sent: SentUpstream): Promise<JudgedSent> {
     return { error, timedOut: false, latencyMs: sent.latencyMs, secrets: sent.secrets }
   }
   if (!Buffer.isBuffer(read)) return { ...sent, response: { ...response, body: read as never } }
-  const body = Readable.from([read], { objectMode: false })
-  return { ...sent, response: { ...response, body: body as never }, rpc: verdictOf(read) }
+  const known = rpc?.method === 'eth_sendRawTransaction' ? knownTransaction(read, rpc) : undefined
+  const body = Readable.from([known ?? read], { objectMode: false })
+  return { ...sent, response: { ...response, body: body as never }, rpc: known === undefined ? verdictOf(read) : 'ok' }
+}
+
+/**
+ * A node saying it has the transaction already (a retry of one it accepted, or the same
+ * transaction sent by another client) has accepted it: the answer is the transaction's
+ * hash, as the first acceptance said. Undefined for any other answer.
+ */
+function knownTransaction (body: Buffer, rpc: RpcCallInfo): Buffer | undefined {
+  let answer: { id?: unknown, error?: { message?: unknown } }
+  try { answer = JSON.parse(body.toString('utf8')) } catch { return undefined }
+  const message = answer?.error?.message
+  if (typeof message !== 'string' || !saysKnownTransaction(message)) return undefined
+  const params = rpc.call.params
+  const hash = transactionHash(Array.isArray(params) ? params[0] : undefined)
+  return hash === undefined ? undefined : Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: answer.id ?? null, result: hash }))
 }
 
 /** The verdict on a body: its error's, `ok` for a result (or a batch, judged per call later), `server` for a body that is not JSON-RPC. */

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, before, it } from 'node:test'
 import { JsonRpcProvider } from 'ethers'
-import { createPublicClient, http } from 'viem'
+import { createPublicClient, http, keccak256 } from 'viem'
 import { startNode, type Node } from '../../test/ganache.js'
 import { poolOfUrls } from '../../test/fixtures.js'
 import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
@@ -216,6 +216,19 @@ for (const dialect of dialects) {
         assert.equal(slowChain.seen.length, 4, 'without a cache, coalesced while in flight, not kept')
       } finally {
         await slowChain.close()
+      }
+    })
+
+    it('a transaction the node says it has already is answered with its hash, sent once', LIMIT, async () => {
+      const known = await erring({ code: -32000, message: 'already known' })
+      try {
+        await poolOfUrls(t, 'known', [known.url, node.url], { protocol: 'evm', rotation_strategy: 'priority' }, {}, true)
+        const raw = '0x02f86c8205398084773594008504a817c80082520894000000000000000000000000000000000000000080c0'
+        const answer = await call(`${base}/p/known/`, 'eth_sendRawTransaction', [raw])
+        assert.deepEqual(answer, { jsonrpc: '2.0', id: 7, result: keccak256(raw) })
+        assert.equal(known.seen.length, 1, 'sent once, not moved on')
+      } finally {
+        await known.close()
       }
     })
   })

@@ -1,8 +1,10 @@
 /**
  * The Ethereum JSON-RPC method table an `evm` pool reads (issue 36): which calls
  * send a transaction (sent once), which are reads whose identical concurrent calls
- * may share one upstream call, and which answers can never change. Pure.
+ * may share one upstream call, and which answers can never change; and a
+ * transaction's hash, for a node that says it has it already. Pure.
  */
+import { keccak_256 as keccak256 } from '@noble/hashes/sha3'
 
 /** Calls that send a transaction: sent once, moved on only when they never reached a provider. */
 const WRITES: ReadonlySet<string> = new Set(['eth_sendRawTransaction', 'eth_sendTransaction'])
@@ -28,3 +30,15 @@ export const isCoalescible = (method: string): boolean =>
 
 /** True for a call whose answer never changes (kept for good when the pool's cache is on). */
 export const isImmutable = (method: string): boolean => IMMUTABLE.has(method)
+
+/** An error saying the node has the transaction already (a retry of one it accepted, or another client's copy). */
+export const saysKnownTransaction = (message: string): boolean => /already known|known transaction|already imported|transaction already exists/i.test(message)
+
+/**
+ * The hash of a signed transaction (`eth_sendRawTransaction`'s param): the Keccak-256 of its
+ * bytes, what a node answers when it accepts one. Undefined for a param that is not hex bytes.
+ */
+export function transactionHash (raw: unknown): string | undefined {
+  if (typeof raw !== 'string' || !/^0x(?:[0-9a-fA-F]{2})+$/.test(raw)) return undefined
+  return `0x${Buffer.from(keccak256(Buffer.from(raw.slice(2), 'hex'))).toString('hex')}`
+}

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { canonicalParams, errorAnswer, INVALID_REQUEST, MAX_BATCH_CALLS, PARSE_ERROR, parseBody } from './jsonrpc.js'
 import { rpcVerdict } from './jsonrpc-errors.js'
+import { isCoalescible, isWrite, saysKnownTransaction, transactionHash } from './evm-methods.js'
 
 describe('parseBody', () => {
   it('reads one call, with or without params and id', () => {
@@ -81,5 +82,23 @@ describe('canonicalParams', () => {
     assert.equal(canonicalParams([hash]), JSON.stringify([hash.toLowerCase()]))
     assert.notEqual(canonicalParams(['0x10']), canonicalParams(['0x1']))
     assert.notEqual(canonicalParams(['latest']), canonicalParams(['0x1']))
+  })
+})
+
+describe('evm methods', () => {
+  it('hashes a signed transaction as nodes do (Keccak-256 of its bytes)', () => {
+    // keccak256(0x) and keccak256(0x00), the well-known values.
+    assert.equal(transactionHash('0x'), undefined)
+    assert.equal(transactionHash('0x00'), '0xbc36789e7a1e281436464229828f817d6612f7b477d66591ff96a9e064bcc98a')
+    assert.equal(transactionHash('not hex'), undefined)
+    assert.equal(transactionHash('0x0'), undefined, 'odd digits are not bytes')
+  })
+  it('reads "already known" and its kin as a transaction the node has', () => {
+    for (const message of ['already known', 'known transaction: 0xabc', 'Transaction already imported', 'transaction already exists']) assert.ok(saysKnownTransaction(message), message)
+    for (const message of ['nonce too low', 'insufficient funds']) assert.ok(!saysKnownTransaction(message), message)
+  })
+  it('tells reads that may share an upstream call from writes and filters', () => {
+    assert.deepEqual(['eth_getBalance', 'eth_call', 'eth_chainId', 'eth_getFilterChanges', 'eth_sendRawTransaction', 'eth_subscribe'].map(isCoalescible), [true, true, true, false, false, false])
+    assert.deepEqual(['eth_sendRawTransaction', 'eth_call'].map(isWrite), [true, false])
   })
 })
