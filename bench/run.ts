@@ -10,10 +10,12 @@
  * rotate and /next at 2, 50 and 500 members), `rotate-cpu` (rotate-in-process.ts: CPU per rotation
  * at 2 and 500 members in process) and `engine` (engine.ts: CPU per upstream
  * attempt, request() against dispatch), `failure-cost` (failure-cost.ts: CPU per request when every
- * member refuses the connection against the success path), and issue 35's `dataplane` (dataplane.ts: the
+ * member refuses the connection against the success path), issue 35's `dataplane` (dataplane.ts: the
  * data plane against reply-from, NGINX and a bare route in one table; BENCH_SERVICE_DIR adds another
- * checkout's build beside this one's). BENCH_ONLY (or `npm run bench -- --only <parts>`)
- * picks parts (comma-separated); BENCH_DURATION sets the seconds of each load (default 10).
+ * checkout's build beside this one's) and issue 36's `rpc` (rpc.ts: an `eth_call` through jsonrpc and
+ * evm pools against an http pool, a 50-call batch's CPU per call, and a kept `eth_chainId` against an
+ * http cache HIT). BENCH_ONLY (or `npm run bench -- --only <parts>`) picks parts (comma-separated);
+ * BENCH_DURATION sets the seconds of each load (default 10).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -30,6 +32,7 @@ import { measureFailureCost, printFailureCost } from './failure-cost.js'
 import { measureEventLoop } from './event-loop.js'
 import { CONNECTIONS, ONLY, DURATION as SECONDS } from './options.js'
 import { startScript, type Running } from './processes.js'
+import { measureRpc } from './rpc.js'
 import { measureTargets, TARGET_JOBS, type TargetJob } from './targets.js'
 import { measureWorkers, printWorkers } from './workers.js'
 
@@ -260,7 +263,8 @@ const SECTIONS: Record<string, (dir: string) => Promise<void>> = {
   choice: standalone('choice.ts'),
   'rotate-cpu': standalone('rotate-in-process.ts'),
   engine: standalone('engine.ts'),
-  dataplane: measureDataplane
+  dataplane: measureDataplane,
+  rpc: measureRpc
 }
 const PARTS = [...TARGET_JOBS, ...Object.keys(SECTIONS)]
 
