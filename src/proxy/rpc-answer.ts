@@ -1,8 +1,9 @@
 /**
  * The RPC pools' classify stage (issue 36 item 3): a provider answers a JSON-RPC
  * call's failure inside a 200 as often as not, so for a single call the answer's
- * body is read (bounded, rpc bytes and time as the cache reads an answer) and its
- * `error`, if any, judged by rules/jsonrpc-errors.ts. What the attempt loop
+ * body is read (body-read.ts: up to 16 MiB, past it streamed on unjudged) and its
+ * `error`, if any, judged by rules/jsonrpc-errors.ts (a body over 64 KiB is a result:
+ * errors are small, and parsing megabytes would hold the event loop). What the attempt loop
  * (forwarding.ts) then does with the verdict:
  *
  * - `rate_limited`: the member cools down for the pool's `cooldown_seconds`, as
@@ -22,18 +23,21 @@
  * gets the transaction's hash (its Keccak-256), as a first acceptance answers.
  * An answer that is not a 2xx is classified by its status, as in any pool.
  */
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { saysKnownTransaction, transactionHash } from '../rules/evm-methods.js'
 import { rpcVerdict, type RpcVerdict } from '../rules/jsonrpc-errors.js'
-import { readUpTo, type ReadBudget } from './cache-fill.js'
+import { bodyOf, readBounded } from './body-read.js'
 import type { AttemptResult, RpcCallInfo } from './forward.js'
 import type { SentUpstream } from './upstream-client.js'
 
 /** Largest answer body judged (a bigger one streams through unjudged: an eth_getLogs of many blocks). */
 const MAX_JUDGED_BYTES = 16 * 1024 * 1024
 
-/** Bytes of answers all RPC attempts may hold at once while judging them. */
-const budget: ReadBudget = { left: 256 * 1024 * 1024 }
+/**
+ * Largest body parsed to find its error: an error answer is small, and parsing megabytes
+ * of a result would hold the event loop; a bigger body is judged a result (`ok`).
+ */
+const MAX_PARSED_BYTES = 64 * 1024
 
 /** An attempt's result with the verdict on its answer's JSON-RPC error (`ok` for none). */
 export type JudgedSent = SentUpstream & { readonly rpc?: RpcVerdict | 'ok' }
@@ -44,14 +48,13 @@ export async function judgeRpcAnswer (sent: SentUpstream, rpc?: RpcCallInfo): Pr
   const { response } = sent
   let read: Buffer | Readable
   try {
-    read = await readUpTo(response.body as unknown as Readable, MAX_JUDGED_BYTES, budget, new AbortController().signal)
+    read = await readBounded(response.body as unknown as Readable, MAX_JUDGED_BYTES)
   } catch (error) {
     return { error, timedOut: false, latencyMs: sent.latencyMs, secrets: sent.secrets }
   }
   if (!Buffer.isBuffer(read)) return { ...sent, response: { ...response, body: read as never } }
   const known = rpc?.method === 'eth_sendRawTransaction' ? knownTransaction(read, rpc) : undefined
-  const body = Readable.from([known ?? read], { objectMode: false })
-  return { ...sent, response: { ...response, body: body as never }, rpc: known === undefined ? verdictOf(read) : 'ok' }
+  return { ...sent, response: { ...response, body: bodyOf(known ?? read) as never }, rpc: known === undefined ? verdictOf(read) : 'ok' }
 }
 
 /**
@@ -60,6 +63,7 @@ export async function judgeRpcAnswer (sent: SentUpstream, rpc?: RpcCallInfo): Pr
  * hash, as the first acceptance said. Undefined for any other answer.
  */
 function knownTransaction (body: Buffer, rpc: RpcCallInfo): Buffer | undefined {
+  if (body.length > MAX_PARSED_BYTES) return undefined
   let answer: { id?: unknown, error?: { message?: unknown } }
   try { answer = JSON.parse(body.toString('utf8')) } catch { return undefined }
   const message = answer?.error?.message
@@ -71,6 +75,7 @@ function knownTransaction (body: Buffer, rpc: RpcCallInfo): Buffer | undefined {
 
 /** The verdict on a body: its error's, `ok` for a result (or a batch, judged per call later), `server` for a body that is not JSON-RPC. */
 function verdictOf (body: Buffer): RpcVerdict | 'ok' {
+  if (body.length > MAX_PARSED_BYTES) return 'ok'
   let answer: unknown
   try {
     answer = JSON.parse(body.toString('utf8'))
