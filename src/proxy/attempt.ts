@@ -56,7 +56,8 @@ export type AttemptStep = 'answer' | 'move_on' | 'stop' | 'throw'
 
 /**
  * The step after an attempt that went as `result`. A refusal, our credentials
- * rejected (401/402), or a request that never reached the provider (`unreached`: no
+ * rejected (401/402), a member that did no work (`free`: an RPC rate limit), or a
+ * request that never reached the provider (`unreached`: no
  * connection carried it, NGINX's rule) means the provider did nothing, so moving on
  * is always safe; another failure (an answer, or a connection lost after the request
  * was written) may have had an effect, so only a request that may be repeated
@@ -66,7 +67,7 @@ export function nextStep (result: AttemptResult, method: string, headers: Record
   switch (result.kind) {
     case 'success': return 'answer'
     case 'forbidden': return 'move_on'
-    case 'failure': return result.reason === CREDENTIALS_REJECTED || result.unreached === true || (repeatable ?? mayRetry(method, headers, retryNonIdempotent)) ? 'move_on' : 'stop'
+    case 'failure': return result.reason === CREDENTIALS_REJECTED || result.unreached === true || result.free === true || (repeatable ?? mayRetry(method, headers, retryNonIdempotent)) ? 'move_on' : 'stop'
     case 'ours': return 'throw'
   }
 }

@@ -28,3 +28,18 @@ describe('readBounded', () => {
     assert.equal(await text(bodyOf(Buffer.from('{"a":1}'))), '{"a":1}')
   })
 })
+
+describe('readBounded, a body that fails after the limit', () => {
+  it('passes the error on to the stream that carries it', async () => {
+    let sent = 0
+    const failing = new Readable({
+      read () {
+        if (sent++ < 3) this.push(Buffer.from('xx'))
+        else this.destroy(new Error('reset'))
+      }
+    })
+    const read = await readBounded(failing, 3)
+    assert.ok(!Buffer.isBuffer(read))
+    await assert.rejects(text(read), /reset/)
+  })
+})

@@ -43,8 +43,11 @@ export interface ProxyRequest {
 /** What the attempt loop knows of an RPC pool's single call. */
 export interface RpcCallInfo {
   readonly method: string
-  /** A read: it may be sent again to another member (a transaction is sent once). */
-  readonly repeatable: boolean
+  /**
+   * True for a read the method table knows (an evm pool's: it may be sent again to another member),
+   * false for a transaction (sent once), undefined when the service cannot tell (a POST's own rule, mayRetry).
+   */
+  readonly repeatable: boolean | undefined
   /** The call itself, as the client sent it. */
   readonly call: { readonly method: string, readonly params?: unknown, readonly id?: string | number | null }
 }

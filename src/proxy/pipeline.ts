@@ -50,11 +50,10 @@ interface Deps {
  */
 function rpcRun (inner: Run, coalescing: RpcCoalescing, pool: { readonly protocol: string } & CachingPool): Run {
   // An evm pool's reads are coalesced (rpc-coalesce.ts), and its immutable answers kept when its cache is on.
-  const caching = cacheOn(pool)
   const evm = pool.protocol === 'evm'
-  const single: Run = evm ? async (poolId, incoming) => await coalescing.answer(poolId, incoming, caching, inner) : inner
+  const single: Run = evm ? async (poolId, incoming) => await coalescing.answer(poolId, incoming, pool, inner) : inner
   return async (poolId, incoming) => {
-    const admitted = rpcAdmit(incoming)
+    const admitted = rpcAdmit(incoming, evm)
     if (admitted === undefined) return await single(poolId, incoming)
     return 'answer' in admitted ? admitted.answer : await answerBatch(poolId, incoming, admitted.batch, single, evm)
   }

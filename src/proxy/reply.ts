@@ -168,6 +168,12 @@ function stream (body: Readable, response: ServerResponse, log: StreamLog): void
     body.on('error', () => {}).destroy()
     return
   }
+  // The body failed before anyone read it (an RPC answer read in part, then reset): the answer is cut.
+  if (body.errored !== null && body.errored !== undefined) {
+    log.warn({ err: body.errored }, 'response terminated with an error with headers already sent')
+    response.destroy()
+    return
+  }
   let failed = false
   const onError = (error: Error & { code?: string }) => {
     failed = true

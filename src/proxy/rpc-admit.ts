@@ -9,7 +9,7 @@
  * (rpc-batch.ts). Only in an RPC pool's pipeline (pipeline.ts): an `http` pool's
  * requests never reach this file.
  */
-import { isWrite } from '../rules/evm-methods.js'
+import { isCoalescible, isWrite } from '../rules/evm-methods.js'
 import { errorAnswer, parseBody, type ParsedBody, type RpcCall } from '../rules/jsonrpc.js'
 import type { ServedAnswer } from './cache-answer.js'
 import type { ProxyRequest, RpcCallInfo } from './forward.js'
@@ -17,22 +17,24 @@ import type { ProxyRequest, RpcCallInfo } from './forward.js'
 /** The protocols whose POSTs are JSON-RPC. */
 export const RPC_PROTOCOLS: ReadonlySet<string> = new Set(['jsonrpc', 'evm'])
 
-
 /** What the RPC stage makes of a request: an answer at once, the calls of a batch (rpc-batch.ts), or on as it is. */
 export type RpcAdmitted = { readonly answer: ServedAnswer } | { readonly batch: readonly RpcCall[] } | undefined
 
-/** A single call's marks for the stages after this one: its method, and whether it may be sent again. */
-export const callInfo = (call: RpcCall): RpcCallInfo => ({ method: call.method, repeatable: !isWrite(call.method), call })
+/** A single call's marks for the stages after this one: its method, and whether it may be sent again (a read an evm pool knows: yes; a transaction: no; else a POST's rule). */
+export const callInfo = (call: RpcCall, evm: boolean): RpcCallInfo =>
+  ({ method: call.method, repeatable: isWrite(call.method) ? false : evm && isCoalescible(call.method) ? true : undefined, call })
 
 /**
  * Reads a POST's body: one that is not JSON-RPC is answered at once (`answer`); a
  * single call is marked on the request (`rpc`) and goes on; a batch's calls are
  * handed back (`batch`) to be answered each on its own. Other methods go on as they are.
  */
-export function rpcAdmit (incoming: Pick<ProxyRequest, 'method' | 'body' | 'rpc'>): RpcAdmitted {
+export function rpcAdmit (incoming: Pick<ProxyRequest, 'method' | 'body' | 'rpc' | 'headers'>, evm: boolean): RpcAdmitted {
   if (incoming.method !== 'POST') return undefined
   const parsed: ParsedBody = parseBody(incoming.body)
-  if (parsed.kind === 'call') { incoming.rpc = callInfo(parsed.call); return undefined }
+  // Answers are read to be judged: asked uncompressed (a provider's gzip would read as garbage).
+  if (parsed.kind !== 'invalid' && incoming.headers['accept-encoding'] !== undefined) incoming.headers = { ...incoming.headers, 'accept-encoding': undefined }
+  if (parsed.kind === 'call') { incoming.rpc = callInfo(parsed.call, evm); return undefined }
   if (parsed.kind === 'batch') return { batch: parsed.calls }
   return { answer: jsonAnswer(errorAnswer(parsed.error)) }
 }

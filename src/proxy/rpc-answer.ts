@@ -24,7 +24,7 @@
  * An answer that is not a 2xx is classified by its status, as in any pool.
  */
 import type { Readable } from 'node:stream'
-import { saysKnownTransaction, transactionHash } from '../rules/evm-methods.js'
+import { isWrite, saysKnownTransaction, transactionHash } from '../rules/evm-methods.js'
 import { rpcVerdict, type RpcVerdict } from '../rules/jsonrpc-errors.js'
 import { bodyOf, readBounded } from './body-read.js'
 import type { AttemptResult, RpcCallInfo } from './forward.js'
@@ -54,7 +54,9 @@ export async function judgeRpcAnswer (sent: SentUpstream, rpc?: RpcCallInfo): Pr
   }
   if (!Buffer.isBuffer(read)) return { ...sent, response: { ...response, body: read as never } }
   const known = rpc?.method === 'eth_sendRawTransaction' ? knownTransaction(read, rpc) : undefined
-  return { ...sent, response: { ...response, body: bodyOf(known ?? read) as never }, rpc: known === undefined ? verdictOf(read) : 'ok' }
+  // A write's error is its caller's answer (the node refused that transaction): never a refusal of the method, never the member's failure.
+  const verdict = known !== undefined ? 'ok' : rpc?.repeatable !== true && rpc !== undefined && isWrite(rpc.method) ? 'caller' : verdictOf(read)
+  return { ...sent, response: { ...response, body: bodyOf(known ?? read) as never }, rpc: verdict }
 }
 
 /**
@@ -92,10 +94,11 @@ function verdictOf (body: Buffer): RpcVerdict | 'ok' {
 export function rpcResult (verdict: RpcVerdict | 'ok' | undefined, pool: { readonly cooldown_seconds: number }): AttemptResult | undefined {
   switch (verdict) {
     case undefined: return undefined
-    case 'ok': case 'caller': return { kind: 'success' }
+    // Its status and headers say the rest (a 2xx's rate-limit headers still pause the member).
+    case 'ok': case 'caller': return undefined
     case 'rate_limited': return { kind: 'failure', reason: 'rate_limited', pauseS: pool.cooldown_seconds, pauseSource: 'jsonrpc', free: true }
     case 'unsupported': return { kind: 'forbidden', statusCode: 403 }
-    case 'missing_state': return { kind: 'failure', reason: 'missing_state', neutral: true, free: true }
+    case 'missing_state': return { kind: 'failure', reason: 'missing_state', neutral: true }
     case 'server': return { kind: 'failure', reason: 'rpc_error' }
   }
 }

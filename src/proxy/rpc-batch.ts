@@ -6,9 +6,12 @@
  * own. A call that ends without a provider's answer (none available, all failed,
  * the deadline) gets a JSON-RPC error with the proxy's sentence; a notification (no
  * id) gets no answer, as the specification says. In an evm pool a read asked twice
- * in one batch runs once. Not yet: calls to one member sent to it as one upstream
+ * in one batch runs once. Bounded: the answers gathered stop at 32 MiB (the calls
+ * left get an error saying so), and a client that leaves stops the calls not yet sent.
+ * A provider's answer is passed on as its bytes (a big number stays exact). Not yet: calls to one member sent to it as one upstream
  * batch (`max_batch_size`).
  */
+import { setMaxListeners } from 'node:events'
 import { isCoalescible } from '../rules/evm-methods.js'
 import { canonicalParams, type RpcCall } from '../rules/jsonrpc.js'
 import type { ServedAnswer } from './cache-answer.js'
@@ -39,17 +42,43 @@ export async function answerBatch (poolId: number, incoming: ProxyRequest, calls
   const firstOf = dedupe ? sameAs(calls) : new Map<number, number>()
   const answers: Array<string | undefined> = new Array(calls.length)
   const todo = calls.map((_, i) => i).filter((i) => !firstOf.has(i))
+  const request = shared(incoming)
   let next = 0
+  let bytes = 0
   const worker = async (): Promise<void> => {
     while (next < todo.length) {
       const i = todo[next++] as number
-      answers[i] = await answerCall(poolId, incoming, calls[i] as RpcCall, run)
+      const call = calls[i] as RpcCall
+      // The client left, or the answer grew past its bound: the calls left are not sent.
+      if (incoming.gone?.() === true) answers[i] = errorText(call.id ?? null, 'The client left before this call was sent')
+      else if (bytes > MAX_BATCH_ANSWER_BYTES) answers[i] = errorText(call.id ?? null, TOO_BIG)
+      else bytes += (answers[i] = await answerCall(poolId, request, call, run, dedupe)).length
     }
   }
   await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, todo.length) }, worker))
-  for (const [i, first] of firstOf) answers[i] = withId(answers[first] as string, (calls[i] as RpcCall).id ?? null)
+  for (const [i, first] of firstOf) {
+    const id = (calls[i] as RpcCall).id ?? null
+    answers[i] = bytes > MAX_BATCH_ANSWER_BYTES ? errorText(id, TOO_BIG) : withId(answers[first] as string, id)
+    bytes += (answers[i] as string).length
+  }
   const listed = answers.filter((a, i) => a !== undefined && (calls[i] as RpcCall).id !== undefined)
   return jsonAnswer(`[${listed.join(',')}]`)
+}
+
+/** Largest answer a batch gathers (its calls' answers together); past it, the calls left get TOO_BIG. */
+const MAX_BATCH_ANSWER_BYTES = 32 * 1024 * 1024
+const TOO_BIG = `The batch's answer is over ${MAX_BATCH_ANSWER_BYTES} bytes: send fewer calls at once`
+
+/** The batch's request for its calls: up to BATCH_CONCURRENCY of them may wait on its client's signal at once. */
+function shared (incoming: ProxyRequest): ProxyRequest {
+  let raised = false
+  return Object.defineProperty({ ...incoming, signal: undefined }, 'signal', {
+    get () {
+      const signal = incoming.signal
+      if (signal !== undefined && !raised) { setMaxListeners(BATCH_CONCURRENCY * 4, signal); raised = true }
+      return signal
+    }
+  })
 }
 
 /** For each call of the batch that repeats an earlier read, the index of that earlier one. */
@@ -58,7 +87,9 @@ function sameAs (calls: readonly RpcCall[]): Map<number, number> {
   const firstOf = new Map<number, number>()
   for (const [i, call] of calls.entries()) {
     if (call.id === undefined || !isCoalescible(call.method)) continue
-    const key = `${call.method}:${canonicalParams(call.params ?? [])}`
+    const params = canonicalParams(call.params ?? [])
+    if (params === undefined) continue
+    const key = `${call.method}\n${params}`
     const first = seen.get(key)
     if (first === undefined) seen.set(key, i)
     else firstOf.set(i, first)
@@ -70,11 +101,11 @@ function sameAs (calls: readonly RpcCall[]): Map<number, number> {
 const withId = (text: string, id: string | number | null): string => JSON.stringify({ ...(JSON.parse(text) as object), id })
 
 /** One call's answer as JSON text: the provider's, or an error of the service's. */
-async function answerCall (poolId: number, incoming: ProxyRequest, call: RpcCall, run: Run): Promise<string> {
+async function answerCall (poolId: number, incoming: ProxyRequest, call: RpcCall, run: Run, evm: boolean): Promise<string> {
   const id = call.id ?? null
   let served: ServedAnswer
   try {
-    served = await run(poolId, callRequest(incoming, call))
+    served = await run(poolId, callRequest(incoming, call, evm))
   } catch (error) {
     return errorText(id, error instanceof Error ? error.message : 'The call failed')
   }
@@ -89,19 +120,31 @@ async function answerCall (poolId: number, incoming: ProxyRequest, call: RpcCall
   return singleAnswer(body, id)
 }
 
-/** A provider's answer to one call, as the batch lists it: its object, with the client's id. */
+/**
+ * A provider's answer to one call, as the batch lists it: its bytes as they came (a
+ * big number stays exact) when it is the answer to this id, read as JSON only when
+ * small; a big body is taken as it is when it is an object (the call was sent with
+ * the client's own id). Anything else is an error in its place.
+ */
 function singleAnswer (body: Buffer, id: string | number | null): string {
+  const text = body.toString('utf8').trim()
+  if (!text.startsWith('{') || !text.endsWith('}')) return errorText(id, NOT_JSON_RPC)
+  if (text.length > MAX_CHECKED_CHARS) return text
   try {
-    const answer = JSON.parse(body.toString('utf8')) as unknown
-    if (typeof answer === 'object' && answer !== null && !Array.isArray(answer)) return JSON.stringify({ ...answer, id })
+    const answer = JSON.parse(text) as { id?: unknown }
+    if (typeof answer === 'object' && answer !== null && !Array.isArray(answer)) return answer.id === id ? text : JSON.stringify({ ...answer, id })
   } catch {}
-  return errorText(id, 'The provider\'s answer was not JSON-RPC')
+  return errorText(id, NOT_JSON_RPC)
 }
+
+/** Longest answer read as JSON to check it (a bigger one is taken as it is). */
+const MAX_CHECKED_CHARS = 64 * 1024
+const NOT_JSON_RPC = 'The provider\'s answer was not JSON-RPC'
 
 const errorText = (id: string | number | null, message: string): string => JSON.stringify({ jsonrpc: '2.0', id, error: { code: UNSERVED, message } })
 
 /** The request one call of the batch makes: the batch's own, with the call alone as its body. */
-function callRequest (incoming: ProxyRequest, call: RpcCall): ProxyRequest {
+function callRequest (incoming: ProxyRequest, call: RpcCall, evm: boolean): ProxyRequest {
   return {
     method: incoming.method,
     url: incoming.url,
@@ -113,6 +156,6 @@ function callRequest (incoming: ProxyRequest, call: RpcCall): ProxyRequest {
     log: incoming.log,
     gone: incoming.gone,
     get signal () { return incoming.signal },
-    rpc: callInfo(call)
+    rpc: callInfo(call, evm)
   }
 }

@@ -14,7 +14,8 @@
 import type { Readable } from 'node:stream'
 import { isCoalescible, isImmutable } from '../rules/evm-methods.js'
 import { canonicalParams } from '../rules/jsonrpc.js'
-import type { ServedAnswer } from './cache-answer.js'
+import { DEADLINE_HEADER } from '../rules/retry-policy.js'
+import { cacheOn, type CachingPool, type ServedAnswer } from './cache-answer.js'
 import { readUpTo, type ReadBudget } from './cache-fill.js'
 import type { ProxyRequest, RpcCallInfo } from './forward.js'
 
@@ -47,16 +48,18 @@ export class RpcCoalescing {
   private keptCount = 0
 
   /** Answers an `evm` pool's single call: kept, shared with the same call in flight, or led upstream. */
-  async answer (poolId: number, incoming: ProxyRequest, caching: boolean, run: Run): Promise<ServedAnswer> {
+  async answer (poolId: number, incoming: ProxyRequest, pool: SharingPool, run: Run): Promise<ServedAnswer> {
     const rpc = incoming.rpc
-    if (rpc === undefined || !isCoalescible(rpc.method)) return await run(poolId, incoming)
-    const key = `${poolId}:${rpc.method}:${canonicalParams(rpc.call.params ?? [])}`
+    const key = rpc === undefined || !isCoalescible(rpc.method) || pool.forward_client_auth === 1 ? undefined : keyOf(poolId, incoming, rpc)
+    if (rpc === undefined || key === undefined) return await run(poolId, incoming)
+    const caching = cacheOn(pool)
     const kept = caching ? this.kept.get(poolId)?.get(key) : undefined
     if (kept !== undefined) return this.served(poolId, caching, kept, rpc, 'HIT')
     const running = this.inFlight.get(key)
     if (running !== undefined) {
       const led = await running
-      return 'kind' in led ? led : this.served(poolId, caching, led, rpc, 'HIT')
+      // Not shareable (not a JSON-RPC answer, too big, a failure): this call goes upstream on its own.
+      return 'kind' in led ? await run(poolId, incoming) : this.served(poolId, caching, led, rpc, 'HIT')
     }
     if (this.inFlight.size >= MAX_IN_FLIGHT) return await run(poolId, incoming)
     const leading = this.lead(poolId, incoming, run)
@@ -88,21 +91,49 @@ export class RpcCoalescing {
   }
 
   private served (poolId: number, caching: boolean, shared: Shared, rpc: RpcCallInfo, cache: 'HIT' | 'MISS'): ServedAnswer {
-    if (caching) this.count(poolId, cache)
+    // The call that went upstream is counted by the cache stage in front of the attempts (a POST: BYPASS).
+    if (caching && cache === 'HIT') this.count(poolId, cache)
     return served(shared, rpc, cache)
   }
 
   /** The call upstream, apart from its client; a provider's JSON answer made shareable, anything else as it is. */
   private async lead (poolId: number, incoming: ProxyRequest, run: Run): Promise<ServedAnswer | Shared> {
-    const answer = await run(poolId, { ...incoming, signal: undefined, gone: undefined })
+    // Apart from its client (no signal, never gone) and on the pool's own deadline: the answer is shared.
+    const apart: ProxyRequest = {
+      method: incoming.method,
+      url: incoming.url,
+      headers: withoutDeadline(incoming.headers),
+      body: incoming.body,
+      peer: incoming.peer,
+      protocol: incoming.protocol,
+      requestId: incoming.requestId,
+      log: incoming.log,
+      rpc: incoming.rpc
+    }
+    const answer = await run(poolId, apart)
     if (answer.kind !== 'answer' || answer.body === null || answer.status !== 200) return answer
     const body = Buffer.isBuffer(answer.body) ? answer.body : await readUpTo(answer.body, MAX_SHARED_BYTES, budget, new AbortController().signal)
     if (!Buffer.isBuffer(body)) return { ...answer, body: body as Readable }
     let parsed: unknown
     try { parsed = JSON.parse(body.toString('utf8')) } catch { return { ...answer, body } }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { ...answer, body }
-    return { status: answer.status, headers: answer.headers, answer: parsed as Record<string, unknown>, provider: answer.provider, attempts: answer.attempts }
+    // What is the leader's own (a cookie, an answer private to it) is not shared.
+    const { 'set-cookie': _cookie, ...headers } = answer.headers
+    if (/private|no-store/i.test(String(headers['cache-control'] ?? ''))) return { ...answer, body }
+    return { status: answer.status, headers, answer: parsed as Record<string, unknown>, provider: answer.provider, attempts: answer.attempts }
   }
+}
+
+/** What the stage reads of the pool's row. */
+export type SharingPool = Pick<CachingPool, 'enabled' | 'cache_ttl_seconds' | 'forward_client_auth'>
+
+/**
+ * The call's key: the pool, the path and query it was sent to, the method and its params
+ * written canonically; undefined for params too deep to write (not shared).
+ */
+function keyOf (poolId: number, incoming: ProxyRequest, rpc: RpcCallInfo): string | undefined {
+  const params = canonicalParams(rpc.call.params ?? [])
+  return params === undefined ? undefined : `${poolId}\n${incoming.url}\n${rpc.method}\n${params}`
 }
 
 /** A shared answer as one client's: its own id, and what the stage did. */
@@ -110,4 +141,11 @@ function served (shared: Shared, rpc: RpcCallInfo, cache: 'HIT' | 'MISS'): Serve
   const body = Buffer.from(JSON.stringify({ ...shared.answer, id: rpc.call.id ?? null }))
   const { 'content-length': _length, ...headers } = shared.headers
   return { kind: 'answer', status: shared.status, headers, body, provider: shared.provider, attempts: cache === 'MISS' ? shared.attempts : 0, cache }
+}
+
+/** A request's headers without the client's own deadline (the shared call runs on the pool's). */
+function withoutDeadline (headers: ProxyRequest['headers']): ProxyRequest['headers'] {
+  if (headers[DEADLINE_HEADER] === undefined) return headers
+  const { [DEADLINE_HEADER]: _deadline, ...rest } = headers
+  return rest
 }

@@ -133,16 +133,19 @@ for (const dialect of dialects) {
 
     it('missing state moves the call on with no health failure; a reverted call is the caller\'s own answer, not retried', LIMIT, async () => {
       const pruned = await erring({ code: -32000, message: 'missing trie node abc (path )' })
-      const reverting = await erring({ code: 3, message: 'execution reverted: not owner' })
+      // A revert whose reason reads like a rate limit is still the caller's own answer.
+      const reverting = await erring({ code: 3, message: 'execution reverted: Max mint limit exceeded' })
       try {
         const first = await poolOfUrls(t, 'pruned', [pruned.url, node.url], { protocol: 'evm', rotation_strategy: 'priority' }, {}, true)
         assert.equal((await call(`${base}/p/pruned/`, 'eth_getBalance', ['0x0000000000000000000000000000000000000000', '0x0'])).result, '0x0')
         const member = await memberOf(first.poolId, first.providers[0] as number)
         assert.deepEqual([member.health, member.failure_count, member.success_count], ['healthy', 0, 0])
-        await poolOfUrls(t, 'reverting', [reverting.url, node.url], { protocol: 'evm', rotation_strategy: 'priority' }, {}, true)
+        const second = await poolOfUrls(t, 'reverting', [reverting.url, node.url], { protocol: 'evm', rotation_strategy: 'priority' }, {}, true)
         const answer = await call(`${base}/p/reverting/`, 'eth_call', [{ to: '0x0000000000000000000000000000000000000000' }, 'latest'])
-        assert.deepEqual(answer.error, { code: 3, message: 'execution reverted: not owner' })
+        assert.deepEqual(answer.error, { code: 3, message: 'execution reverted: Max mint limit exceeded' })
         assert.equal(reverting.seen.length, 1)
+        const reverted = await memberOf(second.poolId, second.providers[0] as number)
+        assert.deepEqual([reverted.health, reverted.failure_count], ['healthy', 0])
       } finally {
         await pruned.close()
         await reverting.close()
@@ -229,6 +232,47 @@ for (const dialect of dialects) {
         assert.equal(known.seen.length, 1, 'sent once, not moved on')
       } finally {
         await known.close()
+      }
+    })
+
+    it('a transaction\'s error is its sender\'s: no refusal of the method, no failure, not moved on; an unknown method is not repeated', LIMIT, async () => {
+      const refusing = await erring({ code: -32000, message: 'transaction type not supported' })
+      const failing = await upstream(json(503, { error: 'down' }))
+      const counting2 = await upstream(json(200, { jsonrpc: '2.0', id: 7, result: 'sig' }))
+      try {
+        const { poolId, providers } = await poolOfUrls(t, 'txs', [refusing.url, node.url], { protocol: 'evm', rotation_strategy: 'priority' }, {}, true)
+        for (let i = 0; i < 2; i++) {
+          const answer = await call(`${base}/p/txs/`, 'eth_sendRawTransaction', ['0x02'])
+          assert.equal(answer.error.message, 'transaction type not supported')
+        }
+        assert.equal(refusing.seen.length, 2, 'each sent once, to the same member: not refused')
+        const refusals = (await t.request({ method: 'GET', url: `/api/providers/${providers[0] as number}/refusals` })).body
+        assert.deepEqual(refusals.refusals, [])
+        const member = await memberOf(poolId, providers[0] as number)
+        assert.deepEqual([member.health, member.failure_count], ['healthy', 0])
+        // A jsonrpc pool's methods are unknown to the service: a failed call is not sent to another member.
+        await poolOfUrls(t, 'solana', [failing.url, counting2.url], { protocol: 'jsonrpc', rotation_strategy: 'priority', hedge_after_ms: 0 }, {}, true)
+        const sent = await post(`${base}/p/solana/`, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'sendTransaction', params: ['x'] }))
+        assert.equal(sent.status, 502)
+        assert.equal(counting2.seen.length, 0)
+      } finally {
+        await refusing.close()
+        await failing.close()
+        await counting2.close()
+      }
+    })
+
+    it('shares a read only with calls to the same path', LIMIT, async () => {
+      const slowChain = await upstream((_req, res, body) => {
+        const { id } = JSON.parse(body) as { id: number }
+        setTimeout(() => { json(200, { jsonrpc: '2.0', id, result: '0x1' })(_req, res) }, 150)
+      })
+      try {
+        await poolOfUrls(t, 'paths', [slowChain.url], { protocol: 'evm' })
+        await Promise.all([call(`${base}/p/paths/`, 'eth_blockNumber'), call(`${base}/p/paths/`, 'eth_blockNumber'), call(`${base}/p/paths/other`, 'eth_blockNumber')])
+        assert.deepEqual(slowChain.seen.map((s) => s.url).sort(), ['/', '/other'])
+      } finally {
+        await slowChain.close()
       }
     })
   })

@@ -32,7 +32,7 @@ export const isCoalescible = (method: string): boolean =>
 export const isImmutable = (method: string): boolean => IMMUTABLE.has(method)
 
 /** An error saying the node has the transaction already (a retry of one it accepted, or another client's copy). */
-export const saysKnownTransaction = (message: string): boolean => /already known|known transaction|already imported|transaction already exists/i.test(message)
+export const saysKnownTransaction = (message: string): boolean => /\balready known|(?<!un)known transaction|already imported|transaction already exists/i.test(message)
 
 /**
  * The hash of a signed transaction (`eth_sendRawTransaction`'s param): the Keccak-256 of its

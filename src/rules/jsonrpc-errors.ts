@@ -22,7 +22,7 @@ const BY_MESSAGE: ReadonlyArray<readonly [RegExp, RpcVerdict]> = [
   // Too much asked of one call: the caller's to narrow (a range split is the RPC stage's, later).
   [/query returned more than|response size (is )?(exceeded|too large)|block range (is )?too (large|wide)|exceeds? (the )?(max(imum)?|limit of) .*(range|results|blocks)/i, 'caller'],
   [/rate limit|too many requests|exceeded .*(capacity|daily request count|quota)|limit exceeded|request rate|throughput|credits? (exhausted|exceeded)|compute units/i, 'rate_limited'],
-  [/method .*(not found|does not exist|not available|not supported|is not whitelisted|disabled)|unsupported method|not supported/i, 'unsupported'],
+  [/method .*(not found|does not exist|not available|not supported|is not whitelisted|disabled)|unsupported method|\b[a-z]+_[a-zA-Z]+ (is )?not supported/i, 'unsupported'],
   [/header not found|missing trie node|unknown block|block not found|pruned|state (is )?not available|historical state/i, 'missing_state'],
   [/execution reverted|revert|insufficient funds|nonce too (low|high)|already known|known transaction|replacement transaction underpriced|intrinsic gas too low|gas required exceeds|invalid (params|argument)|cannot unmarshal/i, 'caller']
 ]
@@ -36,9 +36,14 @@ const BY_CODE: ReadonlyMap<number, RpcVerdict> = new Map([
   [3, 'caller']
 ])
 
-/** What a provider's JSON-RPC error means (see the table in this file's header). */
-export function rpcVerdict (error: Partial<RpcError> | null | undefined): RpcVerdict {
+/**
+ * What a provider's JSON-RPC error means (see the table in this file's header). A
+ * revert comes first, whatever its reason says (a contract's "Max mint limit exceeded"
+ * is no rate limit): code 3, "execution reverted", or revert data.
+ */
+export function rpcVerdict (error: (Partial<RpcError> & { readonly data?: unknown }) | null | undefined): RpcVerdict {
   const message = typeof error?.message === 'string' ? error.message : ''
+  if (error?.code === 3 || /execution reverted|\brevert/i.test(message) || (error?.data !== undefined && error?.data !== null)) return 'caller'
   for (const [pattern, verdict] of BY_MESSAGE) if (pattern.test(message)) return verdict
   return (typeof error?.code === 'number' ? BY_CODE.get(error.code) : undefined) ?? 'server'
 }

@@ -58,6 +58,9 @@ describe('rpcVerdict: message first, then code', () => {
     [-32000, 'missing trie node 4f3a… (path )', 'missing_state'],
     [-32000, 'unknown block', 'missing_state'],
     [3, 'execution reverted: not owner', 'caller'],
+    [3, 'execution reverted: Max mint limit exceeded', 'caller'],
+    [-32000, 'execution reverted: operation not supported', 'caller'],
+    [-32000, 'transaction type not supported', 'server'],
     [-32000, 'insufficient funds for gas * price + value', 'caller'],
     [-32000, 'nonce too low', 'caller'],
     [-32000, 'already known', 'caller'],
@@ -74,14 +77,17 @@ describe('rpcVerdict: message first, then code', () => {
 
 describe('canonicalParams', () => {
   it('reads the same for calls that ask the same thing', () => {
-    assert.equal(canonicalParams(['0x01', { b: 1, a: '0xAB' }]), canonicalParams(['0x1', { a: '0xab', b: 1 }]))
-    assert.equal(canonicalParams(['0x000']), '["0x0"]')
+    assert.equal(canonicalParams(['0xAB', { b: 1, a: '0xCd' }]), canonicalParams(['0xab', { a: '0xcd', b: 1 }]))
   })
-  it('keeps hashes and addresses whole, and tells different numbers and tags apart', () => {
-    const hash = `0x${'00'.repeat(31)}AB`
-    assert.equal(canonicalParams([hash]), JSON.stringify([hash.toLowerCase()]))
+  it('tells apart what nodes tell apart: a leading zero, another number, a tag', () => {
+    assert.notEqual(canonicalParams(['0x0a']), canonicalParams(['0xa']))
     assert.notEqual(canonicalParams(['0x10']), canonicalParams(['0x1']))
     assert.notEqual(canonicalParams(['latest']), canonicalParams(['0x1']))
+  })
+  it('shares no call whose params nest too deep', () => {
+    let deep: unknown = 1
+    for (let i = 0; i < 50_000; i++) deep = [deep]
+    assert.equal(canonicalParams(deep), undefined)
   })
 })
 
@@ -95,7 +101,7 @@ describe('evm methods', () => {
   })
   it('reads "already known" and its kin as a transaction the node has', () => {
     for (const message of ['already known', 'known transaction: 0xabc', 'Transaction already imported', 'transaction already exists']) assert.ok(saysKnownTransaction(message), message)
-    for (const message of ['nonce too low', 'insufficient funds']) assert.ok(!saysKnownTransaction(message), message)
+    for (const message of ['nonce too low', 'insufficient funds', 'unknown transaction type']) assert.ok(!saysKnownTransaction(message), message)
   })
   it('tells reads that may share an upstream call from writes and filters', () => {
     assert.deepEqual(['eth_getBalance', 'eth_call', 'eth_chainId', 'eth_getFilterChanges', 'eth_sendRawTransaction', 'eth_subscribe'].map(isCoalescible), [true, true, true, false, false, false])

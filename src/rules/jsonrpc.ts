@@ -69,27 +69,36 @@ export function errorAnswer (error: RpcError, id: string | number | null = null)
 
 /**
  * A call's params written so that calls asking the same thing read the same: object
- * keys sorted, hex quantities in their shortest lowercase form (`0x01` and `0x1`,
- * `0xAB` and `0xab` are one number). Hashes and addresses (over 16 hex digits) keep
- * their length, only lowercased.
+ * keys sorted, hex lowercased (`0xAB` and `0xab` are one value). Hex is not trimmed:
+ * nodes refuse `0x0a` where `0xa` is due, so the two are different calls. Undefined
+ * for params nested deeper than MAX_DEPTH (such a call is not shared).
  */
-export function canonicalParams (params: unknown): string {
-  return JSON.stringify(canonical(params))
+export function canonicalParams (params: unknown): string | undefined {
+  const written = canonical(params, 0)
+  return written === TOO_DEEP ? undefined : JSON.stringify(written)
 }
 
-function canonical (value: unknown): unknown {
-  if (typeof value === 'string') return canonicalHex(value)
-  if (Array.isArray(value)) return value.map(canonical)
+const MAX_DEPTH = 32
+const TOO_DEEP = Symbol('too deep')
+
+function canonical (value: unknown, depth: number): unknown {
+  if (depth > MAX_DEPTH) return TOO_DEEP
+  if (typeof value === 'string') return /^0x[0-9a-fA-F]*$/.test(value) ? value.toLowerCase() : value
+  if (Array.isArray(value)) {
+    const out: unknown[] = []
+    for (const item of value) {
+      const written = canonical(item, depth + 1)
+      if (written === TOO_DEEP) return TOO_DEEP
+      out.push(written)
+    }
+    return out
+  }
   if (typeof value !== 'object' || value === null) return value
   const sorted: Record<string, unknown> = {}
-  for (const key of Object.keys(value).sort()) sorted[key] = canonical((value as Record<string, unknown>)[key])
+  for (const key of Object.keys(value).sort()) {
+    const written = canonical((value as Record<string, unknown>)[key], depth + 1)
+    if (written === TOO_DEEP) return TOO_DEEP
+    sorted[key] = written
+  }
   return sorted
-}
-
-function canonicalHex (text: string): string {
-  if (!/^0x[0-9a-fA-F]+$/.test(text)) return text
-  const digits = text.slice(2).toLowerCase()
-  if (digits.length > 16) return `0x${digits}`
-  const trimmed = digits.replace(/^0+/, '')
-  return `0x${trimmed === '' ? '0' : trimmed}`
 }
