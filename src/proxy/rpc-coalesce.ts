@@ -34,8 +34,8 @@ interface Shared {
 const MAX_IN_FLIGHT = 10_000
 /** Answers kept for good, per process (a few per pool: the immutable methods take no params). */
 const MAX_KEPT = 10_000
-/** Largest answer shared. */
-const MAX_SHARED_BYTES = 16 * 1024 * 1024
+/** Largest answer shared: it is parsed to give each client its id, and parsing megabytes would hold the event loop. */
+const MAX_SHARED_BYTES = 1024 * 1024
 const budget: ReadBudget = { left: 256 * 1024 * 1024 }
 
 export class RpcCoalescing {
