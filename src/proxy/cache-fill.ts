@@ -12,17 +12,17 @@
 import { Readable } from 'node:stream'
 import type { CachedAnswer, CacheStore } from '../cache/cache-store.js'
 import { ageSeconds, forbidsStore, freshSeconds, varyValues } from '../rules/cache-policy.js'
-import { DEADLINE_HEADER } from '../rules/retry-policy.js'
+import { withoutDeadline } from '../rules/retry-policy.js'
 import type { PoolRuntime } from '../runtime/pool-runtime.js'
 import { fromEntry, within, type Ask, type Led, type StoredAnswer } from './cache-answer.js'
-import type { ProxyRequest } from './forward.js'
+import { requestCopy, type ProxyRequest } from './forward.js'
 import type { ProxyAnswer, ProxyService } from './proxy.service.js'
 
 /** How long reading an answer to store it may take; past it, the answer streams to its client unstored (an event stream, a slow body). */
 const READ_DEADLINE_MS = 5_000
 
 /** Bytes of answers being read into memory at once, for all keys (CACHE_MAX_BYTES): past it, answers stream unstored. */
-export interface ReadBudget { left: number }
+interface ReadBudget { left: number }
 
 /** The provider's answer, as the attempts gave it. */
 type Answered = Extract<ProxyAnswer, { kind: 'answer' }>
@@ -68,7 +68,7 @@ export class CacheFill {
     const { poolId, incoming } = ask
     // Sent with the flight's signal, not the leader's client's: others may be waiting for it.
     // On the pool's own deadline: the answer is shared, and one client's shorter deadline is its own.
-    const asked = { ...incoming, method: 'GET', signal, gone: undefined, headers: withoutDeadline(incoming.headers) }
+    const asked = { ...requestCopy(incoming), method: 'GET', signal, headers: withoutDeadline(incoming.headers) }
     const purged = this.purges.get(poolId) ?? 0
     const answer = await this.deps.proxy.forward(poolId, asked)
     if (answer.kind !== 'answer') return { shared: { kind: 'failed', answer }, own: { ...answer, cache: label } }
@@ -157,7 +157,7 @@ export class CacheFill {
  * READ_DEADLINE_MS and while `signal` holds; past any of them, answers a stream of
  * everything (read and unread) instead. A body that fails while read throws.
  */
-export async function readUpTo (body: Readable, limit: number, budget: ReadBudget, signal: AbortSignal): Promise<Buffer | Readable> {
+async function readUpTo (body: Readable, limit: number, budget: ReadBudget, signal: AbortSignal): Promise<Buffer | Readable> {
   const chunks: Buffer[] = []
   let size = 0
   const it = body[Symbol.asyncIterator]()
@@ -209,11 +209,4 @@ function isEventStream (headers: Record<string, string | string[]>): boolean {
 function upstreamAge (headers: Record<string, string | string[]>): number {
   const age = headers.age
   return typeof age === 'string' && /^\d{1,9}$/.test(age.trim()) ? Number(age.trim()) : 0
-}
-
-/** A request's headers without the client's deadline. */
-function withoutDeadline (headers: ProxyRequest['headers']): ProxyRequest['headers'] {
-  if (headers[DEADLINE_HEADER] === undefined) return headers
-  const { [DEADLINE_HEADER]: _deadline, ...rest } = headers
-  return rest
 }

@@ -40,6 +40,16 @@ export interface ProxyRequest {
   rpc?: RpcCallInfo
 }
 
+/**
+ * A request's own fields, for a request made from it (a shared call, a batch's call, a
+ * cache leader's): not the client's `signal` and `gone`, which stay the maker's to give
+ * (reading the lazy signal would make the client's controller for nothing).
+ */
+export function requestCopy (incoming: ProxyRequest): ProxyRequest {
+  const { method, url, headers, body, peer, protocol, requestId, log, rpc } = incoming
+  return { method, url, headers, body, peer, protocol, requestId, log, rpc }
+}
+
 /** What the attempt loop knows of an RPC pool's single call. */
 export interface RpcCallInfo {
   readonly method: string

@@ -13,10 +13,10 @@
  */
 import { setMaxListeners } from 'node:events'
 import { isCoalescible } from '../rules/evm-methods.js'
-import { canonicalParams, type RpcCall } from '../rules/jsonrpc.js'
+import { canonicalParams, errorAnswer, type RpcCall } from '../rules/jsonrpc.js'
 import type { ServedAnswer } from './cache-answer.js'
-import { readUpTo, type ReadBudget } from './cache-fill.js'
-import type { ProxyRequest } from './forward.js'
+import { readBounded } from './body-read.js'
+import { requestCopy, type ProxyRequest } from './forward.js'
 import { callInfo, jsonAnswer } from './rpc-admit.js'
 
 /** Calls of one batch in flight at once. */
@@ -24,9 +24,6 @@ const BATCH_CONCURRENCY = 16
 
 /** Largest answer of one call put in a batch's answer. */
 const MAX_CALL_ANSWER_BYTES = 16 * 1024 * 1024
-
-/** Bytes of call answers all batches may hold at once. */
-const budget: ReadBudget = { left: 256 * 1024 * 1024 }
 
 /** The JSON-RPC error code the service answers a call with when no provider's answer came back. */
 export const UNSERVED = -32603
@@ -42,7 +39,6 @@ export async function answerBatch (poolId: number, incoming: ProxyRequest, calls
   const firstOf = dedupe ? sameAs(calls) : new Map<number, number>()
   const answers: Array<string | undefined> = new Array(calls.length)
   const todo = calls.map((_, i) => i).filter((i) => !firstOf.has(i))
-  const request = shared(incoming)
   let next = 0
   let bytes = 0
   const worker = async (): Promise<void> => {
@@ -52,7 +48,7 @@ export async function answerBatch (poolId: number, incoming: ProxyRequest, calls
       // The client left, or the answer grew past its bound: the calls left are not sent.
       if (incoming.gone?.() === true) answers[i] = errorText(call.id ?? null, 'The client left before this call was sent')
       else if (bytes > MAX_BATCH_ANSWER_BYTES) answers[i] = errorText(call.id ?? null, TOO_BIG)
-      else bytes += (answers[i] = await answerCall(poolId, request, call, run, dedupe)).length
+      else bytes += (answers[i] = await answerCall(poolId, incoming, call, run, dedupe)).length
     }
   }
   await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, todo.length) }, worker))
@@ -68,18 +64,6 @@ export async function answerBatch (poolId: number, incoming: ProxyRequest, calls
 /** Largest answer a batch gathers (its calls' answers together); past it, the calls left get TOO_BIG. */
 const MAX_BATCH_ANSWER_BYTES = 32 * 1024 * 1024
 const TOO_BIG = `The batch's answer is over ${MAX_BATCH_ANSWER_BYTES} bytes: send fewer calls at once`
-
-/** The batch's request for its calls: up to BATCH_CONCURRENCY of them may wait on its client's signal at once. */
-function shared (incoming: ProxyRequest): ProxyRequest {
-  let raised = false
-  return Object.defineProperty({ ...incoming, signal: undefined }, 'signal', {
-    get () {
-      const signal = incoming.signal
-      if (signal !== undefined && !raised) { setMaxListeners(BATCH_CONCURRENCY * 4, signal); raised = true }
-      return signal
-    }
-  })
-}
 
 /** For each call of the batch that repeats an earlier read, the index of that earlier one. */
 function sameAs (calls: readonly RpcCall[]): Map<number, number> {
@@ -112,7 +96,7 @@ async function answerCall (poolId: number, incoming: ProxyRequest, call: RpcCall
   if (served.kind === 'unavailable') return errorText(id, `No available providers in pool ${poolId}`)
   if (served.kind === 'deadline') return errorText(id, `Deadline of ${served.deadlineMs} ms exceeded for pool ${poolId}`)
   if (served.kind === 'failed') return errorText(id, `All providers failed for pool ${poolId}`)
-  const body = served.body === null ? Buffer.alloc(0) : Buffer.isBuffer(served.body) ? served.body : await readUpTo(served.body, MAX_CALL_ANSWER_BYTES, budget, new AbortController().signal)
+  const body = served.body === null ? Buffer.alloc(0) : Buffer.isBuffer(served.body) ? served.body : await readBounded(served.body, MAX_CALL_ANSWER_BYTES)
   if (!Buffer.isBuffer(body)) {
     body.destroy()
     return errorText(id, `The answer to this call is over ${MAX_CALL_ANSWER_BYTES} bytes: send it on its own`)
@@ -141,21 +125,20 @@ function singleAnswer (body: Buffer, id: string | number | null): string {
 const MAX_CHECKED_CHARS = 64 * 1024
 const NOT_JSON_RPC = 'The provider\'s answer was not JSON-RPC'
 
-const errorText = (id: string | number | null, message: string): string => JSON.stringify({ jsonrpc: '2.0', id, error: { code: UNSERVED, message } })
+const errorText = (id: string | number | null, message: string): string => errorAnswer({ code: UNSERVED, message }, id)
 
 /** The request one call of the batch makes: the batch's own, with the call alone as its body. */
 function callRequest (incoming: ProxyRequest, call: RpcCall, evm: boolean): ProxyRequest {
   return {
-    method: incoming.method,
-    url: incoming.url,
-    headers: incoming.headers,
+    ...requestCopy(incoming),
     body: Buffer.from(JSON.stringify(call)),
-    peer: incoming.peer,
-    protocol: incoming.protocol,
-    requestId: incoming.requestId,
-    log: incoming.log,
     gone: incoming.gone,
-    get signal () { return incoming.signal },
+    // Up to BATCH_CONCURRENCY calls may wait on the client's one signal at once.
+    get signal () {
+      const signal = incoming.signal
+      if (signal !== undefined) setMaxListeners(BATCH_CONCURRENCY * 4, signal)
+      return signal
+    },
     rpc: callInfo(call, evm)
   }
 }

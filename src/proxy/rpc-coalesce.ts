@@ -14,10 +14,10 @@
 import type { Readable } from 'node:stream'
 import { isCoalescible, isImmutable } from '../rules/evm-methods.js'
 import { canonicalParams } from '../rules/jsonrpc.js'
-import { DEADLINE_HEADER } from '../rules/retry-policy.js'
+import { withoutDeadline } from '../rules/retry-policy.js'
 import { cacheOn, type CachingPool, type ServedAnswer } from './cache-answer.js'
-import { readUpTo, type ReadBudget } from './cache-fill.js'
-import type { ProxyRequest, RpcCallInfo } from './forward.js'
+import { readBounded } from './body-read.js'
+import { requestCopy, type ProxyRequest, type RpcCallInfo } from './forward.js'
 
 type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
 
@@ -36,7 +36,6 @@ const MAX_IN_FLIGHT = 10_000
 const MAX_KEPT = 10_000
 /** Largest answer shared: it is parsed to give each client its id, and parsing megabytes would hold the event loop. */
 const MAX_SHARED_BYTES = 1024 * 1024
-const budget: ReadBudget = { left: 256 * 1024 * 1024 }
 
 export class RpcCoalescing {
   /** `count`: what the stage did, counted with the pool's cache (only while its cache is on). */
@@ -99,20 +98,9 @@ export class RpcCoalescing {
   /** The call upstream, apart from its client; a provider's JSON answer made shareable, anything else as it is. */
   private async lead (poolId: number, incoming: ProxyRequest, run: Run): Promise<ServedAnswer | Shared> {
     // Apart from its client (no signal, never gone) and on the pool's own deadline: the answer is shared.
-    const apart: ProxyRequest = {
-      method: incoming.method,
-      url: incoming.url,
-      headers: withoutDeadline(incoming.headers),
-      body: incoming.body,
-      peer: incoming.peer,
-      protocol: incoming.protocol,
-      requestId: incoming.requestId,
-      log: incoming.log,
-      rpc: incoming.rpc
-    }
-    const answer = await run(poolId, apart)
+    const answer = await run(poolId, { ...requestCopy(incoming), headers: withoutDeadline(incoming.headers) })
     if (answer.kind !== 'answer' || answer.body === null || answer.status !== 200) return answer
-    const body = Buffer.isBuffer(answer.body) ? answer.body : await readUpTo(answer.body, MAX_SHARED_BYTES, budget, new AbortController().signal)
+    const body = Buffer.isBuffer(answer.body) ? answer.body : await readBounded(answer.body, MAX_SHARED_BYTES)
     if (!Buffer.isBuffer(body)) return { ...answer, body: body as Readable }
     let parsed: unknown
     try { parsed = JSON.parse(body.toString('utf8')) } catch { return { ...answer, body } }
@@ -141,11 +129,4 @@ function served (shared: Shared, rpc: RpcCallInfo, cache: 'HIT' | 'MISS'): Serve
   const body = Buffer.from(JSON.stringify({ ...shared.answer, id: rpc.call.id ?? null }))
   const { 'content-length': _length, ...headers } = shared.headers
   return { kind: 'answer', status: shared.status, headers, body, provider: shared.provider, attempts: cache === 'MISS' ? shared.attempts : 0, cache }
-}
-
-/** A request's headers without the client's own deadline (the shared call runs on the pool's). */
-function withoutDeadline (headers: ProxyRequest['headers']): ProxyRequest['headers'] {
-  if (headers[DEADLINE_HEADER] === undefined) return headers
-  const { [DEADLINE_HEADER]: _deadline, ...rest } = headers
-  return rest
 }

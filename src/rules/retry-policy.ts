@@ -23,6 +23,13 @@ export const DEADLINE_HEADER = 'x-sourcepool-deadline-ms'
 /** The 400's detail for a malformed one. */
 export const DEADLINE_HEADER_PROBLEM = `${DEADLINE_HEADER} must be a whole number of milliseconds from 1 to ${MAX_DEADLINE_MS}`
 
+/** A request's headers without the client's deadline header (a call shared by several clients runs on the pool's own). */
+export function withoutDeadline<H extends Readonly<Record<string, unknown>>> (headers: H): H {
+  if (headers[DEADLINE_HEADER] === undefined) return headers
+  const { [DEADLINE_HEADER]: _deadline, ...rest } = headers
+  return rest as H
+}
+
 /**
  * The deadline of one request: the pool's, or the client's header when it asks for
  * less (never more). `invalid` for a header that is not a whole number of
