@@ -1936,6 +1936,10 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 protocol: "http" | "jsonrpc" | "evm";
+                                finality_depth: number;
+                                cache_unfinalized_ms: number;
+                                head_check_interval_s: number;
+                                max_block_lag: number;
                             };
                             cache: {
                                 ttl_seconds: number;
@@ -2199,6 +2203,14 @@ export interface operations {
                      * @enum {string|null}
                      */
                     protocol?: "http" | "jsonrpc" | "evm" | null;
+                    /** @description evm: where a node has no `finalized` tag, the finalized block is the pool's highest head − this many blocks (default 64) */
+                    finality_depth?: number | null;
+                    /** @description evm: how long an answer that may still change (at `latest`, `pending` or a block not yet final) is stored (default 0: shared while in flight, not stored) */
+                    cache_unfinalized_ms?: number | null;
+                    /** @description evm: seconds between the `eth_blockNumber` checks of each member's head (default 5) */
+                    head_check_interval_s?: number | null;
+                    /** @description evm: a member more than this many blocks behind the pool's highest head is left out of calls at `latest` (default 5) */
+                    max_block_lag?: number | null;
                 };
             };
         };
@@ -2395,6 +2407,10 @@ export interface operations {
                              * @enum {string}
                              */
                             protocol: "http" | "jsonrpc" | "evm";
+                            finality_depth: number;
+                            cache_unfinalized_ms: number;
+                            head_check_interval_s: number;
+                            max_block_lag: number;
                         };
                         cache: {
                             ttl_seconds: number;
@@ -2637,6 +2653,14 @@ export interface operations {
                      * @enum {string|null}
                      */
                     protocol?: "http" | "jsonrpc" | "evm" | null;
+                    /** @description evm: where a node has no `finalized` tag, the finalized block is the pool's highest head − this many blocks (default 64) */
+                    finality_depth?: number | null;
+                    /** @description evm: how long an answer that may still change (at `latest`, `pending` or a block not yet final) is stored (default 0: shared while in flight, not stored) */
+                    cache_unfinalized_ms?: number | null;
+                    /** @description evm: seconds between the `eth_blockNumber` checks of each member's head (default 5) */
+                    head_check_interval_s?: number | null;
+                    /** @description evm: a member more than this many blocks behind the pool's highest head is left out of calls at `latest` (default 5) */
+                    max_block_lag?: number | null;
                 };
             };
         };
@@ -9042,6 +9066,14 @@ export interface operations {
                          * @enum {string|null}
                          */
                         protocol?: "http" | "jsonrpc" | "evm" | null;
+                        /** @description evm: where a node has no `finalized` tag, the finalized block is the pool's highest head − this many blocks (default 64) */
+                        finality_depth?: number | null;
+                        /** @description evm: how long an answer that may still change (at `latest`, `pending` or a block not yet final) is stored (default 0: shared while in flight, not stored) */
+                        cache_unfinalized_ms?: number | null;
+                        /** @description evm: seconds between the `eth_blockNumber` checks of each member's head (default 5) */
+                        head_check_interval_s?: number | null;
+                        /** @description evm: a member more than this many blocks behind the pool's highest head is left out of calls at `latest` (default 5) */
+                        max_block_lag?: number | null;
                         enabled?: boolean | null;
                         members?: {
                             /** @description a provider declared in the same state, by name */
@@ -9290,6 +9322,14 @@ export interface operations {
                          * @enum {string|null}
                          */
                         protocol?: "http" | "jsonrpc" | "evm" | null;
+                        /** @description evm: where a node has no `finalized` tag, the finalized block is the pool's highest head − this many blocks (default 64) */
+                        finality_depth?: number | null;
+                        /** @description evm: how long an answer that may still change (at `latest`, `pending` or a block not yet final) is stored (default 0: shared while in flight, not stored) */
+                        cache_unfinalized_ms?: number | null;
+                        /** @description evm: seconds between the `eth_blockNumber` checks of each member's head (default 5) */
+                        head_check_interval_s?: number | null;
+                        /** @description evm: a member more than this many blocks behind the pool's highest head is left out of calls at `latest` (default 5) */
+                        max_block_lag?: number | null;
                         enabled?: boolean | null;
                         members?: {
                             /** @description a provider declared in the same state, by name */
@@ -9554,6 +9594,14 @@ export interface operations {
                              * @enum {string|null}
                              */
                             protocol?: "http" | "jsonrpc" | "evm" | null;
+                            /** @description evm: where a node has no `finalized` tag, the finalized block is the pool's highest head − this many blocks (default 64) */
+                            finality_depth?: number | null;
+                            /** @description evm: how long an answer that may still change (at `latest`, `pending` or a block not yet final) is stored (default 0: shared while in flight, not stored) */
+                            cache_unfinalized_ms?: number | null;
+                            /** @description evm: seconds between the `eth_blockNumber` checks of each member's head (default 5) */
+                            head_check_interval_s?: number | null;
+                            /** @description evm: a member more than this many blocks behind the pool's highest head is left out of calls at `latest` (default 5) */
+                            max_block_lag?: number | null;
                             enabled?: boolean | null;
                             members?: {
                                 /** @description a provider declared in the same state, by name */

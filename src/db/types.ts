@@ -100,6 +100,14 @@ export interface PoolTable {
   retry_budget_exhausted: Generated<number>
   /** 'http' | 'jsonrpc' | 'evm': how the proxy reads the pool's requests (migration 015; default 'http'). */
   protocol: Generated<string>
+  /** Blocks below the highest head taken as final where a node has no `finalized` tag (migration 018; default 64; read by `evm` pools). */
+  finality_depth: Generated<number>
+  /** How long an `evm` answer that may still change is stored; 0: shared while in flight, not stored (migration 018; default 0). */
+  cache_unfinalized_ms: Generated<number>
+  /** Seconds between the `eth_blockNumber` checks of each member of an `evm` pool (migration 018; default 5). */
+  head_check_interval_s: Generated<number>
+  /** Blocks a member of an `evm` pool may be behind the highest head and still answer at `latest` (migration 018; default 5). */
+  max_block_lag: Generated<number>
   /** Bumped by every write that changes the pool's status record (migration 008). */
   change_seq: Generated<number>
 }

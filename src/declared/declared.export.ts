@@ -106,6 +106,10 @@ export function exportedState (current: Current): DeclaredStateValue {
       retry_backoff_ms: p.retry_backoff_ms,
       ...(p.hedge_after_ms === 0 ? {} : { hedge_after_ms: p.hedge_after_ms }),
       protocol: p.protocol as 'http',
+      finality_depth: p.finality_depth,
+      cache_unfinalized_ms: p.cache_unfinalized_ms,
+      head_check_interval_s: p.head_check_interval_s,
+      max_block_lag: p.max_block_lag,
       members: (members.get(p.id) ?? []).map((m) => ({
         provider: providerNames.get(m.provider_id) as string, priority: m.priority, weight: m.weight, enabled: m.enabled === 1
       }))

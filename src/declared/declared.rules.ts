@@ -88,7 +88,8 @@ function shownProvider (p: ProviderFields, other: ProviderFields | null): Record
 
 const POOL_FIELDS = ['category', 'description', 'rotation_strategy', 'enabled', 'failure_threshold', 'cooldown_seconds', 'max_cooldown_seconds',
   'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds', 'cache_ttl_seconds', 'cache_stale_seconds',
-  'max_wait_ms', 'deadline_ms', 'retry_budget_percent', 'retry_backoff_ms', 'hedge_after_ms', 'protocol'] as const
+  'max_wait_ms', 'deadline_ms', 'retry_budget_percent', 'retry_backoff_ms', 'hedge_after_ms', 'protocol',
+  'finality_depth', 'cache_unfinalized_ms', 'head_check_interval_s', 'max_block_lag'] as const
 const FLAGS = new Set<string>(['enabled', 'retry_non_idempotent', 'forward_client_auth'])
 
 /** A pool's field as a plan shows and compares it: flags as booleans, absent as null. */

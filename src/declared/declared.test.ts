@@ -182,6 +182,53 @@ for (const dialect of dialects) {
       assert.deepEqual(bad.body.detail.map((d: { loc: unknown[], type: string }) => [d.loc, d.type]), [[['body', 'pools', 0, 'protocol'], 'enum']])
     })
 
+    it('carries the evm fields: exported as stored, declared values planned and applied, left out meaning the defaults, out of bounds refused', async () => {
+      await post('/api/config/apply', STATE)
+      const exported = async () => {
+        const json = (await t.request({ method: 'GET', url: '/api/config/export' })).body
+        json.providers[0].auth_headers['x-api-key'] = 'KA'
+        return json
+      }
+      const defaults = { finality_depth: 64, cache_unfinalized_ms: 0, head_check_interval_s: 5, max_block_lag: 5 }
+      const evmOf = (pool: Record<string, unknown>) => Object.fromEntries(Object.keys(defaults).map((k) => [k, pool[k]]))
+      const plain = await exported()
+      assert.deepEqual(evmOf(plain.pools[0]), defaults)
+      assert.deepEqual((await post('/api/config/plan', plain)).body.changes, [], 'the export applies back to no change')
+
+      const values = { finality_depth: 12, cache_unfinalized_ms: 2000, head_check_interval_s: 30, max_block_lag: 0 }
+      const evm = { ...STATE, pools: [{ ...STATE.pools[0], protocol: 'evm', ...values }] }
+      const fields = {
+        protocol: { from: 'http', to: 'evm' },
+        finality_depth: { from: 64, to: 12 },
+        cache_unfinalized_ms: { from: 0, to: 2000 },
+        head_check_interval_s: { from: 5, to: 30 },
+        max_block_lag: { from: 5, to: 0 }
+      }
+      const toEvm = [{ kind: 'pool', action: 'update', name: 'spending', fields }]
+      assert.deepEqual((await post('/api/config/plan', evm)).body.changes, toEvm)
+      const applied = await post('/api/config/apply', evm)
+      assert.deepEqual([applied.body.changes, applied.body.summary], [toEvm, { create: 0, update: 1, delete: 0 }])
+      assert.deepEqual(evmOf((await t.request({ method: 'GET', url: '/api/pools/1' })).body.policy), values)
+      assert.deepEqual(evmOf((await t.app.runtime.pool(1)) as unknown as Record<string, unknown>), values, 'the data plane\'s pool row')
+      const yaml = await t.app.inject({ method: 'GET', url: '/api/config/export?format=yaml' })
+      assert.match(yaml.body, /\n\s+finality_depth: 12\n\s+cache_unfinalized_ms: 2000\n\s+head_check_interval_s: 30\n\s+max_block_lag: 0\n/)
+      const again = await exported()
+      assert.deepEqual(evmOf(again.pools[0]), values)
+      assert.deepEqual((await post('/api/config/plan', again)).body.changes, [], 'the exported values apply back to no change')
+      const back = (await post('/api/config/plan', STATE)).body.changes
+      assert.deepEqual(back, [{ kind: 'pool', action: 'update', name: 'spending', fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { from: v.to, to: v.from }])) }],
+        'left out, they are the defaults')
+
+      const created = await post('/api/config/plan', { ...STATE, pools: [...STATE.pools, { name: 'nodes', category: 'rpc', protocol: 'evm', max_block_lag: 3 }] })
+      const shown = created.body.changes.find((c: { name: string }) => c.name === 'nodes').fields
+      assert.deepEqual(evmOf(Object.fromEntries(Object.entries(shown).map(([k, v]) => [k, (v as { to: unknown }).to]))), { ...defaults, max_block_lag: 3 }, 'a created pool\'s plan')
+
+      const bad = await post('/api/config/plan', { ...STATE, pools: [{ ...STATE.pools[0], finality_depth: -1, cache_unfinalized_ms: 3_600_001, head_check_interval_s: 0, max_block_lag: 1.5 }] })
+      assert.equal(bad.status, 422, JSON.stringify(bad.body))
+      assert.deepEqual(bad.body.detail.map((d: { loc: unknown[], type: string }) => [d.loc.at(-1), d.type]).sort(),
+        [['cache_unfinalized_ms', 'less_than_equal'], ['finality_depth', 'greater_than_equal'], ['head_check_interval_s', 'greater_than_equal'], ['max_block_lag', 'int_from_float']])
+    })
+
     it('refuses an unknown key (never drops it: beside prune it would delete everything) and an unfilled placeholder', async () => {
       await post('/api/config/apply', STATE)
       const typo = await post('/api/config/apply', { prune: true, provider: STATE.providers, pools: STATE.pools })

@@ -68,7 +68,11 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], h
       retry_budget_percent: pool.retry_budget_percent,
       retry_backoff_ms: pool.retry_backoff_ms,
       hedge_after_ms: pool.hedge_after_ms === 0 ? null : pool.hedge_after_ms,
-      protocol: pool.protocol as Protocol
+      protocol: pool.protocol as Protocol,
+      finality_depth: pool.finality_depth,
+      cache_unfinalized_ms: pool.cache_unfinalized_ms,
+      head_check_interval_s: pool.head_check_interval_s,
+      max_block_lag: pool.max_block_lag
     },
     cache: cacheOf(pool),
     retries: { made: pool.proxy_retries, hedges: pool.proxy_hedges, budget_exhausted: pool.retry_budget_exhausted },

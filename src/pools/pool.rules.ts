@@ -1,8 +1,9 @@
 /**
  * What a pool's fields must be and how a new pool is stored, whoever sends them
  * (the API, or a declared state file): the defaults of the strategy and the
- * health and proxy policy (cache and bounded wait off by default, protocol `http`), and a cooldown
- * cap never below the first cooldown.
+ * health and proxy policy (cache and bounded wait off by default, protocol `http`,
+ * the `evm` fields' finality depth, unfinalized cache, head checks and block lag),
+ * and a cooldown cap never below the first cooldown.
  * Errors are 422s whose `loc` the caller chooses.
  */
 import type { Insertable } from 'kysely'
@@ -19,10 +20,14 @@ export function checkPolicy (cooldown: number, max: number, loc: ReadonlyArray<s
   }
 }
 
+/** The defaults of the fields an `evm` pool reads (issue 36), as migration 018 gives existing pools. */
+export const EVM_DEFAULTS = { finality_depth: 64, cache_unfinalized_ms: 0, head_check_interval_s: 5, max_block_lag: 5 } as const
+
 /** A pool's settings as stored: everything a client or a file chooses, defaults filled in. */
 export type StoredPool = Pick<Insertable<PoolTable>, 'name' | 'category' | 'description' | 'rotation_strategy' | 'failure_threshold' | 'cooldown_seconds' |
 'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' | 'forbidden_ttl_seconds' |
-'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'deadline_ms' | 'retry_budget_percent' | 'retry_backoff_ms' | 'hedge_after_ms' | 'protocol'> & { enabled: number }
+'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'deadline_ms' | 'retry_budget_percent' | 'retry_backoff_ms' | 'hedge_after_ms' | 'protocol' |
+'finality_depth' | 'cache_unfinalized_ms' | 'head_check_interval_s' | 'max_block_lag'> & { enabled: number }
 
 /** The stored form of a pool as sent on create (absent fields: their defaults); `loc` prefixes every error. */
 export function storedPool (input: CreatePoolInput & { enabled?: boolean | null }, loc: ReadonlyArray<string | number> = ['body']): StoredPool {
@@ -50,7 +55,11 @@ export function storedPool (input: CreatePoolInput & { enabled?: boolean | null 
     retry_budget_percent: input.retry_budget_percent ?? DEFAULT_RETRY_BUDGET_PERCENT,
     retry_backoff_ms: input.retry_backoff_ms ?? 0,
     hedge_after_ms: input.hedge_after_ms ?? 0,
-    protocol: input.protocol ?? 'http'
+    protocol: input.protocol ?? 'http',
+    finality_depth: input.finality_depth ?? EVM_DEFAULTS.finality_depth,
+    cache_unfinalized_ms: input.cache_unfinalized_ms ?? EVM_DEFAULTS.cache_unfinalized_ms,
+    head_check_interval_s: input.head_check_interval_s ?? EVM_DEFAULTS.head_check_interval_s,
+    max_block_lag: input.max_block_lag ?? EVM_DEFAULTS.max_block_lag
   }
 }
 

@@ -56,6 +56,12 @@ const ProtocolField = Type.Unsafe<Protocol>({
   description: 'what the pool\'s requests are: `http` (default) passes them through as they are; `jsonrpc` (JSON-RPC 2.0) and `evm` (JSON-RPC with Ethereum\'s methods) read each POST as JSON-RPC (docs/api.md, RPC pools)'
 })
 
+// The fields an `evm` pool reads (issue 36); stored and shown for any pool, as the other policy fields.
+const FinalityDepth = Type.Integer({ minimum: 0, maximum: 100_000, description: "evm: where a node has no `finalized` tag, the finalized block is the pool's highest head − this many blocks (default 64)" })
+const CacheUnfinalizedMs = Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'evm: how long an answer that may still change (at `latest`, `pending` or a block not yet final) is stored (default 0: shared while in flight, not stored)' })
+const HeadCheckIntervalS = Type.Integer({ minimum: 1, maximum: 3600, description: "evm: seconds between the `eth_blockNumber` checks of each member's head (default 5)" })
+const MaxBlockLag = Type.Integer({ minimum: 0, maximum: 1_000_000, description: "evm: a member more than this many blocks behind the pool's highest head is left out of calls at `latest` (default 5)" })
+
 /** The per-pool health policy fields, all optional, accepted on create and update. */
 const policyFields = {
   failure_threshold: Type.Optional(Nullable(FailureThreshold)),
@@ -73,7 +79,11 @@ const policyFields = {
   retry_budget_percent: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 100, description: "proxy: retries allowed over a sliding 10 s window, as a percent of the pool's first attempts, at least 3 (default 20)" }))),
   retry_backoff_ms: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 10_000, description: 'proxy: before retry n, a random wait up to this × 2^(n−2) (full jitter; default 0: none)' }))),
   hedge_after_ms: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 60_000, description: 'proxy: a second attempt to another member when the first has not started answering after this long (default off; 0 turns it off)' }))),
-  protocol: Type.Optional(Nullable(ProtocolField))
+  protocol: Type.Optional(Nullable(ProtocolField)),
+  finality_depth: Type.Optional(Nullable(FinalityDepth)),
+  cache_unfinalized_ms: Type.Optional(Nullable(CacheUnfinalizedMs)),
+  head_check_interval_s: Type.Optional(Nullable(HeadCheckIntervalS)),
+  max_block_lag: Type.Optional(Nullable(MaxBlockLag))
 }
 
 export const PoolParams = Type.Object({ pool_id: Id })
@@ -192,7 +202,11 @@ export const PoolStatus = Type.Object({
     retry_budget_percent: Type.Integer(),
     retry_backoff_ms: Type.Integer(),
     hedge_after_ms: Nullable(Type.Integer()),
-    protocol: ProtocolField
+    protocol: ProtocolField,
+    finality_depth: Type.Integer(),
+    cache_unfinalized_ms: Type.Integer(),
+    head_check_interval_s: Type.Integer(),
+    max_block_lag: Type.Integer()
   }),
   cache: PoolCache,
   retries: PoolRetries,

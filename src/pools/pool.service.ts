@@ -130,6 +130,10 @@ export function createPoolService ({ database: handle, now, changes = NO_CHANGES
       if (input.retry_backoff_ms != null) fields.retry_backoff_ms = input.retry_backoff_ms
       if (input.hedge_after_ms != null) fields.hedge_after_ms = input.hedge_after_ms
       if (input.protocol != null) fields.protocol = input.protocol
+      if (input.finality_depth != null) fields.finality_depth = input.finality_depth
+      if (input.cache_unfinalized_ms != null) fields.cache_unfinalized_ms = input.cache_unfinalized_ms
+      if (input.head_check_interval_s != null) fields.head_check_interval_s = input.head_check_interval_s
+      if (input.max_block_lag != null) fields.max_block_lag = input.max_block_lag
       const pool = await database.transact((db) => updatePoolWork(db, id, fields, { actor, changes: input, at }))
       return {
         pool_id: pool.id,

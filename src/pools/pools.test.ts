@@ -134,7 +134,11 @@ for (const dialect of dialects) {
           retry_budget_percent: 20,
           retry_backoff_ms: 0,
           hedge_after_ms: null,
-          protocol: 'http'
+          protocol: 'http',
+          finality_depth: 64,
+          cache_unfinalized_ms: 0,
+          head_check_interval_s: 5,
+          max_block_lag: 5
         })
         assert.deepEqual(body.cache, { ttl_seconds: 0, stale_seconds: 0, hits: 0, misses: 0, stale: 0, entries: 0, hit_ratio: 0 })
         assert.deepEqual(body.retries, { made: 0, hedges: 0, budget_exhausted: 0 })

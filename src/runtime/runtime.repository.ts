@@ -13,14 +13,15 @@ import type { PendingPool } from './batch.js'
 export type RuntimePoolRow = Pick<Selectable<PoolTable>, 'id' | 'name' | 'enabled' | 'rotation_strategy' | 'rotation_state' | 'current_provider_id' |
 'failure_threshold' | 'cooldown_seconds' | 'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' |
 'forbidden_ttl_seconds' | 'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'deadline_ms' | 'retry_budget_percent' |
-'retry_backoff_ms' | 'hedge_after_ms' | 'protocol' | 'change_seq'>
+'retry_backoff_ms' | 'hedge_after_ms' | 'protocol' | 'finality_depth' | 'cache_unfinalized_ms' | 'head_check_interval_s' | 'max_block_lag' | 'change_seq'>
 
 /** The pool's row as the runtime keeps it (no lock taken), or undefined. */
 export function * findRuntimePool (db: Db, id: number): Work<RuntimePoolRow | undefined> {
   return yield * first(db.selectFrom('pools')
     .select(['id', 'name', 'enabled', 'rotation_strategy', 'rotation_state', 'current_provider_id', 'failure_threshold', 'cooldown_seconds',
       'max_cooldown_seconds', 'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds',
-      'cache_ttl_seconds', 'cache_stale_seconds', 'max_wait_ms', 'deadline_ms', 'retry_budget_percent', 'retry_backoff_ms', 'hedge_after_ms', 'protocol', 'change_seq'])
+      'cache_ttl_seconds', 'cache_stale_seconds', 'max_wait_ms', 'deadline_ms', 'retry_budget_percent', 'retry_backoff_ms', 'hedge_after_ms', 'protocol',
+      'finality_depth', 'cache_unfinalized_ms', 'head_check_interval_s', 'max_block_lag', 'change_seq'])
     .where('id', '=', id))
 }
 
