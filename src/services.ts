@@ -26,6 +26,7 @@ import { createCachedProxy } from './proxy/cached-proxy.js'
 import { createPipelines } from './proxy/pipeline.js'
 import { createPoolNames } from './proxy/pool-names.js'
 import { createProxyService } from './proxy/proxy.service.js'
+import { HeadTracker } from './proxy/rpc-heads.js'
 import { createExplainService } from './rotation/explain.service.js'
 import { createOutcomeService } from './rotation/outcome.service.js'
 import { createRotationService } from './rotation/rotation.service.js'
@@ -95,7 +96,12 @@ export function buildServices ({ config, database, now, random, warn }: Services
     maxBufferedBytes: config.eventsClientBufferBytes,
     warn
   })
-  const uncached = createProxyService({ runtime, now, random, events: metrics.retryEvents })
+  // The evm pools' nodes' heads: lagging nodes left out, final answers known (proxy/rpc-heads.ts).
+  const heads = new HeadTracker({ membersOf: runtime.members, warn })
+  metrics.headsFrom(() => heads.pools().flatMap((poolId) => heads.heads(poolId).map((one) => ({
+    poolId, provider: one.provider_name, head: one.head === null ? null : Number(one.head), lag: one.lag
+  }))))
+  const uncached = createProxyService({ runtime, now, random, events: metrics.retryEvents, heads })
   const store = createCacheStore({
     url: config.cacheUrl ?? undefined,
     maxBytes: config.cacheMaxBytes,
@@ -113,7 +119,8 @@ export function buildServices ({ config, database, now, random, warn }: Services
     events: metrics.cacheEvents,
     warn,
     // A worker's memory store is its own: a purge goes to every worker (Redis is one store for all).
-    relay: store.kind === 'memory' ? joinPurgeRelay((message) => { warn(undefined, message) }) : undefined
+    relay: store.kind === 'memory' ? joinPurgeRelay((message) => { warn(undefined, message) }) : undefined,
+    heads
   })
   const chunks = createChunkService(base)
   const chunkSearch = createChunkSearch(base)
@@ -125,7 +132,7 @@ export function buildServices ({ config, database, now, random, warn }: Services
 
   const poolNames = createPoolNames({ database, runtime })
   // What the data plane runs: each pool's stages, compiled per change of the pool.
-  const pipelines = createPipelines({ runtime, cache: proxy, attempts: uncached })
+  const pipelines = createPipelines({ runtime, cache: proxy, attempts: uncached, heads })
   return { metrics, audit, providers, refusals, pools, members, activity, rotation, outcomes, explain, runtime, healthChecks, declared, hub, uncached, proxy, pipelines, poolNames, chunks, chunkSearch, housekeeping }
 }
 

@@ -40,6 +40,9 @@ export const NO_CHECK_EVENTS: CheckEvents = { checked: () => {} }
 /** Labelled request-duration children kept for reuse (methods × routes × statuses seen; bounded). */
 const MAX_OBSERVED = 4096
 
+/** One node's head in one evm pool, for the head gauges. */
+export interface NodeHeadSample { readonly poolId: number, readonly provider: string | null, readonly head: number | null, readonly lag: number | null }
+
 export function createMetrics (membersByHealth: () => Promise<Record<string, number>>) {
   const registry = new Registry()
   const registers = [registry]
@@ -164,9 +167,33 @@ export function createMetrics (membersByHealth: () => Promise<Record<string, num
     }
   }
 
+  // An evm pool's nodes' heads, as the head tracker knows them at a scrape (issue 36 item 6).
+  let heads: () => readonly NodeHeadSample[] = () => []
+  const headGauge = (name: string, help: string, value: (sample: NodeHeadSample) => number | null): void => {
+    // eslint-disable-next-line no-new -- registered through `registers`
+    new Gauge({
+      name,
+      help,
+      labelNames: ['pool_id', 'provider'],
+      registers,
+      collect () {
+        // Only the nodes watched now: a pool no longer used drops out.
+        this.reset()
+        for (const sample of heads()) {
+          const v = value(sample)
+          if (v !== null) this.set({ pool_id: String(sample.poolId), provider: sample.provider ?? '' }, v)
+        }
+      }
+    })
+  }
+  headGauge('sourcepool_member_head_block', 'The head block of each node of an evm pool in use, as its checks and answers told this process', (s) => s.head)
+  headGauge('sourcepool_member_block_lag', "How many blocks each node of an evm pool in use is behind the pool's highest head", (s) => s.lag)
+
   return {
     registry,
     events,
+    /** Where the head gauges read the evm pools' heads at a scrape. */
+    headsFrom: (source: () => readonly NodeHeadSample[]): void => { heads = source },
     checkEvents,
     cacheEvents,
     retryEvents,

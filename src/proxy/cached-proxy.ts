@@ -43,6 +43,7 @@ import { Coalescing } from './coalesce.js'
 import type { ProxyRequest } from './forward.js'
 import type { ProxyService } from './proxy.service.js'
 import { RpcCoalescing } from './rpc-coalesce.js'
+import type { HeadTracker } from './rpc-heads.js'
 
 export { cacheOn, type AskedAtOnce, type CacheResult, type CachingPool, type ServedAnswer } from './cache-answer.js'
 
@@ -64,6 +65,8 @@ interface Deps {
   warn?: (error: unknown, message: string) => void
   /** With WORKERS and the memory store: purges reach every worker through the primary. */
   relay?: PurgeRelay
+  /** The evm pools' heads (rpc-heads.ts): which answers are final; stopped with the cache. */
+  heads?: HeadTracker
 }
 
 /** Counted per pool: a hit or stale answer spent no upstream call; a miss or a bypass did. */
@@ -72,7 +75,7 @@ function countedAs (result: CacheResult): 'hit' | 'miss' | 'stale' {
 }
 
 /** Builds the cache in front of `proxy`: its stages, lookup → coalescing → fill. */
-export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBytes, now = Date.now, events, warn = () => {}, relay }: Deps) {
+export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBytes, now = Date.now, events, warn = () => {}, relay, heads }: Deps) {
   function count (poolId: number, result: CacheResult): void {
     runtime.cacheCounted(poolId, countedAs(result))
     events?.cacheResult(poolId, result)
@@ -81,9 +84,9 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
   // A stale entry's refresh is the coalescing stage's, made just below.
   const lookup = new CacheLookup({ store, now, count, refresh: (ask) => { coalescing.refresh(ask) } })
   const coalescing = new Coalescing({ proxy, lookup, lead: async (ask, label, signal) => await fill.lead(ask, label, signal), count, now, warn })
-  // An evm pool's coalescing and kept answers (pipeline.ts runs it; a purge drops what it kept).
-  const rpc = new RpcCoalescing(count)
-  const purgeHere = async (poolId: number): Promise<number> => await fill.purge(poolId) + rpc.forget(poolId)
+  // An evm pool's coalescing and stored answers (pipeline.ts runs it; its entries are the store's, purged with the pool's).
+  const rpc = new RpcCoalescing({ count, store, heads, now })
+  const purgeHere = async (poolId: number): Promise<number> => await fill.purge(poolId)
   relay?.serve(purgeHere)
 
   return {
@@ -124,7 +127,7 @@ export function createCachedProxy ({ proxy, runtime, store, maxEntryBytes, maxBy
     problem: (): string | null => store.problem(),
 
     /** Ends the upstream connections and the store's. */
-    close: async (): Promise<void> => { relay?.close(); await proxy.close(); await store.close() }
+    close: async (): Promise<void> => { relay?.close(); heads?.close(); await proxy.close(); await store.close() }
   }
 }
 

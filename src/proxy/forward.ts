@@ -60,6 +60,8 @@ export interface RpcCallInfo {
   readonly repeatable: boolean | undefined
   /** The call itself, as the client sent it. */
   readonly call: { readonly method: string, readonly params?: unknown, readonly id?: string | number | null }
+  /** Providers that may not answer it (an evm pool's nodes lagging behind, for a call at the head: rpc-heads.ts). */
+  readonly avoid?: ReadonlySet<number>
 }
 
 /** What the proxy logs an attempt with. */

@@ -44,6 +44,8 @@ export interface ForwardingContext {
   callOff: (attempt: Attempt, incoming: ProxyRequest) => void
   /** Requests waiting now for a member to come back. */
   waiting: number
+  /** The evm pools' heads, told what each `eth_blockNumber` answer says (rpc-heads.ts). */
+  readonly heads?: { learned: (providerId: number, result: unknown) => void }
 }
 
 /** What settling an attempt decided: the answer that ends the request, or go on (`next`), or stop trying (`out`). */
@@ -56,7 +58,8 @@ export class Forwarding {
   private readonly key: string | undefined
   private readonly asked: string | string[] | undefined
   private readonly started = performance.now()
-  private readonly tried = new Set<number>()
+  /** Providers tried (or, for an RPC call, left out from the start: `rpc.avoid`), excluded from the next choice. */
+  private readonly tried: Set<number>
   private readonly inFlight: Attempt[] = []
   private refusals: ProxyRefusal[] = []
   private readonly attempts: FailedAttemptSummary[] = []
@@ -85,6 +88,7 @@ export class Forwarding {
     this.path = proxiedPath(incoming.url)
     assertSafePath(this.path)
     this.resource = incoming.rpc === undefined ? this.path : `/${incoming.rpc.method}`
+    this.tried = new Set(incoming.rpc?.avoid)
     this.key = hashKeyOf(incoming.headers)
     this.asked = incoming.headers[DEADLINE_HEADER]
     if (this.asked !== undefined && requestDeadline(MAX_DEADLINE_MS, this.asked) === 'invalid') throw new DomainError(400, DEADLINE_HEADER_PROBLEM)
@@ -188,7 +192,9 @@ export class Forwarding {
     const sending = this.ctx.upstream.send(this.incoming, this.path, choice.pool, choice.member, { timeoutMs: bound, onCancel: (c) => { cancel = c } })
     // An RPC call's answer is judged by its body before the loop reads it (rpc-answer.ts).
     const rpc = this.incoming.rpc
-    const sent: Promise<JudgedSent> = rpc === undefined ? sending : sending.then(async (s) => await judgeRpcAnswer(s, rpc))
+    const heads = rpc?.method === 'eth_blockNumber' ? this.ctx.heads : undefined
+    const learn = heads === undefined ? undefined : (result: unknown): void => { heads.learned(choice.member.provider_id, result) }
+    const sent: Promise<JudgedSent> = rpc === undefined ? sending : sending.then(async (s) => await judgeRpcAnswer(s, rpc, learn))
     const attempt: Attempt = { choice, sent, number: this.launched, cutByClient: this.deadline.shortened && bound < own, byDeadline: bound < own, startedAt: performance.now(), cancel }
     this.inFlight.push(attempt)
     return attempt

@@ -14,7 +14,7 @@
  *   entry.ts (is it the data plane's?) → admit.ts (Host, token scope, body) →
  *   data-plane.ts (the pool, its pipeline, the answer; logs and metrics) → this file →
  *   rpc-admit.ts (RPC pools: a body that is not JSON-RPC; rpc-batch.ts, a batch call
- *   by call; rpc-coalesce.ts, an evm pool's identical reads) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
+ *   by call; rpc-heads.ts, an evm pool's lagging nodes left out; rpc-coalesce.ts, its identical reads shared and stored by finality) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
  *   cache-fill.ts (the leader's fetch, stored) → forwarding.ts (choose, send,
  *   settle, hedge, per request) → upstream-client.ts (send) → attempt.ts (classify;
  *   rpc-answer.ts, an RPC call's answer by its body) → attempt-steps.ts (account: health, counters, log line) → reply.ts with
@@ -22,11 +22,12 @@
  */
 import type { PoolRuntime } from '../runtime/pool-runtime.js'
 import { cacheOn, type AskedAtOnce, type CachedProxy, type CachingPool, type ServedAnswer } from './cached-proxy.js'
-import type { ProxyRequest } from './forward.js'
+import type { ProxyRequest, RpcCallInfo } from './forward.js'
 import type { ProxyService } from './proxy.service.js'
-import { RPC_PROTOCOLS, rpcAdmit } from './rpc-admit.js'
+import { refusedByAll, RPC_PROTOCOLS, rpcAdmit } from './rpc-admit.js'
 import { answerBatch } from './rpc-batch.js'
-import type { RpcCoalescing } from './rpc-coalesce.js'
+import type { RpcCoalescing, SharingPool } from './rpc-coalesce.js'
+import type { HeadPool, HeadTracker } from './rpc-heads.js'
 
 /** A compiled pipeline: what one request of the pool runs. */
 type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
@@ -38,20 +39,44 @@ interface Compiled {
   readonly now: ((poolId: number, incoming: AskedAtOnce) => ServedAnswer | undefined) | undefined
 }
 
+/** What an evm pool's stage asks of the head tracker. */
+type Heads = Pick<HeadTracker, 'use' | 'avoid'>
+
+/** What an RPC pool's stages read of its row. */
+type RpcPool = { readonly protocol: string } & CachingPool & SharingPool & HeadPool
+
 interface Deps {
   runtime: Pick<PoolRuntime, 'pool' | 'poolNow'>
   cache: Pick<CachedProxy, 'cached' | 'hitNow' | 'rpc'>
   attempts: Pick<ProxyService, 'forward'>
+  /** The evm pools' heads; without it (tests of other stages) nothing is left out for lagging. */
+  heads?: Heads
 }
 
 /**
  * An RPC pool's pipeline: its POSTs are JSON-RPC (rpc-admit.ts): one that is not is
  * answered before any other stage, a batch call by call through `inner` (rpc-batch.ts).
  */
-function rpcRun (inner: Run, coalescing: RpcCoalescing, pool: { readonly protocol: string } & CachingPool): Run {
-  // An evm pool's reads are coalesced (rpc-coalesce.ts), and its immutable answers kept when its cache is on.
+function rpcRun (inner: Run, coalescing: RpcCoalescing, heads: Heads | undefined, pool: RpcPool): Run {
+  // An evm pool's calls leave out lagging nodes (rpc-heads.ts); its reads are coalesced and stored (rpc-coalesce.ts).
   const evm = pool.protocol === 'evm'
-  const single: Run = evm ? async (poolId, incoming) => await coalescing.answer(poolId, incoming, pool, inner) : inner
+  const asked: Run = !evm
+    ? inner
+    : heads === undefined
+      ? async (poolId, incoming) => await coalescing.answer(poolId, incoming, pool, inner)
+      : async (poolId, incoming) => {
+        const first = heads.use(poolId, pool)
+        if (first !== undefined) await first
+        const rpc = incoming.rpc
+        const avoid = rpc === undefined ? undefined : heads.avoid(poolId, rpc.method, rpc.call.params)
+        if (avoid !== undefined) incoming.rpc = { ...(rpc as RpcCallInfo), avoid }
+        return await coalescing.answer(poolId, incoming, pool, inner)
+      }
+  // A method every member refused is answered as a node answers it (-32601), not with the proxy's 502.
+  const single: Run = async (poolId, incoming) => {
+    const answer = await asked(poolId, incoming)
+    return answer.kind === 'failed' && incoming.rpc !== undefined ? refusedByAll(answer, incoming.rpc) ?? answer : answer
+  }
   return async (poolId, incoming) => {
     const admitted = rpcAdmit(incoming, evm)
     if (admitted === undefined) return await single(poolId, incoming)
@@ -60,18 +85,16 @@ function rpcRun (inner: Run, coalescing: RpcCoalescing, pool: { readonly protoco
 }
 
 /** Builds the pipelines; `forward` runs a request through its pool's. */
-export function createPipelines ({ runtime, cache, attempts }: Deps) {
+export function createPipelines ({ runtime, cache, attempts, heads }: Deps) {
   const compiled = new Map<number, Compiled>()
   const coalescing = cache.rpc
   const attemptsAlone: Run = async (poolId, incoming) => await attempts.forward(poolId, incoming)
 
   /** The pool's pipeline for its settings as of `changeSeq`. */
-  function compile (pool: CachingPool & { readonly id: number, readonly change_seq: number, readonly protocol: string }): Compiled {
+  function compile (pool: RpcPool & { readonly id: number, readonly change_seq: number }): Compiled {
     const caching = cacheOn(pool)
     const inner: Run = caching ? async (poolId, incoming) => await cache.cached(pool, poolId, incoming) : attemptsAlone
-    // Kept RPC answers go with the pool's cache.
-    if (!caching) coalescing.forget(pool.id)
-    const run: Run = RPC_PROTOCOLS.has(pool.protocol) ? rpcRun(inner, coalescing, pool) : inner
+    const run: Run = RPC_PROTOCOLS.has(pool.protocol) ? rpcRun(inner, coalescing, heads, pool) : inner
     const made = { changeSeq: pool.change_seq, run, now: caching ? (poolId: number, incoming: AskedAtOnce) => cache.hitNow(pool, poolId, incoming) : undefined }
     compiled.set(pool.id, made)
     return made

@@ -55,10 +55,12 @@ interface Deps {
   /** Draws the backoff's jitter (injectable for tests). */
   random?: () => number
   events?: RetryEvents
+  /** The evm pools' heads, told each `eth_blockNumber` answer. */
+  heads?: ForwardingContext['heads']
 }
 
 /** Builds the proxy over the pool runtime; `close` ends its upstream connections. */
-export function createProxyService ({ runtime, now = () => new Date(), random = Math.random, events = NO_RETRY_EVENTS }: Deps) {
+export function createProxyService ({ runtime, now = () => new Date(), random = Math.random, events = NO_RETRY_EVENTS, heads }: Deps) {
   const upstream = createUpstreamClient()
   /** Each pool's retry budget in this process (a pool unused for a window is dropped at the next sweep). */
   const budgets = new Map<number, RetryBudget>()
@@ -86,7 +88,7 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
     }, () => {}).finally(() => { runtime.release(attempt.choice.member.id) })
   }
 
-  const context: ForwardingContext = { runtime, upstream, now, random, events, budgetOf, callOff, waiting: 0 }
+  const context: ForwardingContext = { runtime, upstream, now, random, events, budgetOf, callOff, waiting: 0, heads }
 
   return {
     close: upstream.close,

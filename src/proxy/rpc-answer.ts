@@ -42,8 +42,12 @@ const MAX_PARSED_BYTES = 64 * 1024
 /** An attempt's result with the verdict on its answer's JSON-RPC error (`ok` for none). */
 export type JudgedSent = SentUpstream & { readonly rpc?: RpcVerdict | 'ok' }
 
-/** Reads a 2xx answer's body and judges its JSON-RPC error; any other outcome is passed on as it is. */
-export async function judgeRpcAnswer (sent: SentUpstream, rpc?: RpcCallInfo): Promise<JudgedSent> {
+/**
+ * Reads a 2xx answer's body and judges its JSON-RPC error; any other outcome is passed on
+ * as it is. `learn` is given the result of an answer judged `ok` (an `eth_blockNumber`'s
+ * tells its node's head: rpc-heads.ts).
+ */
+export async function judgeRpcAnswer (sent: SentUpstream, rpc?: RpcCallInfo, learn?: (result: unknown) => void): Promise<JudgedSent> {
   if (!('response' in sent) || sent.response.statusCode < 200 || sent.response.statusCode >= 300) return sent
   const { response } = sent
   let read: Buffer | Readable
@@ -56,6 +60,7 @@ export async function judgeRpcAnswer (sent: SentUpstream, rpc?: RpcCallInfo): Pr
   const known = rpc?.method === 'eth_sendRawTransaction' ? knownTransaction(read, rpc) : undefined
   // A write's error is its caller's answer (the node refused that transaction): never a refusal of the method, never the member's failure.
   const verdict = known !== undefined ? 'ok' : rpc?.repeatable !== true && rpc !== undefined && isWrite(rpc.method) ? 'caller' : verdictOf(read)
+  if (learn !== undefined && verdict === 'ok') learn(resultOf(read))
   return { ...sent, response: { ...response, body: bodyOf(known ?? read) as never }, rpc: verdict }
 }
 
@@ -73,6 +78,12 @@ function knownTransaction (body: Buffer, rpc: RpcCallInfo): Buffer | undefined {
   const params = rpc.call.params
   const hash = transactionHash(Array.isArray(params) ? params[0] : undefined)
   return hash === undefined ? undefined : Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: answer.id ?? null, result: hash }))
+}
+
+/** A small answer's result (undefined for anything else). */
+function resultOf (body: Buffer): unknown {
+  if (body.length > MAX_PARSED_BYTES) return undefined
+  try { return (JSON.parse(body.toString('utf8')) as { result?: unknown } | null)?.result } catch { return undefined }
 }
 
 /** The verdict on a body: its error's, `ok` for a result (or a batch, judged per call later), `server` for a body that is not JSON-RPC. */

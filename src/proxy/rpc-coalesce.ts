@@ -1,18 +1,24 @@
 /**
- * An `evm` pool's coalescing stage (issue 36 item 5, in part): identical reads in
+ * An `evm` pool's coalescing and caching stage (issue 36 item 5): identical reads in
  * flight at once (the same method and params, rules/jsonrpc.ts canonicalParams, from
  * any clients and batches) share one upstream call, and each client gets the answer
- * with its own id. With the pool's cache on, answers that never change
- * (rules/evm-methods.ts: `eth_chainId`, `net_version`) are kept for good, per pool
- * and process, once a member answered them with a result. The leader's call runs
- * apart from its client (a leader whose client left still answers the others,
- * within the pool's deadline). `x-sourcepool-cache` says HIT to a call that shared
- * another's answer or read a kept one, MISS to the one that went upstream (counted
- * with the pool's cache while it is on). Kept answers go with a purge of the pool's
- * cache (cached-proxy.ts) or when its cache is turned off (pipeline.ts).
+ * with its own id. With the pool's cache on, an answer is stored in the pool's cache
+ * store (memory or Redis, beside its HTTP answers, bounded and purged with them) for
+ * as long as rules/evm-finality.ts says it cannot change: for good (a year, the
+ * store's LRU evicting first) when final (`eth_chainId`, a block by hash, anything at
+ * or below the pool's finalized block, which the head tracker knows: rpc-heads.ts),
+ * for `cache_unfinalized_ms` when it may still change (0: shared, not stored), never
+ * for an error or a null. The cache's TTL does not apply to them. A stored answer
+ * keeps the result's JSON text alone, and each client's answer is written around it
+ * with its own id. The leader's call runs apart from its client (a leader whose client
+ * left still answers the others, within the pool's deadline). `x-sourcepool-cache`
+ * says HIT to a call that shared another's answer or read a stored one, MISS to the
+ * one that went upstream (counted with the pool's cache while it is on).
  */
 import type { Readable } from 'node:stream'
-import { isCoalescible, isImmutable } from '../rules/evm-methods.js'
+import type { CachedAnswer, CacheStore } from '../cache/cache-store.js'
+import { finalityOf } from '../rules/evm-finality.js'
+import { isCoalescible } from '../rules/evm-methods.js'
 import { canonicalParams } from '../rules/jsonrpc.js'
 import { withoutDeadline } from '../rules/retry-policy.js'
 import { cacheOn, type CachingPool, type ServedAnswer } from './cache-answer.js'
@@ -32,28 +38,49 @@ interface Shared {
 
 /** Keys in flight at once, per process; past it a call goes upstream on its own. */
 const MAX_IN_FLIGHT = 10_000
-/** Answers kept for good, per process (a few per pool: the immutable methods take no params). */
-const MAX_KEPT = 10_000
+/** How long a final answer is stored: for good, in effect (the store's LRU evicts it first). */
+const FINAL_MS = 365 * 24 * 3600 * 1000
 /** Largest answer shared: it is parsed to give each client its id, and parsing megabytes would hold the event loop. */
 const MAX_SHARED_BYTES = 1024 * 1024
 
-export class RpcCoalescing {
+/** What the stage uses besides the pool: the cache store, the pools' finalized blocks, the clock. */
+interface Deps {
   /** `count`: what the stage did, counted with the pool's cache (only while its cache is on). */
-  constructor (private readonly count: (poolId: number, result: 'HIT' | 'MISS') => void = () => {}) {}
+  count?: (poolId: number, result: 'HIT' | 'MISS') => void
+  store?: CacheStore
+  heads?: { finalized: (poolId: number) => bigint | undefined }
+  now?: () => number
+}
+
+export class RpcCoalescing {
+  private readonly count: (poolId: number, result: 'HIT' | 'MISS') => void
+  private readonly store: CacheStore | undefined
+  private readonly heads: Deps['heads']
+  private readonly now: () => number
+
+  constructor (deps: Deps = {}) {
+    this.count = deps.count ?? (() => {})
+    this.store = deps.store
+    this.heads = deps.heads
+    this.now = deps.now ?? Date.now
+  }
 
   private readonly inFlight = new Map<string, Promise<ServedAnswer | Shared>>()
-  /** Per pool, its kept answers by key (a purge drops one pool's at once). */
-  private readonly kept = new Map<number, Map<string, Shared>>()
-  private keptCount = 0
 
-  /** Answers an `evm` pool's single call: kept, shared with the same call in flight, or led upstream. */
+  /** Answers an `evm` pool's single call: stored, shared with the same call in flight, or led upstream. */
   async answer (poolId: number, incoming: ProxyRequest, pool: SharingPool, run: Run): Promise<ServedAnswer> {
     const rpc = incoming.rpc
     const key = rpc === undefined || !isCoalescible(rpc.method) || pool.forward_client_auth === 1 ? undefined : keyOf(poolId, incoming, rpc)
     if (rpc === undefined || key === undefined) return await run(poolId, incoming)
-    const caching = cacheOn(pool)
-    const kept = caching ? this.kept.get(poolId)?.get(key) : undefined
-    if (kept !== undefined) return this.served(poolId, caching, kept, rpc, 'HIT')
+    const caching = cacheOn(pool) && this.store !== undefined
+    if (caching) {
+      const store = this.store as CacheStore
+      const stored = store.peek !== undefined ? store.peek(poolId, key) : await store.get(poolId, key)
+      if (stored !== undefined && stored.freshUntil > this.now()) {
+        this.count(poolId, 'HIT')
+        return fromStore(stored, rpc)
+      }
+    }
     const running = this.inFlight.get(key)
     if (running !== undefined) {
       const led = await running
@@ -66,27 +93,26 @@ export class RpcCoalescing {
     try {
       const led = await leading
       if ('kind' in led) return led
-      if (caching && isImmutable(rpc.method) && led.answer.result !== undefined && led.answer.result !== null) this.keep(poolId, key, led)
+      if (caching) this.keep(poolId, key, led, rpc, pool)
       return this.served(poolId, caching, led, rpc, 'MISS')
     } finally {
       this.inFlight.delete(key)
     }
   }
 
-  /** Drops the pool's kept answers (its cache purged or turned off); answers how many. */
-  forget (poolId: number): number {
-    const dropped = this.kept.get(poolId)?.size ?? 0
-    this.kept.delete(poolId)
-    this.keptCount -= dropped
-    return dropped
-  }
-
-  private keep (poolId: number, key: string, shared: Shared): void {
-    let pool = this.kept.get(poolId)
-    if (pool === undefined) this.kept.set(poolId, pool = new Map())
-    if (pool.has(key) || this.keptCount >= MAX_KEPT) return
-    pool.set(key, shared)
-    this.keptCount++
+  /** Stores a result for as long as it cannot change (rules/evm-finality.ts); never an error or a null. */
+  private keep (poolId: number, key: string, shared: Shared, rpc: RpcCallInfo, pool: SharingPool): void {
+    const { result, error } = shared.answer
+    if (error !== undefined && error !== null) return
+    const finality = finalityOf(rpc.method, rpc.call.params, result, this.heads?.finalized(poolId))
+    const ms = finality === 'final' ? FINAL_MS : finality === 'recent' ? pool.cache_unfinalized_ms : 0
+    if (ms <= 0) return
+    const now = this.now()
+    const { 'content-length': _length, ...headers } = shared.headers
+    const entry: CachedAnswer = { status: 200, headers, body: Buffer.from(JSON.stringify(result)), provider: shared.provider, storedAt: now, freshUntil: now + ms, staleUntil: now + ms, vary: null }
+    // A store never fails a request: a write it cannot keep is dropped (and logged by the store).
+    const store = this.store as CacheStore
+    store.set(poolId, key, entry).catch(() => {})
   }
 
   private served (poolId: number, caching: boolean, shared: Shared, rpc: RpcCallInfo, cache: 'HIT' | 'MISS'): ServedAnswer {
@@ -113,7 +139,7 @@ export class RpcCoalescing {
 }
 
 /** What the stage reads of the pool's row. */
-export type SharingPool = Pick<CachingPool, 'enabled' | 'cache_ttl_seconds' | 'forward_client_auth'>
+export type SharingPool = Pick<CachingPool, 'enabled' | 'cache_ttl_seconds' | 'forward_client_auth'> & { readonly cache_unfinalized_ms: number }
 
 /**
  * The call's key: the pool, the path and query it was sent to, the method and its params
@@ -129,4 +155,14 @@ function served (shared: Shared, rpc: RpcCallInfo, cache: 'HIT' | 'MISS'): Serve
   const body = Buffer.from(JSON.stringify({ ...shared.answer, id: rpc.call.id ?? null }))
   const { 'content-length': _length, ...headers } = shared.headers
   return { kind: 'answer', status: shared.status, headers, body, provider: shared.provider, attempts: cache === 'MISS' ? shared.attempts : 0, cache }
+}
+
+const ANSWER_OPEN = Buffer.from('{"jsonrpc":"2.0","id":')
+const ANSWER_RESULT = Buffer.from(',"result":')
+const ANSWER_CLOSE = Buffer.from('}')
+
+/** A stored result as one client's answer: written around the stored JSON text with the client's own id. */
+function fromStore (stored: CachedAnswer, rpc: RpcCallInfo): ServedAnswer {
+  const body = Buffer.concat([ANSWER_OPEN, Buffer.from(JSON.stringify(rpc.call.id ?? null)), ANSWER_RESULT, stored.body, ANSWER_CLOSE])
+  return { kind: 'answer', status: 200, headers: stored.headers, body, provider: stored.provider, attempts: 0, cache: 'HIT' }
 }

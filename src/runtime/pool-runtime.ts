@@ -68,6 +68,9 @@ export function createPoolRuntime ({
     /** The pool's row as this runtime keeps it (its policy), or undefined for an unknown pool. */
     pool: async (poolId: number) => (await stateOf(poolId))?.pool,
 
+    /** The pool's members as this runtime keeps them, or undefined for an unknown pool. */
+    members: async (poolId: number) => (await stateOf(poolId))?.members,
+
     /** The pool's row when this runtime holds it current, at once; undefined when it must be read (`pool`). */
     poolNow: (poolId: number) => memory.current(poolId)?.pool,
 

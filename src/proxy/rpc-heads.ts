@@ -1,0 +1,306 @@
+/**
+ * Each `evm` pool's view of its nodes' heads (issue 36 item 6), in this process's
+ * memory: every member's provider is asked `eth_blockNumber` every
+ * `head_check_interval_s` (and, while the pool's cache is on, its `finalized`
+ * block, until it says it has no such tag), and every `eth_blockNumber` answer a
+ * client's call gets tells its node's head too. A node more than `max_block_lag`
+ * blocks behind the pool's highest head is left out of calls at the head or above
+ * its own (rules/evm-finality.ts); the pool's finalized block (the highest any node
+ * reports, else the highest head − `finality_depth`) decides which answers the
+ * cache keeps for good (rpc-coalesce.ts).
+ *
+ * Checks cost the providers' quota, so a pool is watched only while it is used:
+ * from its first call (which waits for the first round, a second at most, so that a
+ * lagging node is known before it can answer) until HEAD_IDLE_MS without one. A
+ * provider in several pools is asked once per interval (the shortest), not once per
+ * pool. Each process watches on its own (WORKERS and instances each ask), named in
+ * docs/decisions.md. A failed check changes nothing: the node's last head stays,
+ * and it falls behind the others' as they move on.
+ */
+import { Agent, type Dispatcher } from 'undici'
+import { isLagging, needsCurrentHead, quantity } from '../rules/evm-finality.js'
+import { parseBase, providerCredentials, upstreamTarget } from '../rules/upstream-url.js'
+
+/** A pool unused this long is no longer watched (its nodes no longer asked). */
+export const HEAD_IDLE_MS = 5 * 60_000
+/** How long a pool's first call waits for the first round of checks. */
+const FIRST_ROUND_WAIT_MS = 1000
+/** A check's bound (or the member's own timeout, if shorter). */
+const CHECK_TIMEOUT_MS = 5000
+/** Checks in flight at once, per process. */
+const MAX_CHECKS = 16
+/** How often due checks are looked for. */
+const TICK_MS = 250
+/** Largest check answer read. */
+const MAX_CHECK_BYTES = 64 * 1024
+
+/** What the tracker reads of a member. */
+export interface HeadMember {
+  readonly provider_id: number
+  readonly provider_name: string | null
+  readonly enabled: number
+  readonly base_url: string | null
+  readonly auth_headers: string | null
+  readonly timeout_ms: number | null
+}
+
+/** What the tracker reads of an evm pool. */
+export interface HeadPool {
+  readonly head_check_interval_s: number
+  readonly max_block_lag: number
+  readonly finality_depth: number
+  readonly cache_ttl_seconds: number
+}
+
+/** One node's head as known here. */
+interface NodeHead {
+  head: bigint | undefined
+  finalized: bigint | undefined
+  /** False once the node answered the `finalized` tag with an error: not asked again. */
+  tagsFinalized: boolean
+  at: number
+  nextAt: number
+  checking: boolean
+  member: HeadMember
+  intervalMs: number
+  wantsFinalized: boolean
+}
+
+interface Watched {
+  pool: HeadPool
+  lastUsed: number
+  providers: readonly number[]
+}
+
+/** A member's head and lag, for the status record and metrics. */
+export interface MemberHead { readonly provider_id: number, readonly provider_name: string | null, readonly head: string | null, readonly lag: number | null }
+
+interface Deps {
+  /** The pool's members (its runtime's), or undefined for a pool gone. */
+  membersOf: (poolId: number) => Promise<readonly HeadMember[] | undefined>
+  now?: () => number
+  dispatcher?: Dispatcher
+  warn?: (error: unknown, message: string) => void
+}
+
+export class HeadTracker {
+  private readonly nodes = new Map<number, NodeHead>()
+  private readonly watched = new Map<number, Watched>()
+  private readonly dispatcher: Dispatcher
+  private readonly ownDispatcher: boolean
+  private readonly now: () => number
+  private timer: NodeJS.Timeout | undefined
+  private checks = 0
+  private ticking = false
+
+  constructor (private readonly deps: Deps) {
+    this.now = deps.now ?? Date.now
+    this.ownDispatcher = deps.dispatcher === undefined
+    this.dispatcher = deps.dispatcher ?? new Agent({ connections: 4, keepAliveTimeout: 30_000 })
+  }
+
+  /**
+   * Notes a call of the pool: watched from now on. Answers a promise only for the
+   * pool's first call (the first round of checks, bounded); undefined otherwise.
+   */
+  use (poolId: number, pool: HeadPool): Promise<void> | undefined {
+    const known = this.watched.get(poolId)
+    if (known !== undefined) {
+      known.lastUsed = this.now()
+      known.pool = pool
+      return undefined
+    }
+    this.watched.set(poolId, { pool, lastUsed: this.now(), providers: [] })
+    this.timer ??= setInterval(() => { this.tick().catch(() => {}) }, TICK_MS).unref()
+    return this.firstRound(poolId)
+  }
+
+  /** The providers that may not answer this call: those lagging, for a call at the head or above their own. */
+  avoid (poolId: number, method: string, params: unknown): ReadonlySet<number> | undefined {
+    const watched = this.watched.get(poolId)
+    if (watched === undefined) return undefined
+    const highest = this.highest(watched)
+    if (highest === undefined) return undefined
+    let out: Set<number> | undefined
+    for (const id of watched.providers) {
+      const head = this.nodes.get(id)?.head
+      if (head === undefined || !isLagging(head, highest, watched.pool.max_block_lag) || !needsCurrentHead(method, params, head)) continue
+      ;(out ??= new Set()).add(id)
+    }
+    return out
+  }
+
+  /** The pool's finalized block: the highest a node reports, else the highest head − finality_depth; undefined while no head is known. */
+  finalized (poolId: number): bigint | undefined {
+    const watched = this.watched.get(poolId)
+    if (watched === undefined) return undefined
+    let best: bigint | undefined
+    for (const id of watched.providers) {
+      const node = this.nodes.get(id)
+      if (node?.head === undefined) continue
+      const depth = BigInt(watched.pool.finality_depth)
+      const final = node.finalized ?? (node.head >= depth ? node.head - depth : undefined)
+      if (final !== undefined && (best === undefined || final > best)) best = final
+    }
+    return best
+  }
+
+  /** A node's head learned from an answer (`eth_blockNumber`'s result). */
+  learned (providerId: number, result: unknown): void {
+    const head = quantity(result)
+    const node = this.nodes.get(providerId)
+    if (head === undefined || node === undefined) return
+    node.head = head
+    node.at = this.now()
+  }
+
+  /** Each member's head and how far it is behind the pool's highest (null when unknown), for status and metrics. */
+  heads (poolId: number): MemberHead[] {
+    const watched = this.watched.get(poolId)
+    if (watched === undefined) return []
+    const highest = this.highest(watched)
+    return watched.providers.map((id) => {
+      const node = this.nodes.get(id) as NodeHead
+      const lag = node.head === undefined || highest === undefined ? null : Number(highest - node.head)
+      return { provider_id: id, provider_name: node.member.provider_name, head: node.head?.toString() ?? null, lag }
+    })
+  }
+
+  /** The pools watched now. */
+  pools (): number[] { return [...this.watched.keys()] }
+
+  close (): void {
+    clearInterval(this.timer)
+    this.timer = undefined
+    this.watched.clear()
+    if (this.ownDispatcher) this.dispatcher.close().catch(() => {})
+  }
+
+  private highest (watched: Watched): bigint | undefined {
+    let highest: bigint | undefined
+    for (const id of watched.providers) {
+      const head = this.nodes.get(id)?.head
+      if (head !== undefined && (highest === undefined || head > highest)) highest = head
+    }
+    return highest
+  }
+
+  private async firstRound (poolId: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, FIRST_ROUND_WAIT_MS) })
+    try {
+      await Promise.race([this.refresh(poolId).then(async (ids) => { await Promise.all(ids.map(async (id) => await this.check(id))) }), bound])
+    } catch (error) {
+      this.deps.warn?.(error, 'head tracking: the first round failed')
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** Reads the pool's members again; answers its providers now tracked. */
+  private async refresh (poolId: number): Promise<readonly number[]> {
+    const watched = this.watched.get(poolId)
+    const members = await this.deps.membersOf(poolId)
+    if (watched === undefined) return []
+    if (members === undefined) { this.watched.delete(poolId); return [] }
+    const ids: number[] = []
+    for (const member of members) {
+      if (member.enabled !== 1 || member.base_url === null) continue
+      ids.push(member.provider_id)
+      this.track(member, watched.pool)
+    }
+    watched.providers = ids
+    return ids
+  }
+
+  private track (member: HeadMember, pool: HeadPool): void {
+    const intervalMs = pool.head_check_interval_s * 1000
+    const wantsFinalized = pool.cache_ttl_seconds > 0
+    const node = this.nodes.get(member.provider_id)
+    if (node === undefined) {
+      this.nodes.set(member.provider_id, { head: undefined, finalized: undefined, tagsFinalized: true, at: 0, nextAt: 0, checking: false, member, intervalMs, wantsFinalized })
+      return
+    }
+    node.member = member
+    // A provider in several pools: the shortest interval, finality if any pool caches.
+    node.intervalMs = Math.min(node.intervalMs, intervalMs)
+    node.wantsFinalized ||= wantsFinalized
+  }
+
+  /** Reads the watched pools' members again, forgets what no pool watches, and starts the checks that are due. */
+  private async tick (): Promise<void> {
+    if (this.ticking) return
+    this.ticking = true
+    try {
+      const now = this.now()
+      // Settings are read afresh from every pool that still watches the node.
+      for (const node of this.nodes.values()) { node.intervalMs = Infinity; node.wantsFinalized = false }
+      const live = new Set<number>()
+      for (const [poolId, watched] of this.watched) {
+        if (now - watched.lastUsed > HEAD_IDLE_MS) { this.watched.delete(poolId); continue }
+        for (const id of await this.refresh(poolId)) live.add(id)
+      }
+      for (const [id, node] of this.nodes) {
+        if (!live.has(id)) { this.nodes.delete(id); continue }
+        if (!node.checking && node.nextAt <= now && this.checks < MAX_CHECKS) this.check(id).catch(() => {})
+      }
+      if (this.watched.size === 0) { clearInterval(this.timer); this.timer = undefined }
+    } catch (error) {
+      this.deps.warn?.(error, 'head tracking: a round of checks failed')
+    } finally {
+      this.ticking = false
+    }
+  }
+
+  /** Asks one node its head (and its finalized block when wanted). Never throws. */
+  private async check (providerId: number): Promise<void> {
+    const node = this.nodes.get(providerId)
+    if (node === undefined || node.checking) return
+    node.checking = true
+    this.checks++
+    try {
+      const head = quantity(await this.ask(node.member, 'eth_blockNumber', []))
+      if (head !== undefined) { node.head = head; node.at = this.now() }
+      if (node.wantsFinalized && node.tagsFinalized) {
+        const block = await this.ask(node.member, 'eth_getBlockByNumber', ['finalized', false])
+        if (block === ERROR) node.tagsFinalized = false
+        else node.finalized = quantity((block as { number?: unknown } | null)?.number) ?? node.finalized
+      }
+    } finally {
+      node.checking = false
+      node.nextAt = this.now() + node.intervalMs
+      this.checks--
+    }
+  }
+
+  /** One call to the node: its result, ERROR for a JSON-RPC error, undefined when it could not be asked or read. */
+  private async ask (member: HeadMember, method: string, params: unknown[]): Promise<unknown> {
+    const baseUrl = member.base_url as string
+    const signal = AbortSignal.timeout(Math.min(member.timeout_ms ?? CHECK_TIMEOUT_MS, CHECK_TIMEOUT_MS))
+    try {
+      const target = upstreamTarget(parseBase(baseUrl), '/')
+      const { statusCode, body } = await this.dispatcher.request({
+        origin: target.origin,
+        path: target.path,
+        method: 'POST',
+        headers: { ...providerCredentials(baseUrl, member.auth_headers), 'content-type': 'application/json', 'user-agent': 'sourcepool-head-check' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        signal
+      })
+      const chunks: Buffer[] = []
+      let read = 0
+      for await (const chunk of body) {
+        read += (chunk as Buffer).length
+        if (read > MAX_CHECK_BYTES) return undefined
+        chunks.push(chunk as Buffer)
+      }
+      if (statusCode !== 200) return undefined
+      const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { result?: unknown, error?: unknown }
+      return answer.error !== undefined && answer.error !== null ? ERROR : answer.result
+    } catch {
+      return undefined
+    }
+  }
+}
+
+const ERROR = Symbol('a JSON-RPC error')
