@@ -115,6 +115,8 @@ export interface FailedAttemptSummary {
   provider_name: string | null
   status_code?: number
   error?: string
+  /** An RPC call's JSON-RPC error, as rules/jsonrpc-errors.ts judged it (`rate_limited`, `unsupported` …). */
+  jsonrpc_error?: string
   latency_ms: number
 }
 
@@ -122,8 +124,11 @@ export interface FailedAttemptSummary {
 export function failedAttemptSummary (
   member: { readonly provider_id: number, readonly provider_name: string | null }, result: AttemptResult, sent: SentAttempt
 ): FailedAttemptSummary {
+  const verdict = (sent as { readonly rpc?: string }).rpc
   return 'response' in sent
-    ? { provider_id: member.provider_id, provider_name: member.provider_name, status_code: sent.response.statusCode, latency_ms: sent.latencyMs }
+    ? verdict === undefined || verdict === 'ok'
+      ? { provider_id: member.provider_id, provider_name: member.provider_name, status_code: sent.response.statusCode, latency_ms: sent.latencyMs }
+      : { provider_id: member.provider_id, provider_name: member.provider_name, status_code: sent.response.statusCode, jsonrpc_error: verdict, latency_ms: sent.latencyMs }
     : { provider_id: member.provider_id, provider_name: member.provider_name, error: result.kind === 'failure' ? result.reason : 'failed', latency_ms: sent.latencyMs }
 }
 

@@ -43,3 +43,21 @@ export function rpcAdmit (incoming: Pick<ProxyRequest, 'method' | 'body' | 'rpc'
 export function jsonAnswer (text: string): ServedAnswer {
   return { kind: 'answer', status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(text), provider: null, attempts: 0 }
 }
+
+/** JSON-RPC's code for a method the server does not have. */
+export const METHOD_NOT_FOUND = -32601
+
+/**
+ * A call that every member it reached refused as a method it does not have (each now
+ * refuses `/{method}`, rpc-answer.ts), or that every member left out refuses so, and
+ * nothing else failed: answered as a node answers it, -32601 in a 200, rather than the
+ * proxy's 502. Undefined for any other answer.
+ */
+export function refusedByAll (answer: ServedAnswer, rpc: RpcCallInfo): ServedAnswer | undefined {
+  if (answer.kind !== 'failed' || answer.attempts.length + answer.refusals.length === 0) return undefined
+  const resource = `/${rpc.method}`
+  if (!answer.refusals.every((refusal) => refusal.resource === resource)) return undefined
+  if (!answer.attempts.every((attempt) => attempt.jsonrpc_error === 'unsupported')) return undefined
+  const message = `The method ${rpc.method} is not supported by any provider of this pool`
+  return jsonAnswer(errorAnswer({ code: METHOD_NOT_FOUND, message }, rpc.call.id ?? null))
+}

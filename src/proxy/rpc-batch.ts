@@ -5,7 +5,7 @@
  * once, and the answers are put back in the client's order, each call's error its
  * own. A call that ends without a provider's answer (none available, all failed,
  * the deadline) gets a JSON-RPC error with the proxy's sentence; a notification (no
- * id) gets no answer, as the specification says. In an evm pool a read asked twice
+ * id) gets no answer, as the specification says (a batch of notifications alone: 204, no body). In an evm pool a read asked twice
  * in one batch runs once. Bounded: the answers gathered stop at 32 MiB (the calls
  * left get an error saying so), and a client that leaves stops the calls not yet sent.
  * A provider's answer is passed on as its bytes (a big number stays exact). Not yet: calls to one member sent to it as one upstream
@@ -58,8 +58,12 @@ export async function answerBatch (poolId: number, incoming: ProxyRequest, calls
     bytes += (answers[i] as string).length
   }
   const listed = answers.filter((a, i) => a !== undefined && (calls[i] as RpcCall).id !== undefined)
-  return jsonAnswer(`[${listed.join(',')}]`)
+  // Notifications alone: nothing to answer, and the specification wants no empty list.
+  return listed.length === 0 ? NOTHING : jsonAnswer(`[${listed.join(',')}]`)
 }
+
+/** The answer to a batch of notifications alone: 204, no body (JSON-RPC 2.0 section 6: nothing at all). */
+const NOTHING: ServedAnswer = { kind: 'answer', status: 204, headers: {}, body: null, provider: null, attempts: 0 }
 
 /** Largest answer a batch gathers (its calls' answers together); past it, the calls left get TOO_BIG. */
 const MAX_BATCH_ANSWER_BYTES = 32 * 1024 * 1024

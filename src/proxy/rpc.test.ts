@@ -126,6 +126,14 @@ for (const dialect of dialects) {
         assert.deepEqual(refusals.refusals.map((r: { resource: string }) => r.resource).sort(), ['/eth_chainId', '/net_version'])
         const member = await memberOf(poolId, providers[0] as number)
         assert.deepEqual([member.health, member.failure_count], ['healthy', 0])
+        // Refused by every member: the client reads -32601 as from a node, not the proxy's 502.
+        await poolOfUrls(t, 'partial-only', [partial.url], { protocol: 'jsonrpc' })
+        for (let i = 0; i < 2; i++) {
+          const res = await post(`${base}/p/partial-only/`, JSON.stringify({ jsonrpc: '2.0', id: 'x', method: 'debug_traceBlock', params: [] }))
+          assert.equal(res.status, 200, JSON.stringify(res.body))
+          assert.deepEqual([res.body.id, res.body.error.code], ['x', -32601], JSON.stringify(res.body))
+        }
+        assert.equal(methodsSeen(partial).filter((m) => m === 'debug_traceBlock').length, 1, 'refused once, then known')
       } finally {
         await partial.close()
       }
@@ -185,6 +193,9 @@ for (const dialect of dialects) {
       const { poolId: empty } = await poolOfUrls(t, 'refusing-rpc', [await refusingUrl()], { protocol: 'jsonrpc' })
       const none = await post(`${base}/api/pools/${empty}/proxy/`, JSON.stringify([batch[0], batch[3]]))
       assert.deepEqual(none.body.map((a: { id: unknown, error: { code: number } }) => [a.id, a.error.code]), [['a', -32603], [3, -32603]])
+      // Notifications alone: nothing to answer (no empty list).
+      const quiet = await fetch(`${base}/api/pools/${poolId}/proxy/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([batch[1], batch[1]]) })
+      assert.deepEqual([quiet.status, await quiet.text()], [204, ''])
     })
 
     it('1,000 identical eth_chainId calls from a batch and 50 clients make one upstream call; kept for good with the cache on', LIMIT, async () => {
