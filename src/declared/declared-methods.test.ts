@@ -60,7 +60,7 @@ for (const dialect of dialects) {
       const res = await post('/api/config/plan', bad)
       assert.equal(res.status, 422)
       const locs = res.body.detail.map((d: { loc: unknown[] }) => d.loc.join('.'))
-      for (const loc of ['body.providers.1.methods.allow.0', 'body.providers.1.methods.deny', 'body.providers.1.methods.block']) {
+      for (const loc of ['body.providers.1.methods.allow.0', 'body.providers.1.methods.deny', 'body.providers.1.methods.block.[key]']) {
         assert.ok(locs.includes(loc), `${loc} in ${JSON.stringify(locs)}`)
       }
     })

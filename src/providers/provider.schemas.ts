@@ -74,7 +74,10 @@ export const Methods = Type.Object({
   allow: Type.Optional(Type.Array(MethodPattern, { minItems: 1, maxItems: MAX_METHOD_PATTERNS, description: 'only the methods these match (default: every method); leave it out rather than empty' })),
   deny: Type.Optional(Type.Array(MethodPattern, { maxItems: MAX_METHOD_PATTERNS, description: 'never the methods these match, even when allowed' }))
 }, {
-  additionalProperties: false,
+  // Not additionalProperties: false, which the API's validator takes as "drop unknown keys" (pydantic ignores them):
+  // a misspelt `alow` would then allow every method in silence. The key itself is refused (422 at [key], as
+  // auth_headers' names are), once, by the API and by a declared state alike.
+  propertyNames: { enum: ['allow', 'deny'] },
   description: 'RPC pools (protocol jsonrpc or evm): the methods this provider is sent; deny wins over allow; null or {} for every method. A call no member allows is answered -32601'
 })
 export type MethodsValue = Static<typeof Methods>
