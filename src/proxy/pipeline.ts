@@ -14,7 +14,7 @@
  *   entry.ts (is it the data plane's?) → admit.ts (Host, token scope, body) →
  *   data-plane.ts (the pool, its pipeline, the answer; logs and metrics) → this file →
  *   rpc-admit.ts (RPC pools: a body that is not JSON-RPC; rpc-batch.ts, a batch call
- *   by call; rpc-coalesce.ts, an evm pool's identical reads) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
+ *   by call; rpc-methods.ts, a method no member allows; rpc-coalesce.ts, an evm pool's identical reads) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
  *   cache-fill.ts (the leader's fetch, stored) → forwarding.ts (choose, send,
  *   settle, hedge, per request) → upstream-client.ts (send) → attempt.ts (classify;
  *   rpc-answer.ts, an RPC call's answer by its body) → attempt-steps.ts (account: health, counters, log line) → reply.ts with
@@ -27,6 +27,7 @@ import type { ProxyService } from './proxy.service.js'
 import { RPC_PROTOCOLS, rpcAdmit } from './rpc-admit.js'
 import { answerBatch } from './rpc-batch.js'
 import type { RpcCoalescing } from './rpc-coalesce.js'
+import { methodRouted, type MethodRouting } from './rpc-methods.js'
 
 /** A compiled pipeline: what one request of the pool runs. */
 type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
@@ -39,19 +40,20 @@ interface Compiled {
 }
 
 interface Deps {
-  runtime: Pick<PoolRuntime, 'pool' | 'poolNow'>
+  runtime: Pick<PoolRuntime, 'pool' | 'poolNow'> & MethodRouting
   cache: Pick<CachedProxy, 'cached' | 'hitNow' | 'rpc'>
   attempts: Pick<ProxyService, 'forward'>
 }
 
 /**
  * An RPC pool's pipeline: its POSTs are JSON-RPC (rpc-admit.ts): one that is not is
- * answered before any other stage, a batch call by call through `inner` (rpc-batch.ts).
+ * answered before any other stage, a batch call by call through `inner` (rpc-batch.ts),
+ * each call first past its method's routing (rpc-methods.ts).
  */
-function rpcRun (inner: Run, coalescing: RpcCoalescing, pool: { readonly protocol: string } & CachingPool): Run {
+function rpcRun (inner: Run, coalescing: RpcCoalescing, routing: MethodRouting, pool: { readonly protocol: string } & CachingPool): Run {
   // An evm pool's reads are coalesced (rpc-coalesce.ts), and its immutable answers kept when its cache is on.
   const evm = pool.protocol === 'evm'
-  const single: Run = evm ? async (poolId, incoming) => await coalescing.answer(poolId, incoming, pool, inner) : inner
+  const single: Run = methodRouted(evm ? async (poolId, incoming) => await coalescing.answer(poolId, incoming, pool, inner) : inner, routing)
   return async (poolId, incoming) => {
     const admitted = rpcAdmit(incoming, evm)
     if (admitted === undefined) return await single(poolId, incoming)
@@ -71,7 +73,7 @@ export function createPipelines ({ runtime, cache, attempts }: Deps) {
     const inner: Run = caching ? async (poolId, incoming) => await cache.cached(pool, poolId, incoming) : attemptsAlone
     // Kept RPC answers go with the pool's cache.
     if (!caching) coalescing.forget(pool.id)
-    const run: Run = RPC_PROTOCOLS.has(pool.protocol) ? rpcRun(inner, coalescing, pool) : inner
+    const run: Run = RPC_PROTOCOLS.has(pool.protocol) ? rpcRun(inner, coalescing, runtime, pool) : inner
     const made = { changeSeq: pool.change_seq, run, now: caching ? (poolId: number, incoming: AskedAtOnce) => cache.hitNow(pool, poolId, incoming) : undefined }
     compiled.set(pool.id, made)
     return made
