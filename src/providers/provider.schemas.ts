@@ -78,7 +78,7 @@ export const Methods = Type.Object({
   // a misspelt `alow` would then allow every method in silence. The key itself is refused (422 at [key], as
   // auth_headers' names are), once, by the API and by a declared state alike.
   propertyNames: { enum: ['allow', 'deny'] },
-  description: 'RPC pools (protocol jsonrpc or evm): the methods this provider is sent; deny wins over allow; null or {} for every method. A call no member allows is answered -32601'
+  description: 'RPC pools (protocol jsonrpc or evm): the JSON-RPC methods this provider is sent, deny winning over allow; null for every method (on update, null changes nothing and {} lifts the rules); keys other than allow and deny are refused. A call no member allows is answered -32601'
 })
 export type MethodsValue = Static<typeof Methods>
 
