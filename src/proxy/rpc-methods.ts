@@ -22,13 +22,21 @@ export const METHOD_NOT_FOUND = -32601
 /** What the stage asks the runtime: whether any member allows a method. */
 export type MethodRouting = Pick<PoolRuntime, 'methodUnservedNow' | 'methodUnserved'>
 
-/** `next` behind the method check: a call no member allows is answered here. */
+/** The answer to a call no member allows. */
+const notFound = (poolId: number, id: string | number | null | undefined): ServedAnswer =>
+  jsonAnswer(errorAnswer({ code: METHOD_NOT_FOUND, message: `Method not found: no provider of pool ${poolId} is allowed this method` }, id ?? null))
+
+/**
+ * `next` behind the method check: a call no member allows is answered here. The pool
+ * held current answers at once; no promise of its own is made for a call that goes on.
+ */
 export function methodRouted (next: Run, routing: MethodRouting): Run {
-  return async (poolId, incoming) => {
+  return (poolId, incoming) => {
     const rpc = incoming.rpc
-    if (rpc === undefined) return await next(poolId, incoming)
-    const unserved = routing.methodUnservedNow(poolId, rpc.method) ?? await routing.methodUnserved(poolId, rpc.method)
-    if (!unserved) return await next(poolId, incoming)
-    return jsonAnswer(errorAnswer({ code: METHOD_NOT_FOUND, message: `Method not found: no provider of pool ${poolId} is allowed this method` }, rpc.call.id ?? null))
+    if (rpc === undefined) return next(poolId, incoming)
+    const unserved = routing.methodUnservedNow(poolId, rpc.method)
+    if (unserved === false) return next(poolId, incoming)
+    if (unserved === true) return Promise.resolve(notFound(poolId, rpc.call.id))
+    return routing.methodUnserved(poolId, rpc.method).then(async (none) => none ? notFound(poolId, rpc.call.id) : await next(poolId, incoming))
   }
 }
