@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
-import { sql } from 'kysely'
+import { sql, type Migration } from 'kysely'
 import { describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
 import { createDb } from './create-db.js'
 import { protocolMigration } from './migrations/015-protocol.js'
@@ -14,6 +14,9 @@ import { methodsMigration } from './migrations/016-methods.js'
 import type { Db } from './types.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
+
+/** The migrations after 015, newest first: undone before it, as the previous version had none of them. */
+const LATER: ReadonlyArray<readonly [string, Migration]> = [['016-methods', methodsMigration]]
 
 /** A pool row as the previous version inserted it: no protocol. */
 const oldPool = (name: string, cacheTtl: number) => ({
@@ -41,9 +44,10 @@ for (const dialect of dialects) {
       try {
         const old = await createDb(database.url)
         try {
-          // The migrations after it first, as an older version never ran them either.
-          await methodsMigration.down?.(old.db)
-          await sql`delete from kysely_migration where name = ${'016-methods'}`.execute(old.db)
+          for (const [name, migration] of LATER) {
+            await migration.down?.(old.db)
+            await sql`delete from kysely_migration where name = ${name}`.execute(old.db)
+          }
           await protocolMigration.down?.(old.db)
           assert.ok(!(await columnsOfPools(old.db, dialect.name)).includes('protocol'), 'down drops the column')
           await sql`delete from kysely_migration where name = ${'015-protocol'}`.execute(old.db)
