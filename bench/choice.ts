@@ -76,7 +76,8 @@ function fakeMember (poolId: number, m: number, strategy: Strategy): Member {
     timeout_ms: null,
     auth_headers: null,
     health_check: null,
-    last_check: null
+    last_check: null,
+    methods: null
   }
 }
 

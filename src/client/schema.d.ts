@@ -904,6 +904,13 @@ export interface operations {
                             error: string | null;
                             latency_ms: number | null;
                         } | null;
+                        /** @description RPC pools (protocol jsonrpc or evm): the JSON-RPC methods this provider is sent, deny winning over allow; null for every method (on update, null changes nothing and {} lifts the rules); keys other than allow and deny are refused. A call no member allows is answered -32601 */
+                        methods: {
+                            /** @description only the methods these match (default: every method); leave it out rather than empty */
+                            allow?: string[];
+                            /** @description never the methods these match, even when allowed */
+                            deny?: string[];
+                        } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1028,6 +1035,13 @@ export interface operations {
                         /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
                         unhealthy_threshold?: number;
                     } | null;
+                    /** @description RPC pools (protocol jsonrpc or evm): the JSON-RPC methods this provider is sent, deny winning over allow; null for every method (on update, null changes nothing and {} lifts the rules); keys other than allow and deny are refused. A call no member allows is answered -32601 */
+                    methods?: {
+                        /** @description only the methods these match (default: every method); leave it out rather than empty */
+                        allow?: string[];
+                        /** @description never the methods these match, even when allowed */
+                        deny?: string[];
+                    } | null;
                 };
             };
         };
@@ -1075,6 +1089,13 @@ export interface operations {
                             /** @description why no answer came (timeout, connection refused…), null when one did */
                             error: string | null;
                             latency_ms: number | null;
+                        } | null;
+                        /** @description RPC pools (protocol jsonrpc or evm): the JSON-RPC methods this provider is sent, deny winning over allow; null for every method (on update, null changes nothing and {} lifts the rules); keys other than allow and deny are refused. A call no member allows is answered -32601 */
+                        methods: {
+                            /** @description only the methods these match (default: every method); leave it out rather than empty */
+                            allow?: string[];
+                            /** @description never the methods these match, even when allowed */
+                            deny?: string[];
                         } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
@@ -1260,6 +1281,13 @@ export interface operations {
                             error: string | null;
                             latency_ms: number | null;
                         } | null;
+                        /** @description RPC pools (protocol jsonrpc or evm): the JSON-RPC methods this provider is sent, deny winning over allow; null for every method (on update, null changes nothing and {} lifts the rules); keys other than allow and deny are refused. A call no member allows is answered -32601 */
+                        methods: {
+                            /** @description only the methods these match (default: every method); leave it out rather than empty */
+                            allow?: string[];
+                            /** @description never the methods these match, even when allowed */
+                            deny?: string[];
+                        } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1408,6 +1436,13 @@ export interface operations {
                         /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
                         unhealthy_threshold?: number;
                     } | null;
+                    /** @description RPC pools (protocol jsonrpc or evm): the JSON-RPC methods this provider is sent, deny winning over allow; null for every method (on update, null changes nothing and {} lifts the rules); keys other than allow and deny are refused. A call no member allows is answered -32601 */
+                    methods?: {
+                        /** @description only the methods these match (default: every method); leave it out rather than empty */
+                        allow?: string[];
+                        /** @description never the methods these match, even when allowed */
+                        deny?: string[];
+                    } | null;
                 };
             };
         };
@@ -1455,6 +1490,13 @@ export interface operations {
                             /** @description why no answer came (timeout, connection refused…), null when one did */
                             error: string | null;
                             latency_ms: number | null;
+                        } | null;
+                        /** @description RPC pools (protocol jsonrpc or evm): the JSON-RPC methods this provider is sent, deny winning over allow; null for every method (on update, null changes nothing and {} lifts the rules); keys other than allow and deny are refused. A call no member allows is answered -32601 */
+                        methods: {
+                            /** @description only the methods these match (default: every method); leave it out rather than empty */
+                            allow?: string[];
+                            /** @description never the methods these match, even when allowed */
+                            deny?: string[];
                         } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
@@ -1759,6 +1801,13 @@ export interface operations {
                             /** @description why no answer came (timeout, connection refused…), null when one did */
                             error: string | null;
                             latency_ms: number | null;
+                        } | null;
+                        /** @description RPC pools (protocol jsonrpc or evm): the JSON-RPC methods this provider is sent, deny winning over allow; null for every method (on update, null changes nothing and {} lifts the rules); keys other than allow and deny are refused. A call no member allows is answered -32601 */
+                        methods: {
+                            /** @description only the methods these match (default: every method); leave it out rather than empty */
+                            allow?: string[];
+                            /** @description never the methods these match, even when allowed */
+                            deny?: string[];
                         } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
@@ -9021,6 +9070,13 @@ export interface operations {
                             /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
                             unhealthy_threshold?: number;
                         } | null;
+                        /** @description RPC pools (protocol jsonrpc or evm): the JSON-RPC methods this provider is sent, deny winning over allow; null for every method (on update, null changes nothing and {} lifts the rules); keys other than allow and deny are refused. A call no member allows is answered -32601 */
+                        methods?: {
+                            /** @description only the methods these match (default: every method); leave it out rather than empty */
+                            allow?: string[];
+                            /** @description never the methods these match, even when allowed */
+                            deny?: string[];
+                        } | null;
                     }[];
                     pools?: {
                         name: string;
@@ -9276,6 +9332,13 @@ export interface operations {
                             healthy_threshold?: number;
                             /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
                             unhealthy_threshold?: number;
+                        } | null;
+                        /** @description RPC pools (protocol jsonrpc or evm): the JSON-RPC methods this provider is sent, deny winning over allow; null for every method (on update, null changes nothing and {} lifts the rules); keys other than allow and deny are refused. A call no member allows is answered -32601 */
+                        methods?: {
+                            /** @description only the methods these match (default: every method); leave it out rather than empty */
+                            allow?: string[];
+                            /** @description never the methods these match, even when allowed */
+                            deny?: string[];
                         } | null;
                     }[];
                     pools?: {
@@ -9548,6 +9611,13 @@ export interface operations {
                                 healthy_threshold?: number;
                                 /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
                                 unhealthy_threshold?: number;
+                            } | null;
+                            /** @description RPC pools (protocol jsonrpc or evm): the JSON-RPC methods this provider is sent, deny winning over allow; null for every method (on update, null changes nothing and {} lifts the rules); keys other than allow and deny are refused. A call no member allows is answered -32601 */
+                            methods?: {
+                                /** @description only the methods these match (default: every method); leave it out rather than empty */
+                                allow?: string[];
+                                /** @description never the methods these match, even when allowed */
+                                deny?: string[];
                             } | null;
                         }[];
                         pools?: {

@@ -18,6 +18,7 @@ import { cacheMigration } from './migrations/012-cache.js'
 import { retriesMigration } from './migrations/013-retries.js'
 import { refusalStatusMigration } from './migrations/014-refusal-status.js'
 import { protocolMigration } from './migrations/015-protocol.js'
+import { methodsMigration } from './migrations/016-methods.js'
 import { evmFieldsMigration } from './migrations/018-evm-fields.js'
 import type { Db, Dialect } from './types.js'
 
@@ -38,6 +39,7 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '013-retries': retriesMigration,
     '014-refusal-status': refusalStatusMigration,
     '015-protocol': protocolMigration,
+    '016-methods': methodsMigration,
     '018-evm-fields': evmFieldsMigration
   }
 }

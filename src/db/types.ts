@@ -34,6 +34,8 @@ export interface ProviderTable {
   last_check: string | null
   /** The quota window (its start) whose exhaustion is in the history: recorded once per window (migration 010). */
   quota_exhausted_window: string | null
+  /** JSON of the methods an RPC pool sends it ({"allow": [...], "deny": [...]}, rules/rpc-methods.ts), or null for every method (migration 016). */
+  methods: string | null
 }
 
 export interface ProviderRefusalTable {

@@ -22,6 +22,8 @@ export type MemberWithName = MemberRow & {
   health_check: string | null
   /** The provider's last health check (JSON), shown on each of its members. */
   last_check: string | null
+  /** The methods an RPC pool sends the provider (JSON, rules/rpc-methods.ts), null for every one. */
+  methods: string | null
 }
 
 function selectMembersWithNames (db: Db) {
@@ -38,7 +40,8 @@ function selectMembersWithNames (db: Db) {
       'providers.timeout_ms',
       'providers.auth_headers',
       'providers.health_check',
-      'providers.last_check'
+      'providers.last_check',
+      'providers.methods'
     ])
 }
 

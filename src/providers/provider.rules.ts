@@ -13,7 +13,7 @@ import { RequestValidationError, valueError, type ValidationIssue } from '../err
 import { urlIssue } from '../http/url-words.js'
 import { CHECK_DEFAULTS, statusRange, type HealthCheck } from '../rules/health-check.js'
 import { assertSafePath, UnsafePathError } from '../rules/upstream-url.js'
-import { RESERVED_HEADERS, type CreateProviderInput, type HealthCheckInputValue } from './provider.schemas.js'
+import { RESERVED_HEADERS, type CreateProviderInput, type HealthCheckInputValue, type MethodsValue } from './provider.schemas.js'
 
 /**
  * The stored form of credential headers (names lower-cased), or null for none; 422 for
@@ -88,11 +88,21 @@ export function storedHealthCheck (input: HealthCheckInputValue, loc: ReadonlyAr
   return JSON.stringify(check)
 }
 
+/**
+ * The stored form of method rules (their shape is the schema's: rules/rpc-methods.ts
+ * bounds): JSON of the lists sent, allow first; null when neither is sent (`{}`:
+ * every method, as null).
+ */
+export function storedMethods (methods: MethodsValue): string | null {
+  if (methods.allow === undefined && methods.deny === undefined) return null
+  return JSON.stringify({ ...(methods.allow === undefined ? {} : { allow: methods.allow }), ...(methods.deny === undefined ? {} : { deny: methods.deny }) })
+}
+
 /** 422 for a health check (`check`, as sent) on a provider without a base URL. */
 export const needsBaseUrl = (check: unknown, loc: ReadonlyArray<string | number> = ['body', 'health_check']) => new RequestValidationError([valueError(loc, check, 'a health check needs the provider\'s base_url')])
 
 /** A provider's fields as stored (all but its name and timestamps), checked. */
-export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check'> & { name: string }
+export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check' | 'methods'> & { name: string }
 
 /** The stored form of a provider as sent on create (absent fields: null); `loc` prefixes every error. */
 export function storedProvider (input: CreateProviderInput, loc: ReadonlyArray<string | number> = ['body']): StoredProvider {
@@ -108,7 +118,8 @@ export function storedProvider (input: CreateProviderInput, loc: ReadonlyArray<s
     rate_limit_per: input.rate_limit?.per ?? null,
     timeout_ms: input.timeout_ms ?? null,
     auth_headers: input.auth_headers == null ? null : storedAuthHeaders(input.auth_headers, [...loc, 'auth_headers']),
-    health_check: healthCheck
+    health_check: healthCheck,
+    methods: input.methods == null ? null : storedMethods(input.methods)
   }
 }
 

@@ -4,6 +4,7 @@
 import { Type, type Static } from 'typebox'
 import { Id, Nullable, Timestamp, wholeListPage } from '../http/schemas.js'
 import { QUOTA_PERIODS, type QuotaPeriod } from '../rules/quota.js'
+import { MAX_METHOD_PATTERNS, METHOD_PATTERN } from '../rules/rpc-methods.js'
 
 const Name = Type.String({ minLength: 1, maxLength: 200 })
 const Category = Type.String({ maxLength: 100 })
@@ -66,6 +67,21 @@ export const LastCheck = Nullable(Type.Object({
   latency_ms: Nullable(Type.Number())
 }))
 
+const MethodPattern = Type.String({ minLength: 1, maxLength: 128, pattern: METHOD_PATTERN, description: 'a JSON-RPC method name, `*` standing for any run of characters (eth_*, *_subscribe, *)' })
+
+/** Which JSON-RPC methods an RPC pool sends the provider (rules/rpc-methods.ts). */
+export const Methods = Type.Object({
+  allow: Type.Optional(Type.Array(MethodPattern, { minItems: 1, maxItems: MAX_METHOD_PATTERNS, description: 'only the methods these match (default: every method); leave it out rather than empty' })),
+  deny: Type.Optional(Type.Array(MethodPattern, { maxItems: MAX_METHOD_PATTERNS, description: 'never the methods these match, even when allowed' }))
+}, {
+  // Not additionalProperties: false, which the API's validator takes as "drop unknown keys" (pydantic ignores them):
+  // a misspelt `alow` would then allow every method in silence. The key itself is refused (422 at [key], as
+  // auth_headers' names are), once, by the API and by a declared state alike.
+  propertyNames: { enum: ['allow', 'deny'] },
+  description: 'RPC pools (protocol jsonrpc or evm): the JSON-RPC methods this provider is sent, deny winning over allow; null for every method (on update, null changes nothing and {} lifts the rules); keys other than allow and deny are refused. A call no member allows is answered -32601'
+})
+export type MethodsValue = Static<typeof Methods>
+
 export const ProviderParams = Type.Object({ provider_id: Id })
 
 export const CreateProviderBody = Type.Object({
@@ -76,7 +92,8 @@ export const CreateProviderBody = Type.Object({
   rate_limit: Type.Optional(Nullable(RateLimit)),
   timeout_ms: Type.Optional(Nullable(TimeoutMs)),
   auth_headers: Type.Optional(Nullable(AuthHeaders)),
-  health_check: Type.Optional(Nullable(HealthCheckInput))
+  health_check: Type.Optional(Nullable(HealthCheckInput)),
+  methods: Type.Optional(Nullable(Methods))
 })
 export type CreateProviderInput = Static<typeof CreateProviderBody>
 
@@ -89,7 +106,9 @@ export const UpdateProviderBody = Type.Object({
   timeout_ms: Type.Optional(Nullable(TimeoutMs)),
   auth_headers: Type.Optional(Nullable(AuthHeaders)),
   // Unlike the other fields, where null changes nothing, null turns the check off.
-  health_check: Type.Optional(Nullable(HealthCheckInput))
+  health_check: Type.Optional(Nullable(HealthCheckInput)),
+  // As the other fields: null changes nothing; {} lifts the rules (every method).
+  methods: Type.Optional(Nullable(Methods))
 })
 export type UpdateProviderInput = Static<typeof UpdateProviderBody>
 
@@ -105,6 +124,7 @@ export const Provider = Type.Object({
   auth_headers: Nullable(Type.Record(Type.String(), Type.Literal('***'), { description: 'the names of the credential headers; values are never returned' })),
   health_check: Nullable(HealthCheck),
   last_check: LastCheck,
+  methods: Nullable(Methods),
   created_at: Timestamp,
   updated_at: Timestamp
 })

@@ -26,7 +26,7 @@ import type { Scope } from '../auth/tokens.js'
 import { maskRequestTarget, maskUrl } from '../http/redact.js'
 import * as repo from './provider.repository.js'
 import { deleteCredentialRefusals } from './refusal.repository.js'
-import { checkBaseUrl, healthCheckChange, needsBaseUrl, newProviderRow, storedAuthHeaders, storedHealthCheck, storedProvider, type StoredProvider } from './provider.rules.js'
+import { checkBaseUrl, healthCheckChange, needsBaseUrl, newProviderRow, storedAuthHeaders, storedHealthCheck, storedMethods, storedProvider, type StoredProvider } from './provider.rules.js'
 import type { CreateProviderInput, ProviderRecord, UpdateProviderInput } from './provider.schemas.js'
 
 /** The check a caller may see: its credentials masked; for callers below admin, every query value (any may be one). */
@@ -86,6 +86,7 @@ function toRecord (row: repo.ProviderRow, callerScope: Scope | null): ProviderRe
     auth_headers: maskedAuthHeaders(row.auth_headers),
     health_check: visibleHealthCheck(row.health_check, callerScope),
     last_check: row.last_check === null ? null : JSON.parse(row.last_check) as ProviderRecord['last_check'],
+    methods: row.methods === null ? null : JSON.parse(row.methods) as ProviderRecord['methods'],
     created_at: row.created_at,
     updated_at: row.updated_at
   }
@@ -184,8 +185,8 @@ export function createProviderService ({ database: handle, now, changes = NO_CHA
     },
 
     /**
-     * Changes the fields that are present and not null, and `health_check` when present
-     * (null turns it off); always refreshes updated_at. A changed check starts afresh
+     * Changes the fields that are present and not null (`methods` `{}` lifts the method
+     * rules), and `health_check` when present (null turns it off); always refreshes updated_at. A changed check starts afresh
      * (due at once, streaks at zero); the same check sent again changes nothing of it.
      */
     async updateProvider (id: number, input: UpdateProviderInput, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
@@ -200,6 +201,8 @@ export function createProviderService ({ database: handle, now, changes = NO_CHA
       if (input.timeout_ms != null) fields.timeout_ms = input.timeout_ms
       // An object replaces every credential header; {} removes them.
       if (input.auth_headers != null) fields.auth_headers = storedAuthHeaders(input.auth_headers)
+      // An object replaces both lists; {} lifts them (every method).
+      if (input.methods != null) fields.methods = storedMethods(input.methods)
       if (input.rate_limit != null) {
         fields.rate_limit_requests = input.rate_limit.requests
         fields.rate_limit_per = input.rate_limit.per

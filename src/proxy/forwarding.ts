@@ -55,6 +55,8 @@ export class Forwarding {
   private readonly path: string
   /** What choices and refusals are about: the path, or in an RPC pool the call's method (`/{method}`). */
   private readonly resource: string
+  /** An RPC call's method: members whose provider does not allow it are never chosen (runtime/method-routing.ts). */
+  private readonly rpcMethod: string | undefined
   private readonly key: string | undefined
   private readonly asked: string | string[] | undefined
   private readonly started = performance.now()
@@ -89,6 +91,7 @@ export class Forwarding {
     assertSafePath(this.path)
     this.resource = incoming.rpc === undefined ? this.path : `/${incoming.rpc.method}`
     this.tried = new Set(incoming.rpc?.avoid)
+    this.rpcMethod = incoming.rpc?.method
     this.key = hashKeyOf(incoming.headers)
     this.asked = incoming.headers[DEADLINE_HEADER]
     if (this.asked !== undefined && requestDeadline(MAX_DEADLINE_MS, this.asked) === 'invalid') throw new DomainError(400, DEADLINE_HEADER_PROBLEM)
@@ -132,7 +135,7 @@ export class Forwarding {
   private async choose (): Promise<Chosen | ProxyAnswer> {
     const { ctx, incoming } = this
     for (;;) {
-      const choice = await ctx.runtime.choose(this.poolId, this.resource, this.tried, this.failed, this.key)
+      const choice = await ctx.runtime.choose(this.poolId, this.resource, this.tried, this.failed, this.key, this.rpcMethod)
       if (choice.kind === 'unknown_pool') throw new NotFoundError(`Pool ${this.poolId} not found`)
       if (this.budget === undefined) {
         const found = requestDeadline(choice.pool.deadline_ms, this.asked)
@@ -227,7 +230,7 @@ export class Forwarding {
     const { ctx } = this
     this.hedgeTried = true
     if (left(this.incoming) || !(this.budget as RetryBudget).allows(this.pool?.retry_budget_percent ?? 0, ctx.now().getTime())) return
-    const choice = await ctx.runtime.choose(this.poolId, this.resource, this.tried, undefined, this.key)
+    const choice = await ctx.runtime.choose(this.poolId, this.resource, this.tried, undefined, this.key, this.rpcMethod)
     if (choice.kind !== 'chosen') return
     ;(this.budget as RetryBudget).spend(ctx.now().getTime())
     this.retries++

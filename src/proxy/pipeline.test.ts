@@ -19,7 +19,7 @@ function rig () {
   const rows = new Map<number, { id: number, change_seq: number, enabled: number, cache_ttl_seconds: number, cache_stale_seconds: number, deadline_ms: number, max_wait_ms: number, forward_client_auth: number }>()
   const calls = { cache: 0, attempts: 0, now: 0, ttlSeen: [] as number[] }
   const pipelines = createPipelines({
-    runtime: { pool: async (id: number) => rows.get(id) as never, poolNow: (id: number) => rows.get(id) as never },
+    runtime: { pool: async (id: number) => rows.get(id) as never, poolNow: (id: number) => rows.get(id) as never, methodUnservedNow: () => false, methodUnserved: async () => false },
     cache: {
       cached: async (pool) => { calls.cache++; calls.ttlSeen.push(pool.cache_ttl_seconds); return ANSWER },
       hitNow: () => { calls.now++; return ANSWER },

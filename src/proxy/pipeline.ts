@@ -14,7 +14,7 @@
  *   entry.ts (is it the data plane's?) → admit.ts (Host, token scope, body) →
  *   data-plane.ts (the pool, its pipeline, the answer; logs and metrics) → this file →
  *   rpc-admit.ts (RPC pools: a body that is not JSON-RPC; rpc-batch.ts, a batch call
- *   by call; rpc-heads.ts, an evm pool's lagging nodes left out; rpc-coalesce.ts, its identical reads shared and stored by finality) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
+ *   by call; rpc-methods.ts, a method no member allows; rpc-heads.ts, an evm pool's lagging nodes left out; rpc-coalesce.ts, its identical reads shared and stored by finality) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
  *   cache-fill.ts (the leader's fetch, stored) → forwarding.ts (choose, send,
  *   settle, hedge, per request) → upstream-client.ts (send) → attempt.ts (classify;
  *   rpc-answer.ts, an RPC call's answer by its body) → attempt-steps.ts (account: health, counters, log line) → reply.ts with
@@ -28,6 +28,7 @@ import { refusedByAll, RPC_PROTOCOLS, rpcAdmit } from './rpc-admit.js'
 import { answerBatch } from './rpc-batch.js'
 import type { RpcCoalescing, SharingPool } from './rpc-coalesce.js'
 import type { HeadPool, HeadTracker } from './rpc-heads.js'
+import { methodRouted, type MethodRouting } from './rpc-methods.js'
 
 /** A compiled pipeline: what one request of the pool runs. */
 type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
@@ -46,7 +47,7 @@ type Heads = Pick<HeadTracker, 'use' | 'avoid'>
 type RpcPool = { readonly protocol: string } & CachingPool & SharingPool & HeadPool
 
 interface Deps {
-  runtime: Pick<PoolRuntime, 'pool' | 'poolNow'>
+  runtime: Pick<PoolRuntime, 'pool' | 'poolNow'> & MethodRouting
   cache: Pick<CachedProxy, 'cached' | 'hitNow' | 'rpc'>
   attempts: Pick<ProxyService, 'forward'>
   /** The evm pools' heads; without it (tests of other stages) nothing is left out for lagging. */
@@ -55,9 +56,10 @@ interface Deps {
 
 /**
  * An RPC pool's pipeline: its POSTs are JSON-RPC (rpc-admit.ts): one that is not is
- * answered before any other stage, a batch call by call through `inner` (rpc-batch.ts).
+ * answered before any other stage, a batch call by call through `inner` (rpc-batch.ts),
+ * each call first past its method's routing (rpc-methods.ts).
  */
-function rpcRun (inner: Run, coalescing: RpcCoalescing, heads: Heads | undefined, pool: RpcPool): Run {
+function rpcRun (inner: Run, coalescing: RpcCoalescing, routing: MethodRouting, heads: Heads | undefined, pool: RpcPool): Run {
   // An evm pool's calls leave out lagging nodes (rpc-heads.ts); its reads are coalesced and stored (rpc-coalesce.ts).
   const evm = pool.protocol === 'evm'
   const asked: Run = !evm
@@ -72,9 +74,11 @@ function rpcRun (inner: Run, coalescing: RpcCoalescing, heads: Heads | undefined
         if (avoid !== undefined) incoming.rpc = { ...(rpc as RpcCallInfo), avoid }
         return await coalescing.answer(poolId, incoming, pool, inner)
       }
+  // A method no member allows is answered before anything else (rpc-methods.ts).
+  const routed = methodRouted(asked, routing)
   // A method every member refused is answered as a node answers it (-32601), not with the proxy's 502.
   const single: Run = async (poolId, incoming) => {
-    const answer = await asked(poolId, incoming)
+    const answer = await routed(poolId, incoming)
     return answer.kind === 'failed' && incoming.rpc !== undefined ? refusedByAll(answer, incoming.rpc) ?? answer : answer
   }
   return async (poolId, incoming) => {
@@ -94,7 +98,7 @@ export function createPipelines ({ runtime, cache, attempts, heads }: Deps) {
   function compile (pool: RpcPool & { readonly id: number, readonly change_seq: number }): Compiled {
     const caching = cacheOn(pool)
     const inner: Run = caching ? async (poolId, incoming) => await cache.cached(pool, poolId, incoming) : attemptsAlone
-    const run: Run = RPC_PROTOCOLS.has(pool.protocol) ? rpcRun(inner, coalescing, heads, pool) : inner
+    const run: Run = RPC_PROTOCOLS.has(pool.protocol) ? rpcRun(inner, coalescing, runtime, heads, pool) : inner
     const made = { changeSeq: pool.change_seq, run, now: caching ? (poolId: number, incoming: AskedAtOnce) => cache.hitNow(pool, poolId, incoming) : undefined }
     compiled.set(pool.id, made)
     return made

@@ -15,6 +15,7 @@ import { refusedPathOf, resourceOf } from '../rules/credential-refusal.js'
 import { indexMembers, planChoice } from '../rules/plan-rotation.js'
 import type { Accounting, FailedAttempt } from './accounting.js'
 import type { QuotaBlock } from './leasing.js'
+import { refusersOf } from './method-routing.js'
 import type { Member, PoolState, RuntimeState } from './runtime-state.js'
 import type { RuntimePoolRow } from './runtime.repository.js'
 
@@ -50,7 +51,8 @@ const MAX_LEASE_ROUNDS = 4
 /**
  * Builds `choose`: by the pool's strategy among the eligible members that have a base
  * URL, do not refuse `path` (rules/credential-refusal.ts: a 403 its resource, a 401/402
- * the exact path) and are not in `exclude`, with a use of the provider's
+ * the exact path), are not in `exclude` and, for an RPC call's `rpcMethod`, whose
+ * provider allows it (method-routing.ts), with a use of the provider's
  * quota, and passed by its probe gate. With `failed`, the choice is a failover and goes
  * into the history. With none eligible, `retryAfterS` tells when the soonest member
  * comes back (or may be probed), and `refusals` which were left out for refusing.
@@ -59,7 +61,7 @@ export function createChoosing ({ now, random, memory, stateOf, lease, accountin
   const { inFlight, leases, probes } = memory
   const outstanding = (m: Member): number => inFlight.get(m.id) ?? 0
 
-  return async function choose (poolId: number, path: string, exclude: ReadonlySet<number>, failed?: FailedAttempt, key?: string): Promise<ProxyChoice> {
+  return async function choose (poolId: number, path: string, exclude: ReadonlySet<number>, failed?: FailedAttempt, key?: string, rpcMethod?: string): Promise<ProxyChoice> {
     for (let round = 0; ; round++) {
       const state = await stateOf(poolId)
       if (state === undefined) return { kind: 'unknown_pool' }
@@ -71,8 +73,11 @@ export function createChoosing ({ now, random, memory, stateOf, lease, accountin
       // Allocated only when needed: most pools have no quota, no refusal and no member without a URL.
       const view = metered ? (m: Member): Member => m.rate_limit_requests === null ? m : { ...m, ...leases.view(m.provider_id, m, at) } : undefined
       const refused = refusalsFor(state, path, iso)
-      let left = metered || unroutable.length > 0 ? new Set(exclude) : exclude as Set<number>
+      // An RPC call (`rpcMethod`) leaves out the members whose provider does not allow its method (method-routing.ts).
+      const unallowed = rpcMethod === undefined ? undefined : refusersOf(state, rpcMethod)
+      let left = metered || unroutable.length > 0 || (unallowed !== undefined && unallowed.size > 0) ? new Set(exclude) : exclude as Set<number>
       for (const providerId of unroutable) left.add(providerId)
+      if (unallowed !== undefined) for (const providerId of unallowed) left.add(providerId)
       const options = { view, outstanding: pool.rotation_strategy === 'least_outstanding' ? outstanding : undefined }
       let block: (QuotaBlock & { providerId: number }) | undefined
       // The soonest a member held back by its probe gate may be probed, in ms.
@@ -83,7 +88,7 @@ export function createChoosing ({ now, random, memory, stateOf, lease, accountin
         if (chosen === undefined) {
           // In member order, as the members are listed.
           const order = (providerId: number) => state.members.findIndex((m) => m.provider_id === providerId)
-          const refusals = [...refused].filter(([id]) => !exclude.has(id)).sort(([a], [b]) => order(a) - order(b)).map(([id, until]) => ({
+          const refusals = [...refused].filter(([id]) => !exclude.has(id) && unallowed?.has(id) !== true).sort(([a], [b]) => order(a) - order(b)).map(([id, until]) => ({
             provider_id: id, provider_name: state.members.find((m) => m.provider_id === id)?.provider_name ?? null, resource: refusedKey(state, id, path, iso), expires_at: until
           }))
           const planned = plan.retryAfterMs === null ? null : Math.max(0, plan.retryAfterMs)

@@ -24,6 +24,7 @@ import { createCredentialEvidence } from './credential-evidence.js'
 import { createFlushLoop } from './flush-loop.js'
 import { writeBatch } from './flusher.js'
 import { createLeasing } from './leasing.js'
+import { noMemberAllows } from './method-routing.js'
 import { createPoolLoader } from './pool-loader.js'
 import { createRuntimeState } from './runtime-state.js'
 
@@ -73,6 +74,21 @@ export function createPoolRuntime ({
 
     /** The pool's row when this runtime holds it current, at once; undefined when it must be read (`pool`). */
     poolNow: (poolId: number) => memory.current(poolId)?.pool,
+
+    /**
+     * True when the pool, held current here, has members and none allows the RPC method
+     * (method-routing.ts); undefined when the pool must be read first (`methodUnserved`).
+     */
+    methodUnservedNow: (poolId: number, method: string): boolean | undefined => {
+      const state = memory.current(poolId)
+      return state === undefined ? undefined : noMemberAllows(state, method)
+    },
+
+    /** As `methodUnservedNow`, reading the pool when needed (false for an unknown pool: the attempts answer its 404). */
+    methodUnserved: async (poolId: number, method: string): Promise<boolean> => {
+      const state = await stateOf(poolId)
+      return state !== undefined && noMemberAllows(state, method)
+    },
 
     /** True when proxied traffic is not written down yet (pending, a flush under way, or a write beside a lease). */
     unsettled: (): boolean => memory.unsettled() || leasing.busy(),
