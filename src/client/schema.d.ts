@@ -904,6 +904,8 @@ export interface operations {
                             error: string | null;
                             latency_ms: number | null;
                         } | null;
+                        /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
+                        max_logs_range: number | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1028,6 +1030,8 @@ export interface operations {
                         /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
                         unhealthy_threshold?: number;
                     } | null;
+                    /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
+                    max_logs_range?: number | null;
                 };
             };
         };
@@ -1076,6 +1080,8 @@ export interface operations {
                             error: string | null;
                             latency_ms: number | null;
                         } | null;
+                        /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
+                        max_logs_range: number | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1260,6 +1266,8 @@ export interface operations {
                             error: string | null;
                             latency_ms: number | null;
                         } | null;
+                        /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
+                        max_logs_range: number | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1408,6 +1416,8 @@ export interface operations {
                         /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
                         unhealthy_threshold?: number;
                     } | null;
+                    /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
+                    max_logs_range?: number | null;
                 };
             };
         };
@@ -1456,6 +1466,8 @@ export interface operations {
                             error: string | null;
                             latency_ms: number | null;
                         } | null;
+                        /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
+                        max_logs_range: number | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1760,6 +1772,8 @@ export interface operations {
                             error: string | null;
                             latency_ms: number | null;
                         } | null;
+                        /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
+                        max_logs_range: number | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -8997,6 +9011,8 @@ export interface operations {
                             /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
                             unhealthy_threshold?: number;
                         } | null;
+                        /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
+                        max_logs_range?: number | null;
                     }[];
                     pools?: {
                         name: string;
@@ -9245,6 +9261,8 @@ export interface operations {
                             /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
                             unhealthy_threshold?: number;
                         } | null;
+                        /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
+                        max_logs_range?: number | null;
                     }[];
                     pools?: {
                         name: string;
@@ -9509,6 +9527,8 @@ export interface operations {
                                 /** @description failing checks in a row that start a cooldown, reason health_check (default 3) */
                                 unhealthy_threshold?: number;
                             } | null;
+                            /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
+                            max_logs_range?: number | null;
                         }[];
                         pools?: {
                             name: string;

@@ -18,6 +18,7 @@ import { cacheMigration } from './migrations/012-cache.js'
 import { retriesMigration } from './migrations/013-retries.js'
 import { refusalStatusMigration } from './migrations/014-refusal-status.js'
 import { protocolMigration } from './migrations/015-protocol.js'
+import { maxLogsRangeMigration } from './migrations/017-max-logs-range.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
@@ -36,7 +37,8 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '012-cache': cacheMigration,
     '013-retries': retriesMigration,
     '014-refusal-status': refusalStatusMigration,
-    '015-protocol': protocolMigration
+    '015-protocol': protocolMigration,
+    '017-max-logs-range': maxLogsRangeMigration
   }
 }
 

@@ -10,6 +10,7 @@ import { sql } from 'kysely'
 import { describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
 import { createDb } from './create-db.js'
 import { protocolMigration } from './migrations/015-protocol.js'
+import { maxLogsRangeMigration } from './migrations/017-max-logs-range.js'
 import type { Db } from './types.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
@@ -40,6 +41,9 @@ for (const dialect of dialects) {
       try {
         const old = await createDb(database.url)
         try {
+          // The migrations after it first, as an older version never ran them either.
+          await maxLogsRangeMigration.down?.(old.db)
+          await sql`delete from kysely_migration where name = ${'017-max-logs-range'}`.execute(old.db)
           await protocolMigration.down?.(old.db)
           assert.ok(!(await columnsOfPools(old.db, dialect.name)).includes('protocol'), 'down drops the column')
           await sql`delete from kysely_migration where name = ${'015-protocol'}`.execute(old.db)

@@ -34,6 +34,8 @@ export interface ProviderTable {
   last_check: string | null
   /** The quota window (its start) whose exhaustion is in the history: recorded once per window (migration 010). */
   quota_exhausted_window: string | null
+  /** The most blocks one eth_getLogs call may span at this provider, or null for no limit (migration 017). */
+  max_logs_range: number | null
 }
 
 export interface ProviderRefusalTable {

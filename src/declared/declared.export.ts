@@ -67,7 +67,8 @@ function exportedProvider (p: Current['providers'][number], part: string): Expor
     ...(p.rate_limit_requests === null ? {} : { rate_limit: { requests: p.rate_limit_requests, per: p.rate_limit_per as 'second' } }),
     ...(p.timeout_ms === null ? {} : { timeout_ms: p.timeout_ms }),
     ...(authHeaders === null ? {} : { auth_headers: authHeaders }),
-    ...(check === null ? {} : { health_check: { ...check, path: withPlaceholders(check.path, placeholder) } })
+    ...(check === null ? {} : { health_check: { ...check, path: withPlaceholders(check.path, placeholder) } }),
+    ...(p.max_logs_range == null ? {} : { max_logs_range: p.max_logs_range })
   }
 }
 

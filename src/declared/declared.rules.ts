@@ -50,7 +50,7 @@ function headerKey (stored: string | null | undefined): string {
   return JSON.stringify(Object.entries(JSON.parse(stored) as Record<string, string>).sort(([a], [b]) => a.localeCompare(b)))
 }
 
-type ProviderFields = Pick<StoredProvider, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check'>
+type ProviderFields = Pick<StoredProvider, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check' | 'max_logs_range'>
 
 /**
  * A provider's fields as they are compared (sameProvider): as stored, but for the
@@ -65,7 +65,8 @@ function providerView (p: ProviderFields, other: ProviderFields | null): Record<
     rate_limit: p.rate_limit_requests == null ? null : { requests: p.rate_limit_requests, per: p.rate_limit_per },
     timeout_ms: p.timeout_ms ?? null,
     auth_headers: shownHeaders(p.auth_headers, other?.auth_headers),
-    health_check: p.health_check == null ? null : JSON.parse(p.health_check)
+    health_check: p.health_check == null ? null : JSON.parse(p.health_check),
+    max_logs_range: p.max_logs_range ?? null
   }
 }
 

@@ -92,7 +92,7 @@ export function storedHealthCheck (input: HealthCheckInputValue, loc: ReadonlyAr
 export const needsBaseUrl = (check: unknown, loc: ReadonlyArray<string | number> = ['body', 'health_check']) => new RequestValidationError([valueError(loc, check, 'a health check needs the provider\'s base_url')])
 
 /** A provider's fields as stored (all but its name and timestamps), checked. */
-export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check'> & { name: string }
+export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check' | 'max_logs_range'> & { name: string }
 
 /** The stored form of a provider as sent on create (absent fields: null); `loc` prefixes every error. */
 export function storedProvider (input: CreateProviderInput, loc: ReadonlyArray<string | number> = ['body']): StoredProvider {
@@ -108,7 +108,8 @@ export function storedProvider (input: CreateProviderInput, loc: ReadonlyArray<s
     rate_limit_per: input.rate_limit?.per ?? null,
     timeout_ms: input.timeout_ms ?? null,
     auth_headers: input.auth_headers == null ? null : storedAuthHeaders(input.auth_headers, [...loc, 'auth_headers']),
-    health_check: healthCheck
+    health_check: healthCheck,
+    max_logs_range: input.max_logs_range ?? null
   }
 }
 

@@ -36,6 +36,7 @@ for (const dialect of dialects) {
         auth_headers: null,
         health_check: null,
         last_check: null,
+        max_logs_range: null,
         created_at: '',
         updated_at: '',
         message: "Provider 'transparency' created successfully"
