@@ -14,7 +14,7 @@
  *   entry.ts (is it the data plane's?) → admit.ts (Host, token scope, body) →
  *   data-plane.ts (the pool, its pipeline, the answer; logs and metrics) → this file →
  *   rpc-admit.ts (RPC pools: a body that is not JSON-RPC; rpc-batch.ts, a batch call
- *   by call; rpc-coalesce.ts, an evm pool's identical reads) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
+ *   by call; rpc-logs.ts, an evm pool's wide eth_getLogs split; rpc-coalesce.ts, its identical reads) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
  *   cache-fill.ts (the leader's fetch, stored) → forwarding.ts (choose, send,
  *   settle, hedge, per request) → upstream-client.ts (send) → attempt.ts (classify;
  *   rpc-answer.ts, an RPC call's answer by its body) → attempt-steps.ts (account: health, counters, log line) → reply.ts with
@@ -27,6 +27,7 @@ import type { ProxyService } from './proxy.service.js'
 import { RPC_PROTOCOLS, rpcAdmit } from './rpc-admit.js'
 import { answerBatch } from './rpc-batch.js'
 import type { RpcCoalescing } from './rpc-coalesce.js'
+import { splitLogs, type LogsPool } from './rpc-logs.js'
 
 /** A compiled pipeline: what one request of the pool runs. */
 type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
@@ -48,10 +49,12 @@ interface Deps {
  * An RPC pool's pipeline: its POSTs are JSON-RPC (rpc-admit.ts): one that is not is
  * answered before any other stage, a batch call by call through `inner` (rpc-batch.ts).
  */
-function rpcRun (inner: Run, coalescing: RpcCoalescing, pool: { readonly protocol: string } & CachingPool): Run {
+function rpcRun (inner: Run, coalescing: RpcCoalescing, pool: { readonly protocol: string } & CachingPool & LogsPool): Run {
   // An evm pool's reads are coalesced (rpc-coalesce.ts), and its immutable answers kept when its cache is on.
   const evm = pool.protocol === 'evm'
-  const single: Run = evm ? async (poolId, incoming) => await coalescing.answer(poolId, incoming, pool, inner) : inner
+  const coalesced: Run = evm ? async (poolId, incoming) => await coalescing.answer(poolId, incoming, pool, inner) : inner
+  // With a member's max_logs_range, its wide eth_getLogs calls are split (rpc-logs.ts), each range a call of its own.
+  const single: Run = evm && pool.max_logs_range !== null ? splitLogs(coalesced, pool.max_logs_range) : coalesced
   return async (poolId, incoming) => {
     const admitted = rpcAdmit(incoming, evm)
     if (admitted === undefined) return await single(poolId, incoming)
@@ -66,7 +69,7 @@ export function createPipelines ({ runtime, cache, attempts }: Deps) {
   const attemptsAlone: Run = async (poolId, incoming) => await attempts.forward(poolId, incoming)
 
   /** The pool's pipeline for its settings as of `changeSeq`. */
-  function compile (pool: CachingPool & { readonly id: number, readonly change_seq: number, readonly protocol: string }): Compiled {
+  function compile (pool: CachingPool & LogsPool & { readonly id: number, readonly change_seq: number, readonly protocol: string }): Compiled {
     const caching = cacheOn(pool)
     const inner: Run = caching ? async (poolId, incoming) => await cache.cached(pool, poolId, incoming) : attemptsAlone
     // Kept RPC answers go with the pool's cache.
