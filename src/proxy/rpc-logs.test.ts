@@ -8,7 +8,8 @@
  * call as it is. A scripted provider refusing ranges wider than 2 blocks ("query
  * returned more than 10000 results") has its ranges halved down until they pass; a
  * range's other error is the call's answer; a call needing more than 1,000 ranges is
- * refused without a provider asked; a batch's eth_getLogs is split too.
+ * refused without a provider asked; no range is sent once the client left; a batch's
+ * eth_getLogs is split too.
  */
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
@@ -186,6 +187,31 @@ for (const dialect of dialects) {
         assert.equal(erring.seen.length, seen, 'no provider asked')
       } finally {
         await erring.close()
+      }
+    })
+
+    it('sends no more ranges once the client has left', LIMIT, async () => {
+      const slow = await upstream((_req, res, body) => {
+        const { id } = JSON.parse(body) as { id: unknown }
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ jsonrpc: '2.0', id, result: [] }))
+        }, 300)
+      })
+      try {
+        await poolOfUrls(t, 'leaving', [slow.url], { protocol: 'evm' }, { max_logs_range: 1 })
+        const leaving = new AbortController()
+        const asked = fetch(`${base}/p/leaving/`, {
+          method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(getLogs(1, '0x0', '0x13')), signal: leaving.signal
+        }).catch(() => undefined)
+        for (let waited = 0; slow.seen.length < 4 && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10))
+        assert.equal(slow.seen.length, 4, 'the first 4 of 20 ranges in flight at once')
+        leaving.abort()
+        await asked
+        await new Promise((resolve) => setTimeout(resolve, 1000))
+        assert.equal(slow.seen.length, 4, 'no range sent after the client left')
+      } finally {
+        await slow.close()
       }
     })
 

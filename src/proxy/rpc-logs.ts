@@ -50,7 +50,8 @@ export function splitLogs (run: Run, limit: number): Run {
     const rpc = incoming.rpc
     if (rpc?.method !== 'eth_getLogs') return await run(poolId, incoming)
     const ask = logsAsk(rpc.call.params)
-    if (ask === undefined) return await run(poolId, incoming)
+    // One block named twice (`{}` is latest to latest, a poll's usual call) needs no head read.
+    if (ask === undefined || ask.from === ask.to) return await run(poolId, incoming)
     const id = rpc.call.id ?? null
     const from = await blockOf(run, poolId, incoming, ask.from)
     const to = from === undefined ? undefined : await blockOf(run, poolId, incoming, ask.to)
