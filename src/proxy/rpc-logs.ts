@@ -72,7 +72,8 @@ async function blockOf (run: Run, poolId: number, incoming: ProxyRequest, block:
     ? { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }
     : { jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: [block, false] }
   const answer = await run(poolId, callRequest(incoming, call)).catch(() => undefined)
-  if (answer?.kind !== 'answer' || answer.status !== 200 || answer.body === null) return undefined
+  if (answer?.kind !== 'answer' || answer.body === null) return undefined
+  if (answer.status !== 200) { letGo(answer); return undefined }
   const read = await jsonOf(answer.body, 64 * 1024)
   const result = read?.result
   const number = block === 'latest' ? result : (result as { number?: unknown } | null | undefined)?.number
@@ -152,13 +153,18 @@ class LogsSplit {
   /** Ends the call with `answer`; the first end stands, and a later one's unread body is let go. */
   private end (answer: ServedAnswer): void {
     if (this.stop === undefined) this.stop = answer
-    else if (answer.kind === 'answer' && answer.body !== null && !Buffer.isBuffer(answer.body)) answer.body.destroy()
+    else letGo(answer)
   }
 
   /** A JSON-RPC answer written here from a provider's (its own head dropped: the body is another). */
   private answered (text: string, from: { readonly provider: string | null, readonly attempts: number }): ServedAnswer {
     return { kind: 'answer', status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(text), provider: from.provider, attempts: from.attempts }
   }
+}
+
+/** Lets an answer that is not passed on go: its unread body (a provider's stream) is closed. */
+function letGo (answer: ServedAnswer): void {
+  if (answer.kind === 'answer' && answer.body !== null && !Buffer.isBuffer(answer.body)) answer.body.destroy()
 }
 
 /** A JSON-RPC answer object read from a body of at most `limit` bytes; undefined for a bigger one or anything else. */
