@@ -54,7 +54,7 @@ function rpcRun (inner: Run, coalescing: RpcCoalescing, pool: { readonly protoco
   const evm = pool.protocol === 'evm'
   const coalesced: Run = evm ? async (poolId, incoming) => await coalescing.answer(poolId, incoming, pool, inner) : inner
   // With a member's max_logs_range, its wide eth_getLogs calls are split (rpc-logs.ts), each range a call of its own.
-  const single: Run = evm && pool.max_logs_range !== null ? splitLogs(coalesced, pool.max_logs_range) : coalesced
+  const single: Run = evm && pool.max_logs_range != null ? splitLogs(coalesced, pool.max_logs_range) : coalesced
   return async (poolId, incoming) => {
     const admitted = rpcAdmit(incoming, evm)
     if (admitted === undefined) return await single(poolId, incoming)
