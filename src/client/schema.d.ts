@@ -911,6 +911,8 @@ export interface operations {
                             /** @description never the methods these match, even when allowed */
                             deny?: string[];
                         } | null;
+                        /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
+                        max_logs_range: number | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1042,6 +1044,8 @@ export interface operations {
                         /** @description never the methods these match, even when allowed */
                         deny?: string[];
                     } | null;
+                    /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
+                    max_logs_range?: number | null;
                 };
             };
         };
@@ -1097,6 +1101,8 @@ export interface operations {
                             /** @description never the methods these match, even when allowed */
                             deny?: string[];
                         } | null;
+                        /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
+                        max_logs_range: number | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1288,6 +1294,8 @@ export interface operations {
                             /** @description never the methods these match, even when allowed */
                             deny?: string[];
                         } | null;
+                        /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
+                        max_logs_range: number | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1443,6 +1451,8 @@ export interface operations {
                         /** @description never the methods these match, even when allowed */
                         deny?: string[];
                     } | null;
+                    /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
+                    max_logs_range?: number | null;
                 };
             };
         };
@@ -1498,6 +1508,8 @@ export interface operations {
                             /** @description never the methods these match, even when allowed */
                             deny?: string[];
                         } | null;
+                        /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
+                        max_logs_range: number | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1809,6 +1821,8 @@ export interface operations {
                             /** @description never the methods these match, even when allowed */
                             deny?: string[];
                         } | null;
+                        /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
+                        max_logs_range: number | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -9077,6 +9091,8 @@ export interface operations {
                             /** @description never the methods these match, even when allowed */
                             deny?: string[];
                         } | null;
+                        /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
+                        max_logs_range?: number | null;
                     }[];
                     pools?: {
                         name: string;
@@ -9340,6 +9356,8 @@ export interface operations {
                             /** @description never the methods these match, even when allowed */
                             deny?: string[];
                         } | null;
+                        /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
+                        max_logs_range?: number | null;
                     }[];
                     pools?: {
                         name: string;
@@ -9619,6 +9637,8 @@ export interface operations {
                                 /** @description never the methods these match, even when allowed */
                                 deny?: string[];
                             } | null;
+                            /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
+                            max_logs_range?: number | null;
                         }[];
                         pools?: {
                             name: string;

@@ -19,6 +19,7 @@ import { retriesMigration } from './migrations/013-retries.js'
 import { refusalStatusMigration } from './migrations/014-refusal-status.js'
 import { protocolMigration } from './migrations/015-protocol.js'
 import { methodsMigration } from './migrations/016-methods.js'
+import { maxLogsRangeMigration } from './migrations/017-max-logs-range.js'
 import { evmFieldsMigration } from './migrations/018-evm-fields.js'
 import type { Db, Dialect } from './types.js'
 
@@ -40,6 +41,7 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '014-refusal-status': refusalStatusMigration,
     '015-protocol': protocolMigration,
     '016-methods': methodsMigration,
+    '017-max-logs-range': maxLogsRangeMigration,
     '018-evm-fields': evmFieldsMigration
   }
 }

@@ -36,6 +36,8 @@ export interface ProviderTable {
   quota_exhausted_window: string | null
   /** JSON of the methods an RPC pool sends it ({"allow": [...], "deny": [...]}, rules/rpc-methods.ts), or null for every method (migration 016). */
   methods: string | null
+  /** The most blocks one eth_getLogs call may span at this provider, or null for no limit (migration 017). */
+  max_logs_range: number | null
 }
 
 export interface ProviderRefusalTable {

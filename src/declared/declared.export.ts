@@ -68,7 +68,8 @@ function exportedProvider (p: Current['providers'][number], part: string): Expor
     ...(p.timeout_ms === null ? {} : { timeout_ms: p.timeout_ms }),
     ...(authHeaders === null ? {} : { auth_headers: authHeaders }),
     ...(check === null ? {} : { health_check: { ...check, path: withPlaceholders(check.path, placeholder) } }),
-    ...(p.methods == null ? {} : { methods: JSON.parse(p.methods) as NonNullable<ExportedProvider['methods']> })
+    ...(p.methods == null ? {} : { methods: JSON.parse(p.methods) as NonNullable<ExportedProvider['methods']> }),
+    ...(p.max_logs_range == null ? {} : { max_logs_range: p.max_logs_range })
   }
 }
 

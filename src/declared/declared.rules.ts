@@ -50,7 +50,7 @@ function headerKey (stored: string | null | undefined): string {
   return JSON.stringify(Object.entries(JSON.parse(stored) as Record<string, string>).sort(([a], [b]) => a.localeCompare(b)))
 }
 
-type ProviderFields = Pick<StoredProvider, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check' | 'methods'>
+type ProviderFields = Pick<StoredProvider, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check' | 'methods' | 'max_logs_range'>
 
 /**
  * A provider's fields as they are compared (sameProvider): as stored, but for the
@@ -66,7 +66,8 @@ function providerView (p: ProviderFields, other: ProviderFields | null): Record<
     timeout_ms: p.timeout_ms ?? null,
     auth_headers: shownHeaders(p.auth_headers, other?.auth_headers),
     health_check: p.health_check == null ? null : JSON.parse(p.health_check),
-    methods: p.methods == null ? null : JSON.parse(p.methods)
+    methods: p.methods == null ? null : JSON.parse(p.methods),
+    max_logs_range: p.max_logs_range ?? null
   }
 }
 

@@ -102,7 +102,7 @@ export function storedMethods (methods: MethodsValue): string | null {
 export const needsBaseUrl = (check: unknown, loc: ReadonlyArray<string | number> = ['body', 'health_check']) => new RequestValidationError([valueError(loc, check, 'a health check needs the provider\'s base_url')])
 
 /** A provider's fields as stored (all but its name and timestamps), checked. */
-export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check' | 'methods'> & { name: string }
+export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check' | 'methods' | 'max_logs_range'> & { name: string }
 
 /** The stored form of a provider as sent on create (absent fields: null); `loc` prefixes every error. */
 export function storedProvider (input: CreateProviderInput, loc: ReadonlyArray<string | number> = ['body']): StoredProvider {
@@ -119,7 +119,8 @@ export function storedProvider (input: CreateProviderInput, loc: ReadonlyArray<s
     timeout_ms: input.timeout_ms ?? null,
     auth_headers: input.auth_headers == null ? null : storedAuthHeaders(input.auth_headers, [...loc, 'auth_headers']),
     health_check: healthCheck,
-    methods: input.methods == null ? null : storedMethods(input.methods)
+    methods: input.methods == null ? null : storedMethods(input.methods),
+    max_logs_range: input.max_logs_range ?? null
   }
 }
 

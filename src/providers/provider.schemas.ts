@@ -15,6 +15,11 @@ const BaseUrl = Type.String({
 })
 const Description = Type.String({ maxLength: 2000 })
 const TimeoutMs = Type.Integer({ minimum: 100, maximum: 600_000, description: 'proxy: how long an attempt may wait for the answer to start (default 10,000)' })
+const MaxLogsRange = Type.Integer({
+  minimum: 1,
+  maximum: 1_000_000,
+  description: 'evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool\'s enabled members (null: no limit)'
+})
 
 export const RateLimit = Type.Object({
   requests: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
@@ -93,7 +98,8 @@ export const CreateProviderBody = Type.Object({
   timeout_ms: Type.Optional(Nullable(TimeoutMs)),
   auth_headers: Type.Optional(Nullable(AuthHeaders)),
   health_check: Type.Optional(Nullable(HealthCheckInput)),
-  methods: Type.Optional(Nullable(Methods))
+  methods: Type.Optional(Nullable(Methods)),
+  max_logs_range: Type.Optional(Nullable(MaxLogsRange))
 })
 export type CreateProviderInput = Static<typeof CreateProviderBody>
 
@@ -108,7 +114,9 @@ export const UpdateProviderBody = Type.Object({
   // Unlike the other fields, where null changes nothing, null turns the check off.
   health_check: Type.Optional(Nullable(HealthCheckInput)),
   // As the other fields: null changes nothing; {} lifts the rules (every method).
-  methods: Type.Optional(Nullable(Methods))
+  methods: Type.Optional(Nullable(Methods)),
+  // As health_check: null is this field's own value (no limit), so null lifts the limit.
+  max_logs_range: Type.Optional(Nullable(MaxLogsRange))
 })
 export type UpdateProviderInput = Static<typeof UpdateProviderBody>
 
@@ -125,6 +133,7 @@ export const Provider = Type.Object({
   health_check: Nullable(HealthCheck),
   last_check: LastCheck,
   methods: Nullable(Methods),
+  max_logs_range: Nullable(Type.Integer({ description: 'the most blocks one eth_getLogs call may span at this provider (null: no limit)' })),
   created_at: Timestamp,
   updated_at: Timestamp
 })

@@ -87,6 +87,7 @@ function toRecord (row: repo.ProviderRow, callerScope: Scope | null): ProviderRe
     health_check: visibleHealthCheck(row.health_check, callerScope),
     last_check: row.last_check === null ? null : JSON.parse(row.last_check) as ProviderRecord['last_check'],
     methods: row.methods === null ? null : JSON.parse(row.methods) as ProviderRecord['methods'],
+    max_logs_range: row.max_logs_range,
     created_at: row.created_at,
     updated_at: row.updated_at
   }
@@ -186,7 +187,7 @@ export function createProviderService ({ database: handle, now, changes = NO_CHA
 
     /**
      * Changes the fields that are present and not null (`methods` `{}` lifts the method
-     * rules), and `health_check` when present (null turns it off); always refreshes updated_at. A changed check starts afresh
+     * rules), and `health_check` and `max_logs_range` when present (null turns the check off, lifts the limit); always refreshes updated_at. A changed check starts afresh
      * (due at once, streaks at zero); the same check sent again changes nothing of it.
      */
     async updateProvider (id: number, input: UpdateProviderInput, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
@@ -199,6 +200,8 @@ export function createProviderService ({ database: handle, now, changes = NO_CHA
       if (input.base_url != null) fields.base_url = input.base_url
       if (input.description != null) fields.description = input.description
       if (input.timeout_ms != null) fields.timeout_ms = input.timeout_ms
+      // Null is no limit: absent changes nothing, null lifts the limit.
+      if (input.max_logs_range !== undefined) fields.max_logs_range = input.max_logs_range
       // An object replaces every credential header; {} removes them.
       if (input.auth_headers != null) fields.auth_headers = storedAuthHeaders(input.auth_headers)
       // An object replaces both lists; {} lifts them (every method).

@@ -37,6 +37,7 @@ for (const dialect of dialects) {
         health_check: null,
         last_check: null,
         methods: null,
+        max_logs_range: null,
         created_at: '',
         updated_at: '',
         message: "Provider 'transparency' created successfully"

@@ -14,7 +14,7 @@
  *   entry.ts (is it the data plane's?) → admit.ts (Host, token scope, body) →
  *   data-plane.ts (the pool, its pipeline, the answer; logs and metrics) → this file →
  *   rpc-admit.ts (RPC pools: a body that is not JSON-RPC; rpc-batch.ts, a batch call
- *   by call; rpc-methods.ts, a method no member allows; rpc-heads.ts, an evm pool's lagging nodes left out; rpc-coalesce.ts, its identical reads shared and stored by finality) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
+ *   by call; rpc-methods.ts, a method no member allows; rpc-logs.ts, an evm pool's wide eth_getLogs split; rpc-heads.ts, its lagging nodes left out; rpc-coalesce.ts, its identical reads shared and stored by finality) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
  *   cache-fill.ts (the leader's fetch, stored) → forwarding.ts (choose, send,
  *   settle, hedge, per request) → upstream-client.ts (send) → attempt.ts (classify;
  *   rpc-answer.ts, an RPC call's answer by its body) → attempt-steps.ts (account: health, counters, log line) → reply.ts with
@@ -29,6 +29,7 @@ import { answerBatch } from './rpc-batch.js'
 import type { RpcCoalescing, SharingPool } from './rpc-coalesce.js'
 import type { HeadPool, HeadTracker } from './rpc-heads.js'
 import { methodRouted, type MethodRouting } from './rpc-methods.js'
+import { splitLogs, type LogsPool } from './rpc-logs.js'
 
 /** A compiled pipeline: what one request of the pool runs. */
 type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
@@ -44,7 +45,7 @@ interface Compiled {
 type Heads = Pick<HeadTracker, 'use' | 'avoid'>
 
 /** What an RPC pool's stages read of its row. */
-type RpcPool = { readonly protocol: string } & CachingPool & SharingPool & HeadPool
+type RpcPool = { readonly protocol: string } & CachingPool & SharingPool & HeadPool & LogsPool
 
 interface Deps {
   runtime: Pick<PoolRuntime, 'pool' | 'poolNow'> & MethodRouting
@@ -74,8 +75,10 @@ function rpcRun (inner: Run, coalescing: RpcCoalescing, routing: MethodRouting, 
         if (avoid !== undefined) incoming.rpc = { ...(rpc as RpcCallInfo), avoid }
         return await coalescing.answer(poolId, incoming, pool, inner)
       }
+  // With a member's max_logs_range, its wide eth_getLogs calls are split (rpc-logs.ts), each range a call of its own.
+  const split: Run = evm && pool.max_logs_range != null ? splitLogs(asked, pool.max_logs_range) : asked
   // A method no member allows is answered before anything else (rpc-methods.ts).
-  const routed = methodRouted(asked, routing)
+  const routed = methodRouted(split, routing)
   // A method every member refused is answered as a node answers it (-32601), not with the proxy's 502.
   const single: Run = async (poolId, incoming) => {
     const answer = await routed(poolId, incoming)

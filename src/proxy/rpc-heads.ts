@@ -70,6 +70,8 @@ interface Watched {
   pool: HeadPool
   lastUsed: number
   providers: readonly number[]
+  /** The first round of checks while it runs. */
+  first: Promise<void> | undefined
 }
 
 /** A member's head and lag, for the status record and metrics. */
@@ -100,19 +102,22 @@ export class HeadTracker {
   }
 
   /**
-   * Notes a call of the pool: watched from now on. Answers a promise only for the
-   * pool's first call (the first round of checks, bounded); undefined otherwise.
+   * Notes a call of the pool: watched from now on. Answers a promise while the pool's
+   * first round of checks runs (bounded), for every call then; undefined afterwards.
    */
   use (poolId: number, pool: HeadPool): Promise<void> | undefined {
     const known = this.watched.get(poolId)
     if (known !== undefined) {
       known.lastUsed = this.now()
       known.pool = pool
-      return undefined
+      // Calls arriving while the first round runs wait for it too.
+      return known.first
     }
-    this.watched.set(poolId, { pool, lastUsed: this.now(), providers: [] })
+    const watched: Watched = { pool, lastUsed: this.now(), providers: [], first: undefined }
+    this.watched.set(poolId, watched)
     this.timer ??= setInterval(() => { this.tick().catch(() => {}) }, TICK_MS).unref()
-    return this.firstRound(poolId)
+    watched.first = this.firstRound(poolId).finally(() => { watched.first = undefined })
+    return watched.first
   }
 
   /** The providers that may not answer this call: those lagging, for a call at the head or above their own. */

@@ -17,10 +17,15 @@ import type { RpcError } from './jsonrpc.js'
 
 export type RpcVerdict = 'rate_limited' | 'unsupported' | 'missing_state' | 'caller' | 'server'
 
+/** Too much asked of one call: the caller's to narrow (an evm pool halves an eth_getLogs range refused so: rules/evm-logs.ts). */
+const TOO_LARGE = /query returned more than|response size (is )?(exceeded|too large)|block range (is )?too (large|wide)|exceeds? (the )?(max(imum)?|limit of) .*(range|results|blocks)/i
+
+/** True for an error message saying the call asked too much (a range too wide, too many results). */
+export const saysTooLarge = (message: string): boolean => TOO_LARGE.test(message)
+
 /** Messages, in order: the first that matches decides. */
 const BY_MESSAGE: ReadonlyArray<readonly [RegExp, RpcVerdict]> = [
-  // Too much asked of one call: the caller's to narrow (a range split is the RPC stage's, later).
-  [/query returned more than|response size (is )?(exceeded|too large)|block range (is )?too (large|wide)|exceeds? (the )?(max(imum)?|limit of) .*(range|results|blocks)/i, 'caller'],
+  [TOO_LARGE, 'caller'],
   [/rate limit|too many requests|exceeded .*(capacity|daily request count|quota)|limit exceeded|request rate|throughput|credits? (exhausted|exceeded)|compute units/i, 'rate_limited'],
   [/method .*(not found|does not exist|not available|not supported|is not whitelisted|disabled)|unsupported method|\b[a-z]+_[a-zA-Z]+ (is )?not supported/i, 'unsupported'],
   [/header not found|missing trie node|unknown block|block not found|pruned|state (is )?not available|historical state/i, 'missing_state'],
