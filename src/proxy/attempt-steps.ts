@@ -21,6 +21,8 @@ export type ProxyAnswer =
     headers: Record<string, string | string[]>,
     body: Readable | null,
     provider: string | null,
+    /** The provider's id (an evm pool's stored answers ask what its node's head was: rpc-coalesce.ts). */
+    providerId?: number,
     attempts: number,
     /** Set when a failing attempt's own answer goes back because the retry budget was spent. */
     retryBudget?: 'exhausted'
@@ -114,6 +116,7 @@ export function answerWith (
     headers: downstreamHeaders(response.headers, secrets),
     body: withBody ? response.body : null,
     provider: member.provider_name,
+    providerId: member.provider_id,
     attempts
   }
 }

@@ -38,7 +38,12 @@ export interface ProxyRequest {
   gone?: () => boolean
   /** In an RPC pool, the single JSON-RPC call the body holds (rpc-admit.ts): its answer is judged by its body (rpc-answer.ts). */
   rpc?: RpcCallInfo
+  /** What the client's request may still spend, shared by every request made from it (a batch's calls): rpc-logs.ts's range calls. */
+  budget?: RequestBudget
 }
+
+/** Upstream calls a stage makes on its own for one client request, counted across the requests made from it. */
+export interface RequestBudget { rangeCalls: number }
 
 /**
  * A request's own fields, for a request made from it (a shared call, a batch's call, a
@@ -46,8 +51,8 @@ export interface ProxyRequest {
  * (reading the lazy signal would make the client's controller for nothing).
  */
 export function requestCopy (incoming: ProxyRequest): ProxyRequest {
-  const { method, url, headers, body, peer, protocol, requestId, log, rpc } = incoming
-  return { method, url, headers, body, peer, protocol, requestId, log, rpc }
+  const { method, url, headers, body, peer, protocol, requestId, log, rpc, budget } = incoming
+  return { method, url, headers, body, peer, protocol, requestId, log, rpc, budget }
 }
 
 /** What the attempt loop knows of an RPC pool's single call. */

@@ -60,7 +60,7 @@ export class Forwarding {
   private readonly key: string | undefined
   private readonly asked: string | string[] | undefined
   private readonly started = performance.now()
-  /** Providers tried (or, for an RPC call, left out from the start: `rpc.avoid`), excluded from the next choice. */
+  /** Providers tried (or, for an RPC call, avoided from the start: `rpc.avoid`, until no one else is left), excluded from the next choice. */
   private readonly tried: Set<number>
   private readonly inFlight: Attempt[] = []
   private refusals: ProxyRefusal[] = []
@@ -73,6 +73,8 @@ export class Forwarding {
   private retries = 0
   private hedges = 0
   private hedgeTried = false
+  /** The members the RPC call avoided may be chosen now. */
+  private relaxed = false
   private hedge: Attempt | undefined
   /** The pool as the latest choice saw it. */
   private pool: Chosen['pool'] | undefined
@@ -145,6 +147,8 @@ export class Forwarding {
       this.maxAttempts = choice.pool.max_attempts
       this.pool = choice.pool
       if (choice.kind === 'chosen') return choice
+      // Members avoided for this RPC call (a node behind: rpc-heads.ts) are a last resort, not out.
+      if (this.relaxAvoided()) continue
       // A member back within what is left of max_wait_ms and of the deadline: wait for it, then choose again.
       const back = choice.retryAfterMs
       if (back !== null && back <= Math.min(choice.pool.max_wait_ms - this.waited, this.leftMs()) && ctx.waiting < MAX_WAITING && !left(incoming)) {
@@ -158,6 +162,15 @@ export class Forwarding {
       if (whenNoneLeft(this.attempts.length, this.refusals.length, choice.retryAfterS) === 'unavailable') return { kind: 'unavailable', retryAfterS: choice.retryAfterS }
       return this.failure()
     }
+  }
+
+  /** Lets the members the call avoided be chosen (none of them was tried: they were left out until now); false when there were none. */
+  private relaxAvoided (): boolean {
+    const avoid = this.incoming.rpc?.avoid
+    if (avoid === undefined || this.relaxed) return false
+    this.relaxed = true
+    for (const providerId of avoid) this.tried.delete(providerId)
+    return true
   }
 
   /**

@@ -42,7 +42,7 @@ interface Compiled {
 }
 
 /** What an evm pool's stage asks of the head tracker. */
-type Heads = Pick<HeadTracker, 'use' | 'avoid'>
+type Heads = Pick<HeadTracker, 'use' | 'avoid' | 'highestHead'>
 
 /** What an RPC pool's stages read of its row. */
 type RpcPool = { readonly protocol: string } & CachingPool & SharingPool & HeadPool & LogsPool
@@ -61,24 +61,29 @@ interface Deps {
  * each call first past its method's routing (rpc-methods.ts).
  */
 function rpcRun (inner: Run, coalescing: RpcCoalescing, routing: MethodRouting, heads: Heads | undefined, pool: RpcPool): Run {
-  // An evm pool's calls leave out lagging nodes (rpc-heads.ts); its reads are coalesced and stored (rpc-coalesce.ts).
   const evm = pool.protocol === 'evm'
-  const asked: Run = !evm
-    ? inner
-    : heads === undefined
-      ? async (poolId, incoming) => await coalescing.answer(poolId, incoming, pool, inner)
-      : async (poolId, incoming) => {
-        const first = heads.use(poolId, pool)
-        if (first !== undefined) await first
-        const rpc = incoming.rpc
-        const avoid = rpc === undefined ? undefined : heads.avoid(poolId, rpc.method, rpc.call.params)
-        if (avoid !== undefined) incoming.rpc = { ...(rpc as RpcCallInfo), avoid }
-        return await coalescing.answer(poolId, incoming, pool, inner)
-      }
+  // A call avoids the nodes behind (rpc-heads.ts), then is shared with identical ones or answered from the store (rpc-coalesce.ts).
+  const coalesced: Run = heads === undefined
+    ? async (poolId, incoming) => await coalescing.answer(poolId, incoming, pool, inner)
+    : async (poolId, incoming) => {
+      const rpc = incoming.rpc
+      const avoid = rpc === undefined ? undefined : heads.avoid(poolId, rpc.method, rpc.call.params)
+      if (avoid !== undefined) incoming.rpc = { ...(rpc as RpcCallInfo), avoid }
+      return await coalescing.answer(poolId, incoming, pool, inner)
+    }
   // With a member's max_logs_range, its wide eth_getLogs calls are split (rpc-logs.ts), each range a call of its own.
-  const split: Run = evm && pool.max_logs_range != null ? splitLogs(asked, pool.max_logs_range) : asked
+  const split: Run = pool.max_logs_range != null ? splitLogs(coalesced, pool.max_logs_range, heads === undefined ? undefined : (poolId) => heads.highestHead(poolId)) : coalesced
+  // The pool watched from its first call on; calls during the first round of head checks wait for it.
+  const watched: Run = heads === undefined
+    ? split
+    : async (poolId, incoming) => {
+      const first = heads.use(poolId, pool)
+      if (first !== undefined) await first
+      return await split(poolId, incoming)
+    }
+  const asked: Run = evm ? watched : inner
   // A method no member allows is answered before anything else (rpc-methods.ts).
-  const routed = methodRouted(split, routing)
+  const routed = methodRouted(asked, routing)
   // A method every member refused is answered as a node answers it (-32601), not with the proxy's 502.
   const single: Run = async (poolId, incoming) => {
     const answer = await routed(poolId, incoming)

@@ -36,6 +36,8 @@ type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
  * rules/jsonrpc.ts canonicalParams) is run once and its answer given to each, with its id.
  */
 export async function answerBatch (poolId: number, incoming: ProxyRequest, calls: readonly RpcCall[], run: Run, dedupe = false): Promise<ServedAnswer> {
+  // One budget for every call of the batch (a log split's range calls: rpc-logs.ts).
+  incoming.budget ??= { rangeCalls: 0 }
   const firstOf = dedupe ? sameAs(calls) : new Map<number, number>()
   const answers: Array<string | undefined> = new Array(calls.length)
   const todo = calls.map((_, i) => i).filter((i) => !firstOf.has(i))

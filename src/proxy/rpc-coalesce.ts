@@ -33,6 +33,7 @@ interface Shared {
   readonly headers: Record<string, string | string[]>
   readonly answer: Record<string, unknown>
   readonly provider: string | null
+  readonly providerId: number | undefined
   readonly attempts: number
 }
 
@@ -48,7 +49,7 @@ interface Deps {
   /** `count`: what the stage did, counted with the pool's cache (only while its cache is on). */
   count?: (poolId: number, result: 'HIT' | 'MISS') => void
   store?: CacheStore
-  heads?: { finalized: (poolId: number) => bigint | undefined }
+  heads?: { finalized: (poolId: number) => bigint | undefined, headOf: (providerId: number) => bigint | undefined }
   now?: () => number
 }
 
@@ -104,7 +105,8 @@ export class RpcCoalescing {
   private keep (poolId: number, key: string, shared: Shared, rpc: RpcCallInfo, pool: SharingPool): void {
     const { result, error } = shared.answer
     if (error !== undefined && error !== null) return
-    const finality = finalityOf(rpc.method, rpc.call.params, result, this.heads?.finalized(poolId))
+    const answeredHead = shared.providerId === undefined ? undefined : this.heads?.headOf(shared.providerId)
+    const finality = finalityOf(rpc.method, rpc.call.params, result, this.heads?.finalized(poolId), answeredHead)
     const ms = finality === 'final' ? FINAL_MS : finality === 'recent' ? pool.cache_unfinalized_ms : 0
     if (ms <= 0) return
     const now = this.now()
@@ -134,7 +136,7 @@ export class RpcCoalescing {
     // What is the leader's own (a cookie, an answer private to it) is not shared.
     const { 'set-cookie': _cookie, ...headers } = answer.headers
     if (/private|no-store/i.test(String(headers['cache-control'] ?? ''))) return { ...answer, body }
-    return { status: answer.status, headers, answer: parsed as Record<string, unknown>, provider: answer.provider, attempts: answer.attempts }
+    return { status: answer.status, headers, answer: parsed as Record<string, unknown>, provider: answer.provider, providerId: 'providerId' in answer ? answer.providerId : undefined, attempts: answer.attempts }
   }
 }
 

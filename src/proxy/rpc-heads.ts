@@ -3,11 +3,14 @@
  * memory: every member's provider is asked `eth_blockNumber` every
  * `head_check_interval_s` (and, while the pool's cache is on, its `finalized`
  * block, until it says it has no such tag), and every `eth_blockNumber` answer a
- * client's call gets tells its node's head too. A node more than `max_block_lag`
- * blocks behind the pool's highest head is left out of calls at the head or above
- * its own (rules/evm-finality.ts); the pool's finalized block (the highest any node
- * reports, else the highest head − `finality_depth`) decides which answers the
- * cache keeps for good (rpc-coalesce.ts).
+ * client's call gets tells its node's head too. Heads are compared as of now (one
+ * learned earlier moved on at the chain's pace). A node more than `max_block_lag`
+ * blocks behind the pool's highest head is avoided for calls at the head, above its
+ * own, or by hash, and any node for a block above its head (rules/evm-finality.ts);
+ * avoided, not excluded: a call no other member can take goes to it
+ * (forwarding.ts). The pool's finalized block (the highest a node not lagging
+ * reports, else its head − `finality_depth`) decides which answers the cache keeps
+ * for good (rpc-coalesce.ts).
  *
  * Checks cost the providers' quota, so a pool is watched only while it is used:
  * from its first call (which waits for the first round, a second at most, so that a
@@ -18,7 +21,8 @@
  * and it falls behind the others' as they move on.
  */
 import { Agent, type Dispatcher } from 'undici'
-import { isLagging, needsCurrentHead, quantity } from '../rules/evm-finality.js'
+import { blockAbove, needsCurrentHead, quantity } from '../rules/evm-finality.js'
+import { rpcVerdict } from '../rules/jsonrpc-errors.js'
 import { parseBase, providerCredentials, upstreamTarget } from '../rules/upstream-url.js'
 
 /** A pool unused this long is no longer watched (its nodes no longer asked). */
@@ -31,6 +35,12 @@ const CHECK_TIMEOUT_MS = 5000
 const MAX_CHECKS = 16
 /** How often due checks are looked for. */
 const TICK_MS = 250
+/** A check's interval when no pool says one (never: a guard against a node no pool watches any more). */
+const DEFAULT_INTERVAL_MS = 5000
+/** The fastest chain pace believed, in blocks per ms (50 a second): a jump past it is a node coming back, not the chain. */
+const MAX_PACE = 0.05
+/** Two nodes' heads a second apart or more show the chain's pace; closer, only their gap. */
+const PACE_MIN_SPAN_MS = 1000
 /** Largest check answer read. */
 const MAX_CHECK_BYTES = 64 * 1024
 
@@ -70,6 +80,11 @@ interface Watched {
   pool: HeadPool
   lastUsed: number
   providers: readonly number[]
+  /** The pool's highest head as it rose, when, and the chain's pace it showed (blocks per ms). */
+  top: bigint | undefined
+  topAt: number
+  topBy: number | undefined
+  pace: number
   /** The first round of checks while it runs. */
   first: Promise<void> | undefined
 }
@@ -113,60 +128,78 @@ export class HeadTracker {
       // Calls arriving while the first round runs wait for it too.
       return known.first
     }
-    const watched: Watched = { pool, lastUsed: this.now(), providers: [], first: undefined }
+    const watched: Watched = { pool, lastUsed: this.now(), providers: [], top: undefined, topAt: 0, topBy: undefined, pace: 0, first: undefined }
     this.watched.set(poolId, watched)
     this.timer ??= setInterval(() => { this.tick().catch(() => {}) }, TICK_MS).unref()
     watched.first = this.firstRound(poolId).finally(() => { watched.first = undefined })
     return watched.first
   }
 
-  /** The providers that may not answer this call: those lagging, for a call at the head or above their own. */
+  /**
+   * The providers this call should not go to (a preference: forwarding.ts turns to them when
+   * no one else is left): a node lagging, for a call at the head, above its own or by hash;
+   * any node, for a block above its head. Heads are compared as of now: one learned earlier
+   * is moved on at the chain's pace, so nodes checked a moment apart on a fast chain are not
+   * taken for lagging.
+   */
   avoid (poolId: number, method: string, params: unknown): ReadonlySet<number> | undefined {
-    const watched = this.watched.get(poolId)
-    if (watched === undefined) return undefined
-    const highest = this.highest(watched)
-    if (highest === undefined) return undefined
+    const view = this.view(poolId)
+    if (view === undefined) return undefined
     let out: Set<number> | undefined
-    for (const id of watched.providers) {
-      const head = this.nodes.get(id)?.head
-      if (head === undefined || !isLagging(head, highest, watched.pool.max_block_lag) || !needsCurrentHead(method, params, head)) continue
-      ;(out ??= new Set()).add(id)
+    for (const [id, head] of view.now) {
+      const lagging = head + BigInt(view.maxLag) < view.highest
+      if (lagging ? needsCurrentHead(method, params, head) : blockAbove(method, params, head)) (out ??= new Set()).add(id)
     }
     return out
   }
 
-  /** The pool's finalized block: the highest a node reports, else the highest head − finality_depth; undefined while no head is known. */
+  /**
+   * The pool's finalized block: the highest that a node not lagging reports, else its head −
+   * finality_depth; undefined while no head is known.
+   */
   finalized (poolId: number): bigint | undefined {
-    const watched = this.watched.get(poolId)
-    if (watched === undefined) return undefined
+    const view = this.view(poolId)
+    if (view === undefined) return undefined
+    const depth = BigInt(view.depth)
     let best: bigint | undefined
-    for (const id of watched.providers) {
-      const node = this.nodes.get(id)
-      if (node?.head === undefined) continue
-      const depth = BigInt(watched.pool.finality_depth)
-      const final = node.finalized ?? (node.head >= depth ? node.head - depth : undefined)
+    for (const [id, head] of view.now) {
+      if (head + BigInt(view.maxLag) < view.highest) continue
+      const node = this.nodes.get(id) as NodeHead
+      const final = node.finalized ?? ((node.head as bigint) >= depth ? (node.head as bigint) - depth : undefined)
       if (final !== undefined && (best === undefined || final > best)) best = final
     }
     return best
   }
 
+  /** The highest head a node of the pool said (undefined while none is known). */
+  highestHead (poolId: number): bigint | undefined {
+    let highest: bigint | undefined
+    for (const id of this.watched.get(poolId)?.providers ?? []) {
+      const head = this.nodes.get(id)?.head
+      if (head !== undefined && (highest === undefined || head > highest)) highest = head
+    }
+    return highest
+  }
+
+  /** A provider's head as last learned (undefined when not known). */
+  headOf (providerId: number): bigint | undefined { return this.nodes.get(providerId)?.head }
+
   /** A node's head learned from an answer (`eth_blockNumber`'s result). */
   learned (providerId: number, result: unknown): void {
     const head = quantity(result)
     const node = this.nodes.get(providerId)
-    if (head === undefined || node === undefined) return
-    node.head = head
-    node.at = this.now()
+    if (head !== undefined && node !== undefined) this.setHead(node, head)
   }
 
-  /** Each member's head and how far it is behind the pool's highest (null when unknown), for status and metrics. */
+  /** Each member's head and how far it is behind the pool's highest as of now (null when unknown), for status and metrics. */
   heads (poolId: number): MemberHead[] {
     const watched = this.watched.get(poolId)
     if (watched === undefined) return []
-    const highest = this.highest(watched)
+    const view = this.view(poolId)
     return watched.providers.map((id) => {
       const node = this.nodes.get(id) as NodeHead
-      const lag = node.head === undefined || highest === undefined ? null : Number(highest - node.head)
+      const now = view?.now.get(id)
+      const lag = now === undefined || view === undefined ? null : Number(view.highest - now)
       return { provider_id: id, provider_name: node.member.provider_name, head: node.head?.toString() ?? null, lag }
     })
   }
@@ -181,13 +214,46 @@ export class HeadTracker {
     if (this.ownDispatcher) this.dispatcher.close().catch(() => {})
   }
 
-  private highest (watched: Watched): bigint | undefined {
+  /**
+   * The pool's nodes' heads as of now: each known head moved on by the blocks the chain
+   * made since it was learned (at the pace the pool's highest head last rose: a node
+   * catching up says nothing of the chain's pace), and the highest of them; undefined
+   * while none is known.
+   */
+  private view (poolId: number): { now: Map<number, bigint>, highest: bigint, maxLag: number, depth: number } | undefined {
+    const watched = this.watched.get(poolId)
+    if (watched === undefined) return undefined
+    const pace = watched.pace
+    const at = this.now()
+    const now = new Map<number, bigint>()
     let highest: bigint | undefined
     for (const id of watched.providers) {
-      const head = this.nodes.get(id)?.head
-      if (head !== undefined && (highest === undefined || head > highest)) highest = head
+      const node = this.nodes.get(id)
+      if (node?.head === undefined) continue
+      const head = node.head + BigInt(Math.floor(pace * Math.max(0, at - node.at)))
+      now.set(id, head)
+      if (highest === undefined || head > highest) highest = head
     }
-    return highest
+    return highest === undefined ? undefined : { now, highest, maxLag: watched.pool.max_block_lag, depth: watched.pool.finality_depth }
+  }
+
+  private setHead (node: NodeHead, head: bigint): void {
+    if (head === node.head) return
+    const at = this.now()
+    node.head = head
+    node.at = at
+    // Each pool it serves: a new highest head shows the chain's pace since the last one, when the same
+    // node said both or a second passed between them (two nodes answering a moment apart show only their gap).
+    const id = node.member.provider_id
+    for (const watched of this.watched.values()) {
+      if (!watched.providers.includes(id) || (watched.top !== undefined && head <= watched.top)) continue
+      if (watched.top !== undefined && at > watched.topAt && (watched.topBy === id || at - watched.topAt >= PACE_MIN_SPAN_MS)) {
+        watched.pace = Math.min(MAX_PACE, Number(head - watched.top) / (at - watched.topAt))
+      }
+      watched.top = head
+      watched.topAt = at
+      watched.topBy = id
+    }
   }
 
   private async firstRound (poolId: number): Promise<void> {
@@ -223,13 +289,12 @@ export class HeadTracker {
     const wantsFinalized = pool.cache_ttl_seconds > 0
     const node = this.nodes.get(member.provider_id)
     if (node === undefined) {
-      this.nodes.set(member.provider_id, { head: undefined, finalized: undefined, tagsFinalized: true, at: 0, nextAt: 0, checking: false, member, intervalMs, wantsFinalized })
+      this.nodes.set(member.provider_id, {
+        head: undefined, finalized: undefined, tagsFinalized: true, at: 0, nextAt: 0, checking: false, member, intervalMs, wantsFinalized
+      })
       return
     }
     node.member = member
-    // A provider in several pools: the shortest interval, finality if any pool caches.
-    node.intervalMs = Math.min(node.intervalMs, intervalMs)
-    node.wantsFinalized ||= wantsFinalized
   }
 
   /** Reads the watched pools' members again, forgets what no pool watches, and starts the checks that are due. */
@@ -238,15 +303,23 @@ export class HeadTracker {
     this.ticking = true
     try {
       const now = this.now()
-      // Settings are read afresh from every pool that still watches the node.
-      for (const node of this.nodes.values()) { node.intervalMs = Infinity; node.wantsFinalized = false }
-      const live = new Set<number>()
+      // Each node's settings from every pool that still watches it (a provider in several pools: the
+      // shortest interval, finality if any pool caches), gathered apart and applied at once, after the reads.
+      const settings = new Map<number, { intervalMs: number, wantsFinalized: boolean }>()
       for (const [poolId, watched] of this.watched) {
         if (now - watched.lastUsed > HEAD_IDLE_MS) { this.watched.delete(poolId); continue }
-        for (const id of await this.refresh(poolId)) live.add(id)
+        for (const id of await this.refresh(poolId)) {
+          const known = settings.get(id)
+          const intervalMs = watched.pool.head_check_interval_s * 1000
+          const wantsFinalized = watched.pool.cache_ttl_seconds > 0
+          settings.set(id, known === undefined ? { intervalMs, wantsFinalized } : { intervalMs: Math.min(known.intervalMs, intervalMs), wantsFinalized: known.wantsFinalized || wantsFinalized })
+        }
       }
       for (const [id, node] of this.nodes) {
-        if (!live.has(id)) { this.nodes.delete(id); continue }
+        const set = settings.get(id)
+        if (set === undefined) { this.nodes.delete(id); continue }
+        node.intervalMs = set.intervalMs
+        node.wantsFinalized = set.wantsFinalized
         if (!node.checking && node.nextAt <= now && this.checks < MAX_CHECKS) this.check(id).catch(() => {})
       }
       if (this.watched.size === 0) { clearInterval(this.timer); this.timer = undefined }
@@ -262,23 +335,25 @@ export class HeadTracker {
     const node = this.nodes.get(providerId)
     if (node === undefined || node.checking) return
     node.checking = true
+    // The next check counts from this one's start, whatever it waits for.
+    node.nextAt = this.now() + (Number.isFinite(node.intervalMs) ? node.intervalMs : DEFAULT_INTERVAL_MS)
     this.checks++
     try {
       const head = quantity(await this.ask(node.member, 'eth_blockNumber', []))
-      if (head !== undefined) { node.head = head; node.at = this.now() }
+      if (head !== undefined) this.setHead(node, head)
       if (node.wantsFinalized && node.tagsFinalized) {
         const block = await this.ask(node.member, 'eth_getBlockByNumber', ['finalized', false])
-        if (block === ERROR) node.tagsFinalized = false
-        else node.finalized = quantity((block as { number?: unknown } | null)?.number) ?? node.finalized
+        // Only a node saying it has no such tag (invalid params, unsupported) is not asked again; a rate limit or a hiccup is asked next time.
+        if (block instanceof RpcFailure) node.tagsFinalized = !['caller', 'unsupported'].includes(rpcVerdict(block.problem))
+        else node.finalized = quantity((block as { number?: unknown } | null | undefined)?.number) ?? node.finalized
       }
     } finally {
       node.checking = false
-      node.nextAt = this.now() + node.intervalMs
       this.checks--
     }
   }
 
-  /** One call to the node: its result, ERROR for a JSON-RPC error, undefined when it could not be asked or read. */
+  /** One call to the node: its result, an RpcFailure for a JSON-RPC error, undefined when it could not be asked or read. */
   private async ask (member: HeadMember, method: string, params: unknown[]): Promise<unknown> {
     const baseUrl = member.base_url as string
     const signal = AbortSignal.timeout(Math.min(member.timeout_ms ?? CHECK_TIMEOUT_MS, CHECK_TIMEOUT_MS))
@@ -301,11 +376,16 @@ export class HeadTracker {
       }
       if (statusCode !== 200) return undefined
       const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { result?: unknown, error?: unknown }
-      return answer.error !== undefined && answer.error !== null ? ERROR : answer.result
+      return answer.error !== undefined && answer.error !== null ? new RpcFailure(answer.error as RpcErrorObject) : answer.result
     } catch {
       return undefined
     }
   }
 }
 
-const ERROR = Symbol('a JSON-RPC error')
+type RpcErrorObject = Parameters<typeof rpcVerdict>[0]
+
+/** A JSON-RPC error a check got back. */
+class RpcFailure {
+  constructor (readonly problem: RpcErrorObject) {}
+}

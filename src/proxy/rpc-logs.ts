@@ -8,11 +8,12 @@
  * answer with the client's id. A range a provider refuses as too large ("query
  * returned more than 10000 results", rules/evm-logs.ts) is halved and asked again,
  * down to one block; past that, and for any other error of a range, that error is
- * the call's answer. Tags are read as the pool's head says (`latest` by one
- * eth_blockNumber, `safe`/`finalized` by eth_getBlockByNumber); a head the pool
+ * the call's answer. Tags are read as the pool's head says (`latest` as the head
+ * tracker knows it, else by one eth_blockNumber; `safe`/`finalized` by
+ * eth_getBlockByNumber); a head the pool
  * cannot tell sends the call unsplit, as does a `blockHash` filter or a `pending` end.
  * Bounded: MAX_RANGES ranges (a call needing more is answered -32602), MAX_RANGE_CALLS
- * upstream calls with the halvings, MAX_LOGS_BYTES of logs gathered, and nothing more
+ * upstream calls with the halvings for one client request (a batch's calls together), MAX_LOGS_BYTES of logs gathered, and nothing more
  * sent once the client left. A pool without a limit has no such stage (pipeline.ts).
  */
 import { getMaxListeners, setMaxListeners } from 'node:events'
@@ -34,7 +35,7 @@ export interface LogsPool { readonly max_logs_range: number | null }
 export const RANGE_CONCURRENCY = 4
 /** Most ranges one call is split into (its span over the limit); a call needing more is answered INVALID_PARAMS. */
 export const MAX_RANGES = 1000
-/** Most upstream calls one split call makes, halvings included. */
+/** Most upstream calls the splits of one client request make (a batch's calls together), halvings included. */
 const MAX_RANGE_CALLS = 2 * MAX_RANGES
 /** Most bytes of logs one split call gathers (as a batch's answer: rpc-batch.ts). */
 export const MAX_LOGS_BYTES = 32 * 1024 * 1024
@@ -45,7 +46,7 @@ const INVALID_PARAMS = -32602
 const SIGNAL_LISTENERS = 16 * RANGE_CONCURRENCY * 4
 
 /** The stage in front of `run`: eth_getLogs calls over more than `limit` blocks split; every other call on to `run`. */
-export function splitLogs (run: Run, limit: number): Run {
+export function splitLogs (run: Run, limit: number, head?: (poolId: number) => bigint | undefined): Run {
   return async (poolId, incoming) => {
     const rpc = incoming.rpc
     if (rpc?.method !== 'eth_getLogs') return await run(poolId, incoming)
@@ -53,8 +54,10 @@ export function splitLogs (run: Run, limit: number): Run {
     // One block named twice (`{}` is latest to latest, a poll's usual call) needs no head read.
     if (ask === undefined || ask.from === ask.to) return await run(poolId, incoming)
     const id = rpc.call.id ?? null
-    const from = await blockOf(run, poolId, incoming, ask.from)
-    const to = from === undefined ? undefined : await blockOf(run, poolId, incoming, ask.to)
+    // `latest` as the head tracker knows it (rpc-heads.ts), when it does: no upstream call to read it.
+    const known = head?.(poolId)
+    const from = await blockOf(run, poolId, incoming, ask.from, known)
+    const to = from === undefined ? undefined : await blockOf(run, poolId, incoming, ask.to, known)
     if (from === undefined || to === undefined || to - from + 1 <= limit) return await run(poolId, incoming)
     const count = rangeCount(from, to, limit)
     if (count > MAX_RANGES) {
@@ -66,8 +69,9 @@ export function splitLogs (run: Run, limit: number): Run {
 }
 
 /** A block's number: as named, or as the pool's head says for a tag; undefined when the pool cannot tell. */
-async function blockOf (run: Run, poolId: number, incoming: ProxyRequest, block: BlockRef): Promise<number | undefined> {
+async function blockOf (run: Run, poolId: number, incoming: ProxyRequest, block: BlockRef, knownHead: bigint | undefined): Promise<number | undefined> {
   if (typeof block === 'number') return block
+  if (block === 'latest' && knownHead !== undefined) return Number(knownHead)
   const call: RpcCall = block === 'latest'
     ? { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }
     : { jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: [block, false] }
@@ -84,7 +88,6 @@ async function blockOf (run: Run, poolId: number, incoming: ProxyRequest, block:
 /** One split call: its ranges asked, halved when refused as too large, and the logs merged in order. */
 class LogsSplit {
   private stop: ServedAnswer | undefined
-  private calls = 0
   private bytes = 0
   private attempts = 0
   private readonly providers = new Set<string | null>()
@@ -117,7 +120,8 @@ class LogsSplit {
   private async range (from: number, to: number, into: string[]): Promise<void> {
     if (this.stop !== undefined) return
     if (this.incoming.gone?.() === true) return this.fail('The client left before all the ranges were asked')
-    if (++this.calls > MAX_RANGE_CALLS) return this.fail(`More than ${MAX_RANGE_CALLS} calls for one eth_getLogs: ask a narrower range`)
+    const budget = this.incoming.budget ??= { rangeCalls: 0 }
+    if (++budget.rangeCalls > MAX_RANGE_CALLS) return this.fail(`More than ${MAX_RANGE_CALLS} range calls for one request: ask narrower ranges`)
     const call: RpcCall = { jsonrpc: '2.0', id: this.id, method: 'eth_getLogs', params: [rangeFilter(this.ask.filter, from, to)] }
     let served: ServedAnswer
     try {

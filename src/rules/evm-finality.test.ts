@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { blockRefOf, finalityOf, isLagging, needsCurrentHead, quantity } from './evm-finality.js'
+import { blockAbove, blockRefOf, finalityOf, isLagging, needsCurrentHead, quantity } from './evm-finality.js'
 
 const F = 100n
 
@@ -33,13 +33,16 @@ describe('evm finality', () => {
     assert.equal(finalityOf('eth_getBlockByNumber', ['0x65', false], { number: '0x65' }, F), 'recent')
     assert.equal(finalityOf('eth_getBlockByNumber', ['0x1', false], { number: '0x1' }, undefined), 'recent')
     assert.equal(finalityOf('eth_getBlockByNumber', ['latest', false], { number: '0x1' }, F), 'recent')
-    assert.equal(finalityOf('eth_getBlockByNumber', ['earliest', false], { number: '0x0' }, F), 'final')
+    assert.equal(finalityOf('eth_getBlockByNumber', ['earliest', false], { number: '0x0' }, F), 'recent')
     assert.equal(finalityOf('eth_getBlockByNumber', ['finalized', false], { number: '0x64' }, F), 'recent')
     assert.equal(finalityOf('eth_getTransactionReceipt', ['0xaa'], { blockNumber: '0x10' }, F), 'final')
     assert.equal(finalityOf('eth_getTransactionReceipt', ['0xaa'], { blockNumber: '0x70' }, F), 'recent')
     assert.equal(finalityOf('eth_getTransactionByHash', ['0xaa'], { blockNumber: null }, F), 'recent')
     assert.equal(finalityOf('eth_getTransactionReceipt', ['0xaa'], null, F), 'never')
-    assert.equal(finalityOf('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x20' }], [], F), 'final')
+    assert.equal(finalityOf('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x20' }], [], F, 0x30n), 'final')
+    // Logs from a node whose head is below the range's end, or not known: an empty list may only mean "not there yet".
+    assert.equal(finalityOf('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x20' }], [], F, 0x1fn), 'recent')
+    assert.equal(finalityOf('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x20' }], [], F), 'recent')
     assert.equal(finalityOf('eth_getLogs', [{ fromBlock: '0x1', toBlock: 'latest' }], [], F), 'recent')
     assert.equal(finalityOf('eth_getLogs', [{ fromBlock: 'latest', toBlock: '0x20' }], [], F), 'recent')
     assert.equal(finalityOf('eth_blockNumber', [], '0x70', F), 'recent')
@@ -47,7 +50,7 @@ describe('evm finality', () => {
     assert.equal(finalityOf('eth_call', [{}], '0x', F), 'recent')
   })
 
-  it('keeps a lagging node from calls at the head or above its own, not from older blocks or hashes', () => {
+  it('keeps a lagging node from calls at the head, above its own, or by hash; not from older blocks', () => {
     assert.equal(needsCurrentHead('eth_blockNumber', [], 5n), true)
     assert.equal(needsCurrentHead('eth_getBalance', ['0xa', 'latest'], 5n), true)
     assert.equal(needsCurrentHead('eth_getBalance', ['0xa'], 5n), true)
@@ -55,8 +58,11 @@ describe('evm finality', () => {
     assert.equal(needsCurrentHead('eth_getBalance', ['0xa', '0x6'], 5n), true)
     assert.equal(needsCurrentHead('eth_getBalance', ['0xa', '0x5'], 5n), false)
     assert.equal(needsCurrentHead('eth_getBalance', ['0xa', 'safe'], 5n), false)
-    assert.equal(needsCurrentHead('eth_getBlockByHash', ['0x1', false], 5n), false)
-    assert.equal(needsCurrentHead('eth_getTransactionReceipt', ['0x1'], 5n), false)
+    assert.equal(needsCurrentHead('eth_getBlockByHash', ['0x1', false], 5n), true)
+    assert.equal(needsCurrentHead('eth_getTransactionReceipt', ['0x1'], 5n), true)
+    assert.equal(blockAbove('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x6' }], 5n), true)
+    assert.equal(blockAbove('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x5' }], 5n), false)
+    assert.equal(blockAbove('eth_getBalance', ['0xa', 'latest'], 5n), false)
     assert.equal(needsCurrentHead('eth_chainId', [], 5n), false)
     assert.equal(isLagging(10n, 16n, 5), true)
     assert.equal(isLagging(11n, 16n, 5), false)

@@ -8,8 +8,8 @@
  *
  * | answer | stored |
  * |---|---|
- * | `eth_chainId`, `net_version`; a block by hash; a block (or its receipts, state, an `eth_call`) at a number at or below the finalized block; logs of a block hash or of a range ending at or below it; a transaction or receipt found in such a block | for good (`final`) |
- * | anything at `latest`, `pending`, `safe`, `finalized`, a number above the finalized block, a transaction not yet in a finalized block, a head-dependent read (`eth_blockNumber`, `eth_gasPrice` …) | for `cache_unfinalized_ms` (`recent`) |
+ * | `eth_chainId`, `net_version`; a block by hash; a block (or its receipts, state, an `eth_call`) at a number at or below the finalized block; logs of a block hash, or of a range ending at or below it from a node known to have that block; a transaction or receipt found in such a block | for good (`final`) |
+ * | anything at `latest`, `pending`, `safe`, `finalized`, `earliest` (it moves on a node that expires history), a number above the finalized block, a transaction not yet in a finalized block, a head-dependent read (`eth_blockNumber`, `eth_gasPrice` …) | for `cache_unfinalized_ms` (`recent`) |
  * | an error, a null or missing result (not found yet) | never |
  */
 
@@ -96,15 +96,17 @@ export type Finality = 'final' | 'recent' | 'never'
  * How long the answer `result` to `method` with `params` may be kept, given the pool's
  * finalized block (undefined while no node's head is known: nothing numbered is final).
  */
-export function finalityOf (method: string, params: unknown, result: unknown, finalized: bigint | undefined): Finality {
+export function finalityOf (method: string, params: unknown, result: unknown, finalized: bigint | undefined, answeredHead?: bigint): Finality {
   if (result === undefined || result === null) return 'never'
   if (CHAIN_CONSTANTS.has(method)) return 'final'
   if (BY_TRANSACTION.has(method)) return atOrBelow(quantity((result as { blockNumber?: unknown }).blockNumber), finalized) ? 'final' : 'recent'
   const block = blockRefOf(method, params)
   switch (block.kind) {
     case 'hash': return 'final'
-    case 'number': return atOrBelow(block.number, finalized) ? 'final' : 'recent'
-    case 'tag': return block.tag === 'earliest' ? 'final' : 'recent'
+    // Logs of blocks a node does not have yet come back as an empty list, not as an error: final only from a node known to have them.
+    case 'number': return atOrBelow(block.number, finalized) && (method !== 'eth_getLogs' || atOrBelow(block.number, answeredHead)) ? 'final' : 'recent'
+    // `earliest` moves on a node that expires its history.
+    case 'tag': return 'recent'
     case 'none': return 'recent'
   }
 }
@@ -115,19 +117,27 @@ function atOrBelow (block: bigint | undefined, finalized: bigint | undefined): b
 
 /**
  * True when a node that is behind may not answer the call: it asks for the head
- * (`latest`, `pending`, or nothing in particular, as `eth_blockNumber` does), or for a
- * block above `head`, the node's own. A call about a hash or an older block it has is
- * any node's to answer.
+ * (`latest`, `pending`, or nothing in particular, as `eth_blockNumber` does), for a
+ * block above `head`, the node's own, or for a block or transaction by hash (a recent
+ * one is not on a node behind: it would answer null). A call about an older block it
+ * has, or a chain constant, is any node's to answer.
  */
 export function needsCurrentHead (method: string, params: unknown, head: bigint | undefined): boolean {
-  if (CHAIN_CONSTANTS.has(method) || BY_TRANSACTION.has(method)) return false
+  if (CHAIN_CONSTANTS.has(method)) return false
+  if (BY_TRANSACTION.has(method)) return true
   const block = blockRefOf(method, params)
   switch (block.kind) {
-    case 'hash': return false
+    case 'hash': return true
     case 'number': return head === undefined || block.number > head
     case 'tag': return block.tag === 'latest' || block.tag === 'pending'
     case 'none': return true
   }
+}
+
+/** True when the call names a block number above `head`: a node at that head does not have it yet. */
+export function blockAbove (method: string, params: unknown, head: bigint): boolean {
+  const block = blockRefOf(method, params)
+  return block.kind === 'number' && block.number > head
 }
 
 /** True when a node at `head` is more than `maxLag` blocks behind `highest`, the pool's highest head. */
