@@ -20,7 +20,7 @@ import { assess } from '../rules/eligibility.js'
 import { healthAt, successRate } from '../rules/health.js'
 import { quotaAt, rateLimitUsage } from '../rules/quota.js'
 import { listMemberStatuses, type MemberStatusRow } from './member.repository.js'
-import { HEADS_VALID_MS, NO_HEADS, headFieldsOf, type HeadFields, type MemberHeads } from './member-heads.js'
+import { HEADS_VALID_MS, NO_HEADS, headFieldsOf, type MemberHeads } from './member-heads.js'
 import type { PoolWithCurrent } from './pool.repository.js'
 import type { PoolStatusValue, PoolSummaryValue, Protocol } from './pool.schemas.js'
 
@@ -100,15 +100,13 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], h
       ...quotaFields(m, now),
       last_check: m.last_check === null ? null : JSON.parse(m.last_check) as PoolStatusValue['members'][number]['last_check'],
       ...eligibilityFields(m, now),
-      ...(headsOf === undefined ? NONE : headsOf(m.provider_id))
+      ...headsOf?.(m.provider_id)
     })),
     recent_rotations: history
   }
 }
 
 type MemberStatusValue = PoolStatusValue['members'][number]
-
-const NONE: Partial<HeadFields> = {}
 
 /** Whether rotations may choose the member at `now`, as `/next` judges it (rules/eligibility.ts). */
 function eligibilityFields (member: MemberStatusRow, now: Date): Pick<MemberStatusValue, 'eligible' | 'ineligible_reason' | 'eligible_again_at'> {

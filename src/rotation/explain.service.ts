@@ -85,7 +85,7 @@ export function createExplainService ({ database, now, memberHeads = NO_HEADS }:
             cooldown_reason: a.member.cooldown_reason,
             quota: a.quota === null ? null : { used: a.quota.used, limit: a.quota.limit, resets_at: a.quota.resets_at },
             last_check: a.member.last_check === null ? null : JSON.parse(a.member.last_check) as ExplanationValue['members'][number]['last_check'],
-            ...(headsOf === undefined ? {} : headsOf(a.member.provider_id))
+            ...headsOf?.(a.member.provider_id)
           }))
         }
       })
