@@ -66,13 +66,17 @@ export function buildServices ({ config, database, now, random, warn }: Services
   const audit = createAuditService({ ...base, maxAgeDays: config.auditMaxAgeDays })
   const providers = createProviderService(base)
   const refusals = createRefusalService(base)
-  const pools = createPoolService(base)
+  // The evm members' heads in status records and explanations: the tracker is built with the
+  // data plane below (after the runtime, whose change listener must come after the read model's);
+  // it is only asked once requests are served.
+  const memberHeads = (poolId: number) => heads.heads(poolId)
+  const pools = createPoolService({ ...base, memberHeads })
   const members = createMemberService(base)
   const activity = createActivityService(base)
   const historyRetention = createHistoryRetention({ ...base, maxPerPool: config.historyMaxPerPool, maxAgeDays: config.historyMaxAgeDays })
   const rotation = createRotationService({ ...base, random, events: metrics.events })
   const outcomes = createOutcomeService({ ...base, events: metrics.events, maxRefusalsPerProvider: config.maxRefusalsPerProvider })
-  const explain = createExplainService(base)
+  const explain = createExplainService({ ...base, memberHeads })
   const runtime = createPoolRuntime({
     ...base,
     random,

@@ -2080,6 +2080,12 @@ export interface operations {
                                 ineligible_reason: string | null;
                                 /** @description ISO 8601 UTC: when its cooldown, rate-limit pause or quota window ends; null when eligible, switched off or not known */
                                 eligible_again_at: string | null;
+                                /** @description evm pools only: the node's head block number, in decimal; null while unknown (the pool not used lately, the member switched off, no check answered yet) */
+                                head_block?: string | null;
+                                /** @description evm pools only: blocks behind the pool's highest head; null while unknown */
+                                block_lag?: number | null;
+                                /** @description evm pools only: more than the pool's max_block_lag behind, so left out of calls at latest or pending, above its head, and head-dependent reads */
+                                lagging?: boolean;
                             }[];
                             recent_rotations: {
                                 id: number;
@@ -2551,6 +2557,12 @@ export interface operations {
                             ineligible_reason: string | null;
                             /** @description ISO 8601 UTC: when its cooldown, rate-limit pause or quota window ends; null when eligible, switched off or not known */
                             eligible_again_at: string | null;
+                            /** @description evm pools only: the node's head block number, in decimal; null while unknown (the pool not used lately, the member switched off, no check answered yet) */
+                            head_block?: string | null;
+                            /** @description evm pools only: blocks behind the pool's highest head; null while unknown */
+                            block_lag?: number | null;
+                            /** @description evm pools only: more than the pool's max_block_lag behind, so left out of calls at latest or pending, above its head, and head-dependent reads */
+                            lagging?: boolean;
                         }[];
                         recent_rotations: {
                             id: number;
@@ -4280,6 +4292,12 @@ export interface operations {
                                 error: string | null;
                                 latency_ms: number | null;
                             } | null;
+                            /** @description evm pools only: the node's head block number, in decimal; null while unknown (the pool not used lately, the member switched off, no check answered yet) */
+                            head_block?: string | null;
+                            /** @description evm pools only: blocks behind the pool's highest head; null while unknown */
+                            block_lag?: number | null;
+                            /** @description evm pools only: more than the pool's max_block_lag behind, so left out of calls at latest or pending, above its head, and head-dependent reads */
+                            lagging?: boolean;
                         }[];
                     };
                 };

@@ -7,7 +7,8 @@
  *
  * Besides the record, a build says what the read model (read-model.ts) needs to
  * keep it: the providers it shows and the first instant it would read differently
- * with no write (a cooldown ending, a quota window starting).
+ * with no write (a cooldown ending, a quota window starting; for an `evm` pool, whose
+ * members show their nodes' heads, HEADS_VALID_MS after it was built: member-heads.ts).
  */
 import type { Db } from '../db/types.js'
 import type { Work } from '../db/work.js'
@@ -19,6 +20,7 @@ import { assess } from '../rules/eligibility.js'
 import { healthAt, successRate } from '../rules/health.js'
 import { quotaAt, rateLimitUsage } from '../rules/quota.js'
 import { listMemberStatuses, type MemberStatusRow } from './member.repository.js'
+import { HEADS_VALID_MS, NO_HEADS, headFieldsOf, type MemberHeads } from './member-heads.js'
 import type { PoolWithCurrent } from './pool.repository.js'
 import type { PoolStatusValue, PoolSummaryValue, Protocol } from './pool.schemas.js'
 
@@ -36,7 +38,9 @@ export interface BuiltStatus {
   readonly validUntil: number
 }
 
-function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], history: HistoryRecordValue[], now: Date): PoolStatusValue {
+function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], history: HistoryRecordValue[], now: Date, heads: MemberHeads): PoolStatusValue {
+  // Only an evm pool's members carry heads: other pools keep the members' shape the original service's clients read.
+  const headsOf = pool.protocol === 'evm' ? headFieldsOf(heads(pool.id), pool.max_block_lag) : undefined
   return {
     pool_id: pool.id,
     name: pool.name,
@@ -95,7 +99,8 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], h
       success_rate: successRate(m),
       ...quotaFields(m, now),
       last_check: m.last_check === null ? null : JSON.parse(m.last_check) as PoolStatusValue['members'][number]['last_check'],
-      ...eligibilityFields(m, now)
+      ...eligibilityFields(m, now),
+      ...headsOf?.(m.provider_id)
     })),
     recent_rotations: history
   }
@@ -152,8 +157,8 @@ export function nextChangeAt (members: readonly MemberStatusRow[], now: Date): n
   return next
 }
 
-/** The status record of `pool`, with health and quotas as of `now`. */
-export function * buildPoolStatus (db: Db, pool: PoolWithCurrent, now: Date): Work<BuiltStatus> {
+/** The status record of `pool`, with health and quotas as of `now` (and, for an evm pool, its members' heads as `heads` knows them). */
+export function * buildPoolStatus (db: Db, pool: PoolWithCurrent, now: Date, heads: MemberHeads = NO_HEADS): Work<BuiltStatus> {
   const members = yield * listMemberStatuses(db, pool.id)
   // Members and the current provider already carry most names the history mentions.
   const known = new Map(members.map((m) => [m.provider_id, m.provider_name]))
@@ -165,13 +170,16 @@ export function * buildPoolStatus (db: Db, pool: PoolWithCurrent, now: Date): Wo
     if (row.from_provider_id !== null) providerIds.add(row.from_provider_id)
     if (row.to_provider_id !== null) providerIds.add(row.to_provider_id)
   }
-  return { record: toStatus(pool, members, history, now), changeSeq: pool.change_seq, providerIds, validUntil: nextChangeAt(members, now) }
+  const next = nextChangeAt(members, now)
+  // Heads move without a write: an evm pool's record is rebuilt after a short while (member-heads.ts).
+  const validUntil = pool.protocol === 'evm' ? Math.min(next, now.getTime() + HEADS_VALID_MS) : next
+  return { record: toStatus(pool, members, history, now, heads), changeSeq: pool.change_seq, providerIds, validUntil }
 }
 
 /** Status records for `pools`, in their order, with health and quotas as of `now`. */
-export function * buildPoolStatuses (db: Db, pools: readonly PoolWithCurrent[], now: Date): Work<PoolStatusValue[]> {
+export function * buildPoolStatuses (db: Db, pools: readonly PoolWithCurrent[], now: Date, heads: MemberHeads = NO_HEADS): Work<PoolStatusValue[]> {
   const statuses: PoolStatusValue[] = []
-  for (const pool of pools) statuses.push((yield * buildPoolStatus(db, pool, now)).record)
+  for (const pool of pools) statuses.push((yield * buildPoolStatus(db, pool, now, heads)).record)
   return statuses
 }
 

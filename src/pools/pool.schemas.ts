@@ -136,6 +136,16 @@ const CurrentProvider = Nullable(Type.Object({
   status: Type.Literal('active', { description: 'always active: the provider rotated to last (its health is in members)' })
 }))
 
+/**
+ * An `evm` pool's member's node head, as this process tracks it (docs/api.md, "Heads
+ * and lagging nodes"); present only in evm pools' records.
+ */
+export const HeadStatusFields = {
+  head_block: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]+$', description: 'evm pools only: the node\'s head block number, in decimal; null while unknown (the pool not used lately, the member switched off, no check answered yet)' }))),
+  block_lag: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'evm pools only: blocks behind the pool\'s highest head; null while unknown' }))),
+  lagging: Type.Optional(Type.Boolean({ description: 'evm pools only: more than the pool\'s max_block_lag behind, so left out of calls at latest or pending, above its head, and head-dependent reads' }))
+}
+
 export const MemberStatus = Type.Object({
   member_id: Type.Integer(),
   provider_id: Type.Integer(),
@@ -153,7 +163,8 @@ export const MemberStatus = Type.Object({
   last_check: LastCheck,
   eligible: Type.Boolean({ description: 'whether a rotation or the proxy may choose it now (as `/next` says)' }),
   ineligible_reason: Nullable(Type.String({ description: 'why not, as `/next`\'s `reason` (disabled, cooling_down, rate_limited, quota_exhausted); null when eligible' })),
-  eligible_again_at: Nullable(Type.String({ description: 'ISO 8601 UTC: when its cooldown, rate-limit pause or quota window ends; null when eligible, switched off or not known' }))
+  eligible_again_at: Nullable(Type.String({ description: 'ISO 8601 UTC: when its cooldown, rate-limit pause or quota window ends; null when eligible, switched off or not known' })),
+  ...HeadStatusFields
 })
 
 /** What the pool's response cache did, counted since the pool was created (the proxy's counters, written behind). */

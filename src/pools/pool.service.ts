@@ -18,6 +18,7 @@ import { checkPolicy, newPoolRow, storedPool, type StoredPool } from './pool.rul
 import type {
   CreatePoolInput, PoolCreatedValue, PoolDeletedValue, PoolListQueryValue, PoolUpdatedValue, UpdatePoolInput
 } from './pool.schemas.js'
+import type { MemberHeads } from './member-heads.js'
 import { createPoolReadModel, type ListBody } from './read-model.js'
 
 /** The error operations 3, 4 and 5 give for an unknown pool. */
@@ -68,12 +69,14 @@ export interface PoolServiceDeps {
   now: () => Date
   /** This process's committed changes: told of every write here, followed by the read model. */
   changes?: ChangeFeed
+  /** The evm members' heads this process tracks, shown in their pools' status records (member-heads.ts). */
+  memberHeads?: MemberHeads
 }
 
 /** Builds the pool service over the database's work runner, a clock and the change feed. */
-export function createPoolService ({ database: handle, now, changes = NO_CHANGES }: PoolServiceDeps) {
+export function createPoolService ({ database: handle, now, changes = NO_CHANGES, memberHeads }: PoolServiceDeps) {
   const database = unitOfWork(handle, changes)
-  const statuses = createPoolReadModel({ database, now, changes })
+  const statuses = createPoolReadModel({ database, now, changes, memberHeads })
   return {
     async createPool (input: CreatePoolInput, actor: Actor): Promise<PoolCreatedValue> {
       const created = now()

@@ -2,7 +2,8 @@
  * The read model of pool status records (read-model.ts): what it serves from
  * memory is byte for byte what Fastify wrote for a freshly built record; a cached
  * read costs the change check at most; it is rebuilt when a cooldown or a quota
- * window ends with no write. (What the proxy has not written down yet is written
+ * window ends with no write, and an evm pool's a second after it was built (its
+ * members' heads). (What the proxy has not written down yet is written
  * before every API read by the settle hook in app.ts, not by the read model.)
  */
 import assert from 'node:assert/strict'
@@ -169,6 +170,34 @@ for (const dialect of dialects) {
       assert.equal((await quota()).used, 2)
       clock += 1
       assert.deepEqual(await quota(), { used: 0, limit: 5, resets_at: '2026-03-01T12:02:00.000Z' })
+    })
+
+    it('shows an evm pool\'s heads a second behind at most, with no write, in Fastify\'s bytes; asks none for other pools', async () => {
+      const evm = await poolWithMembers(t, 'chain', ['near', 'far'], { protocol: 'evm', max_block_lag: 5 })
+      const plain = await poolWithMembers(t, 'plain', ['p'])
+      let known: Array<{ provider_id: number, head: string | null, lag: number | null }> = []
+      const asked: number[] = []
+      const memberHeads = (poolId: number) => { asked.push(poolId); return known }
+      const pools = createPoolService({ database: t.database, now: () => new Date(clock), changes: createChangeFeed(), memberHeads })
+      const heads = async () => {
+        const one = JSON.parse((await pools.getPoolStatus(evm.poolId)).toString())
+        const listed = JSON.parse(joined(await pools.listPoolStatuses()).toString()).pools.find((p: { pool_id: number }) => p.pool_id === evm.poolId)
+        assert.deepEqual(listed.members, one.members)
+        return one.members.map((m: Record<string, unknown>) => [m.head_block, m.block_lag, m.lagging])
+      }
+      assert.deepEqual(await heads(), [[null, null, false], [null, null, false]])
+      known = [{ provider_id: evm.providers.near as number, head: '120', lag: 0 }, { provider_id: evm.providers.far as number, head: '100', lag: 20 }]
+      clock += 999
+      assert.deepEqual(await heads(), [[null, null, false], [null, null, false]], 'kept as built for a second')
+      clock += 1
+      assert.deepEqual(await heads(), [['120', 0, false], ['100', 20, true]])
+      // The bytes kept are those Fastify writes for the record built now.
+      const fresh = await t.database.read(function * (db) { return yield * buildPoolStatuses(db, yield * listPools(db), new Date(clock), memberHeads) })
+      assert.equal((await pools.getPoolStatus(evm.poolId)).toString(), await fastifyBytes(PoolStatus, fresh[0]))
+      // An http pool's record asks no heads and has none of the keys.
+      assert.ok(!asked.includes(plain.poolId))
+      const record = JSON.parse((await pools.getPoolStatus(plain.poolId)).toString())
+      assert.deepEqual(Object.keys(record.members[0]).filter((key) => ['head_block', 'block_lag', 'lagging'].includes(key)), [])
     })
   })
 }

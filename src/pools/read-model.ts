@@ -2,7 +2,9 @@
  * The read model of pool status records (operations 1 and 3): each pool's record
  * kept serialised, as the bytes Fastify would have written, and rebuilt only when
  * the pool changed or a time boundary passed (a cooldown ending, a quota window
- * ending: see pool-status.ts `nextChangeAt`). Otherwise a read costs one
+ * ending: see pool-status.ts `nextChangeAt`; for an `evm` pool, whose members show
+ * their nodes' heads, which move with no write, HEADS_VALID_MS after it was built:
+ * member-heads.ts). Otherwise a read costs one
  * change check, or nothing:
  *
  * - This process's writes are told through the change feed (changes.ts) after they
@@ -40,6 +42,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { ChangeFeed } from '../changes.js'
 import type { Db } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
+import { NO_HEADS, type MemberHeads } from './member-heads.js'
 import { buildPoolStatus, toPoolSummary } from './pool-status.js'
 import { findChangeSeq, findPool, listChangeSeqsOf, listEveryPoolChangeSeq } from './pool.repository.js'
 
@@ -71,6 +74,8 @@ export interface ReadModelDeps {
   database: WorkRunner & { changeToken?: () => string | null }
   now: () => Date
   changes: ChangeFeed
+  /** The evm members' heads this process tracks (member-heads.ts); none when not given. */
+  memberHeads?: MemberHeads
 }
 
 const LIST_OPEN = Buffer.from('{"pools":[')
@@ -92,10 +97,10 @@ export const CHECK_REBUILDS = 64
 /** Rounds of slices after which the answering check rebuilds whatever is stale (writes keep coming faster than slices). */
 const ROUNDS = 5
 
-function * rebuild (db: Db, id: number, at: Date): Work<Entry | undefined> {
+function * rebuild (db: Db, id: number, at: Date, heads: MemberHeads): Work<Entry | undefined> {
   const pool = yield * findPool(db, id)
   if (pool === undefined) return undefined
-  const built = yield * buildPoolStatus(db, pool, at)
+  const built = yield * buildPoolStatus(db, pool, at, heads)
   return {
     id,
     changeSeq: built.changeSeq,
@@ -145,6 +150,8 @@ interface ReadModelState {
   generation: number
   /** The slices under way rebuilding stale records for the whole list, awaited by every request that needs them. */
   refreshing: Promise<void> | null
+  /** The members' heads an evm pool's record shows. */
+  readonly heads: MemberHeads
 }
 
 /** A change told by this process: the pool's entry dropped (and the ids read again), or every entry showing the provider. */
@@ -211,7 +218,7 @@ function * checkPage (
   const rebuilt: Entry[] = []
   let torn = false
   for (const id of stale) {
-    const entry = yield * rebuild(db, id, at)
+    const entry = yield * rebuild(db, id, at, state.heads)
     // Deleted since the ids were read (PostgreSQL reads are not one snapshot).
     if (entry === undefined) {
       torn = true
@@ -264,7 +271,7 @@ function * rebuildSlice (db: Db, state: ReadModelState, ids: readonly number[], 
     const id = ids[next++] as number
     const entry = state.entries.get(id)
     if (entry !== undefined && fresh(entry, at)) continue
-    const built = yield * rebuild(db, id, at)
+    const built = yield * rebuild(db, id, at, state.heads)
     if (built !== undefined) state.entries.set(id, built)
     if (++rebuilt >= SLICE_POOLS || performance.now() >= until) break
   }
@@ -378,7 +385,7 @@ function * checkOne (db: Db, state: ReadModelState, id: number, token: string | 
     entry.checkedAt = token
     return entry.full
   }
-  const rebuilt = seq === undefined ? undefined : yield * rebuild(db, id, at)
+  const rebuilt = seq === undefined ? undefined : yield * rebuild(db, id, at, state.heads)
   if (rebuilt === undefined) {
     state.entries.delete(id)
     return undefined
@@ -389,7 +396,7 @@ function * checkOne (db: Db, state: ReadModelState, id: number, token: string | 
 }
 
 /** Builds the read model and starts following `changes`. */
-export function createPoolReadModel ({ database, now, changes }: ReadModelDeps) {
+export function createPoolReadModel ({ database, now, changes, memberHeads = NO_HEADS }: ReadModelDeps) {
   const changeToken = database.changeToken ?? (() => null)
   const state: ReadModelState = {
     entries: new Map(),
@@ -398,7 +405,8 @@ export function createPoolReadModel ({ database, now, changes }: ReadModelDeps) 
     answers: new Map(),
     segments: { full: new Map(), summary: new Map() },
     generation: 0,
-    refreshing: null
+    refreshing: null,
+    heads: memberHeads
   }
   changes.listen((change) => { forget(state, change) })
 

@@ -1,12 +1,13 @@
 /**
  * Schemas of the explain endpoint (`GET /api/pools/{id}/next`): what the next
- * rotation would choose, and why every member is or is not eligible.
+ * rotation would choose, and why every member is or is not eligible (and, in an
+ * `evm` pool, each node's head and whether it is left out of calls at the head).
  */
 import { HashKey } from './rotation.schemas.js'
 import { LastCheck } from '../providers/provider.schemas.js'
 import { Type, type Static } from 'typebox'
 import { Nullable, Timestamp } from '../http/schemas.js'
-import { HealthFields, Quota } from '../pools/pool.schemas.js'
+import { HeadStatusFields, HealthFields, Quota } from '../pools/pool.schemas.js'
 
 export const ExplainQuery = Type.Object({
   resource: Type.Optional(Type.String({ maxLength: 1000, description: 'a resource (first path segment, e.g. /despesas): members that refuse it are not eligible' })),
@@ -34,7 +35,8 @@ export const Explanation = Type.Object({
     health: HealthFields.health,
     cooldown_reason: Nullable(Type.String({ description: 'why its cooldown started (consecutive_failures, probe_failed, rate_limited, health_check)' })),
     quota: Quota,
-    last_check: LastCheck
+    last_check: LastCheck,
+    ...HeadStatusFields
   }))
 })
 export type ExplanationValue = Static<typeof Explanation>

@@ -3,10 +3,13 @@
  * next proxy request for it) would choose and why, for every member. It reads the
  * same eligibility rules as rotate (rules/plan-rotation.ts) and changes nothing. The
  * members are those rotations keep in this process at the pool's change_seq, read
- * again only when it moved.
+ * again only when it moved. An `evm` pool's members also show their nodes' heads as
+ * this process tracks them (pools/member-heads.ts), and the explanation names those
+ * left out of calls at the head for lagging.
  */
 import type { Work, WorkRunner } from '../db/work.js'
 import { NotFoundError } from '../errors.js'
+import { NO_HEADS, headFieldsOf, type HeadFields, type MemberHeads } from '../pools/member-heads.js'
 import { findPool } from '../pools/pool.repository.js'
 import { normaliseResource } from '../providers/refusal.service.js'
 import { activeRefusalsOf } from '../providers/refusal.repository.js'
@@ -18,7 +21,7 @@ import { knownMembersOf, membersOf } from './rotation.service.js'
 const poolNotFound = (id: number) => new NotFoundError(`Pool ${id} not found`)
 
 /** Builds the explain service: reads only. */
-export function createExplainService ({ database, now }: { database: WorkRunner, now: () => Date }) {
+export function createExplainService ({ database, now, memberHeads = NO_HEADS }: { database: WorkRunner, now: () => Date, memberHeads?: MemberHeads }) {
   // The members rotations keep per pool at its change_seq (read again only when it moved).
   const known = knownMembersOf(database)
   return {
@@ -58,6 +61,8 @@ export function createExplainService ({ database, now }: { database: WorkRunner,
           return `'${a.member.provider_name ?? a.member.provider_id}' is cooling down after failing its health check${found} until ${a.until ?? '?'}`
         })
         if (failingChecks.length > 0) explanation += ` ${failingChecks.join('; ')}.`
+        const headsOf = pool.protocol === 'evm' ? headFieldsOf(memberHeads(pool.id), pool.max_block_lag) : undefined
+        if (headsOf !== undefined) explanation += laggingNote(assessments.map((a) => a.member), headsOf, pool.max_block_lag)
         return {
           pool_id: pool.id,
           resource: asked,
@@ -79,12 +84,23 @@ export function createExplainService ({ database, now }: { database: WorkRunner,
             health: a.health,
             cooldown_reason: a.member.cooldown_reason,
             quota: a.quota === null ? null : { used: a.quota.used, limit: a.quota.limit, resets_at: a.quota.resets_at },
-            last_check: a.member.last_check === null ? null : JSON.parse(a.member.last_check) as ExplanationValue['members'][number]['last_check']
+            last_check: a.member.last_check === null ? null : JSON.parse(a.member.last_check) as ExplanationValue['members'][number]['last_check'],
+            ...headsOf?.(a.member.provider_id)
           }))
         }
       })
     }
   }
+}
+
+/** The evm members left out of calls at the head, in words (with a leading space); '' when none. */
+function laggingNote (members: ReadonlyArray<{ provider_id: number, provider_name: string | null }>, headsOf: (providerId: number) => HeadFields, maxLag: number): string {
+  const lagging = members.flatMap((m) => {
+    const { head_block: head, block_lag: lag, lagging } = headsOf(m.provider_id)
+    return lagging ? [`'${m.provider_name ?? m.provider_id}' (head ${head ?? '?'}, ${lag ?? '?'} blocks behind)`] : []
+  })
+  if (lagging.length === 0) return ''
+  return ` Lagging more than ${maxLag} blocks behind the pool's highest head, left out of calls at latest or pending, above their head and head-dependent reads: ${lagging.join(', ')}.`
 }
 
 export type ExplainService = ReturnType<typeof createExplainService>

@@ -142,3 +142,6 @@ export function blockAbove (method: string, params: unknown, head: bigint): bool
 
 /** True when a node at `head` is more than `maxLag` blocks behind `highest`, the pool's highest head. */
 export const isLagging = (head: bigint, highest: bigint, maxLag: number): boolean => head + BigInt(maxLag) < highest
+
+/** The same judgement from a lag already counted: `lag` blocks behind the pool's highest head is more than `maxLag`. */
+export const isLaggingBy = (lag: number, maxLag: number): boolean => lag > maxLag

@@ -227,6 +227,8 @@ describe('the dashboard in Chromium: the cache and the providers\' own signals',
     assert.match(await page.locator('[data-cache="policy"] dd').textContent() ?? '', /^60 s · 1 entry$/)
     // An http pool says nothing of its protocol; an RPC pool says what its requests are.
     assert.equal(await page.locator('[data-fact="protocol"]').count(), 0)
+    // Nor of nodes' heads (an evm pool's members show theirs).
+    assert.equal(await page.locator('[data-column="head"]').count(), 0)
     await screenshot(page, 'pool-cache')
     await page.close()
   })
@@ -245,6 +247,9 @@ describe('the dashboard in Chromium: the cache and the providers\' own signals',
     const health = (provider: number) => page.locator(`tr[data-member="${provider}"] .health`)
     await health(ids.keyed).waitFor()
     assert.equal(await page.locator('[data-fact="protocol"] dd').textContent(), 'JSON-RPC (Ethereum)')
+    // Each node's head, not known while the pool has had no call (its nodes are asked only while it is used).
+    assert.equal(await page.locator('[data-column="head"]').count(), 1)
+    assert.equal((await page.locator(`tr[data-member="${ids.keyed}"] [data-label="Head"]`).textContent())?.trim(), '—')
     assert.equal(await health(ids.keyed).getAttribute('data-state'), 'cooling_down')
     assert.equal(await health(ids.keyed).locator('.tag').textContent(), 'key rejected')
     assert.match(await health(ids.busy).locator('.tag').textContent() ?? '', /^rate limited until \d{1,2}:\d{2}:\d{2}/)

@@ -1,13 +1,15 @@
 // Why: one pool in full. Its members with their health (a cooldown counting
 // down; a rate limit or a rejected key in its own words), its response cache
 // (hit ratio, quota saved), latency, success rate, quota and last check; which
-// provider "next" would choose and why; the last hour as charts; the history as
+// provider "next" would choose and why; an evm pool's nodes' heads and lag (a
+// lagging one marked); the last hour as charts; the history as
 // a timeline; and, for a token allowed to, the actions an operator takes at night.
 import { api } from './api.js'
 import { Chart, ConfirmButton, Health, Loaded, QuotaBar, minuteSeconds } from './components.js'
 import { useLive, useNow } from './live.js'
 import { recordKind } from './history.js'
 import { Legend, poolAlerts } from './overview.js'
+import { headReading, showsHeads } from './heads.js'
 import { ago, cacheSummary, calls, clock, html, percent, useEffect, useMemo, useState } from './ui.js'
 
 function lastCheck (check, now) {
@@ -54,12 +56,21 @@ function MemberEdit ({ pool, member, onDone }) {
   </span>`
 }
 
+/** An evm member's node head and lag, marked when it lags (left out of calls at the head). */
+function HeadCell ({ member, maxLag }) {
+  const reading = headReading(member, maxLag)
+  return html`<td data-label="Head" class="num" data-head=${member.head_block ?? ''} data-lagging=${reading.lagging ? 'true' : undefined} title=${reading.title}>
+    <span class=${reading.lagging ? 'alert-text' : undefined}>${reading.text}</span>${reading.behind === null ? null : html` <span class="muted">(${reading.behind})</span>`}${reading.lagging ? html` <span class="tag tag-bad">lagging</span>` : null}
+  </td>`
+}
+
 function MemberRow ({ pool, member, now, admin, onDone }) {
   const name = member.provider_name ?? `provider ${member.provider_id}`
   return html`<tr data-member=${member.provider_id}>
     <th scope="row" data-label="Provider"><a href=${`#/providers?id=${member.provider_id}`}>${name}</a>${pool.current_provider?.provider_id === member.provider_id ? html` <span class="tag tag-current">serving</span>` : null}</th>
     <td data-label="Priority · weight">${admin ? html`<${MemberEdit} pool=${pool} member=${member} onDone=${onDone} />` : `${member.priority} · ${member.weight}`}</td>
     <td data-label="Health"><${Health} member=${member} now=${now} /></td>
+    ${showsHeads(pool) ? html`<${HeadCell} member=${member} maxLag=${pool.policy.max_block_lag} />` : null}
     <td data-label="Latency" class="num">${member.latency_ms === null ? '—' : `${Math.round(member.latency_ms)} ms`}</td>
     <td data-label="Success" class="num">${member.success_count + member.failure_count === 0 ? '—' : `${member.success_rate} %`} <span class="muted">(${member.success_count}/${member.success_count + member.failure_count})</span></td>
     <td data-label="Quota"><${QuotaBar} quota=${member.quota} /></td>
@@ -207,7 +218,7 @@ export function PoolPage ({ id, session }) {
       <${Legend} />
       <div class="table-box">
         <table class="members">
-          <thead><tr><th scope="col">Provider</th><th scope="col">Priority · weight</th><th scope="col">Health</th><th scope="col">Latency</th><th scope="col">Success</th><th scope="col">Quota</th><th scope="col">Last check</th><th scope="col">Enabled</th></tr></thead>
+          <thead><tr><th scope="col">Provider</th><th scope="col">Priority · weight</th><th scope="col">Health</th>${showsHeads(status) ? html`<th scope="col" data-column="head">Head</th>` : null}<th scope="col">Latency</th><th scope="col">Success</th><th scope="col">Quota</th><th scope="col">Last check</th><th scope="col">Enabled</th></tr></thead>
           <tbody>${status.members.map((member) => html`<${MemberRow} key=${member.member_id} pool=${status} member=${member} now=${now} admin=${admin} onDone=${pool.reload} />`)}</tbody>
         </table>
       </div>
