@@ -6,8 +6,9 @@
  * or a batch; beside a member refusing connections, the node's acceptance answers;
  * with the field off it reaches exactly one node. Scripted upstreams count the
  * copies: each member is sent the transaction once, a node's "already known" is an
- * acceptance that answers at once while a slow member is still out, with no
- * acceptance the client gets the first JSON-RPC error, and reads still go to one member.
+ * acceptance that answers at once while a slow member is still out, a member
+ * cooling down is left out, with no acceptance the client gets the first JSON-RPC
+ * error, and reads still go to one member.
  */
 import assert from 'node:assert/strict'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -128,6 +129,28 @@ for (const dialect of dialects) {
       } finally {
         await known.close()
         await slow.close()
+      }
+    })
+
+    it('leaves out a member cooling down: the transaction goes to the others, the cooling one is not tried', LIMIT, async () => {
+      const accepting = await Promise.all([0, 1].map(async () => await scripted((id) => ({ jsonrpc: '2.0', id, result: '0x' + 'cd'.repeat(32) }))))
+      try {
+        const { poolId, providers } = await poolOfUrls(t, 'cooling', [await refusingUrl(), ...accepting.map((u) => u.url)], { protocol: 'evm', broadcast_writes: true, failure_threshold: 1 })
+        const failures = async () => {
+          await t.app.runtime.flush()
+          const record = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body
+          return record.members.find((m: { provider_id: number }) => m.provider_id === providers[0]) as { health: string, failure_count: number }
+        }
+        for (let i = 0; i < 2; i++) {
+          // Past a second: the choice alone would hand the member out as a probe (probe-gates.ts); a broadcast leaves it out.
+          if (i > 0) await new Promise((resolve) => setTimeout(resolve, 1200))
+          assert.equal((await post(`${base}/p/cooling/`, send('0x02'))).body.result, '0x' + 'cd'.repeat(32))
+        }
+        const refused = await failures()
+        assert.deepEqual([refused.health, refused.failure_count], ['cooling_down', 1], 'tried by the first broadcast alone')
+        assert.deepEqual(accepting.map((u) => callsOf(u, 'eth_sendRawTransaction')), [2, 2])
+      } finally {
+        for (const u of accepting) await u.close()
       }
     })
 
