@@ -2003,6 +2003,7 @@ export interface operations {
                                 cache_unfinalized_ms: number;
                                 head_check_interval_s: number;
                                 max_block_lag: number;
+                                broadcast_writes: boolean;
                             };
                             cache: {
                                 ttl_seconds: number;
@@ -2280,6 +2281,8 @@ export interface operations {
                     head_check_interval_s?: number | null;
                     /** @description evm: a member more than this many blocks behind the pool's highest head is left out of calls at `latest` (default 5) */
                     max_block_lag?: number | null;
+                    /** @description evm: send each eth_sendRawTransaction to every eligible member at once and answer with the first acceptance (default false: one member) */
+                    broadcast_writes?: boolean | null;
                 };
             };
         };
@@ -2480,6 +2483,7 @@ export interface operations {
                             cache_unfinalized_ms: number;
                             head_check_interval_s: number;
                             max_block_lag: number;
+                            broadcast_writes: boolean;
                         };
                         cache: {
                             ttl_seconds: number;
@@ -2736,6 +2740,8 @@ export interface operations {
                     head_check_interval_s?: number | null;
                     /** @description evm: a member more than this many blocks behind the pool's highest head is left out of calls at `latest` (default 5) */
                     max_block_lag?: number | null;
+                    /** @description evm: send each eth_sendRawTransaction to every eligible member at once and answer with the first acceptance (default false: one member) */
+                    broadcast_writes?: boolean | null;
                 };
             };
         };
@@ -9164,6 +9170,8 @@ export interface operations {
                         head_check_interval_s?: number | null;
                         /** @description evm: a member more than this many blocks behind the pool's highest head is left out of calls at `latest` (default 5) */
                         max_block_lag?: number | null;
+                        /** @description evm: send each eth_sendRawTransaction to every eligible member at once and answer with the first acceptance (default false: one member) */
+                        broadcast_writes?: boolean | null;
                         enabled?: boolean | null;
                         members?: {
                             /** @description a provider declared in the same state, by name */
@@ -9429,6 +9437,8 @@ export interface operations {
                         head_check_interval_s?: number | null;
                         /** @description evm: a member more than this many blocks behind the pool's highest head is left out of calls at `latest` (default 5) */
                         max_block_lag?: number | null;
+                        /** @description evm: send each eth_sendRawTransaction to every eligible member at once and answer with the first acceptance (default false: one member) */
+                        broadcast_writes?: boolean | null;
                         enabled?: boolean | null;
                         members?: {
                             /** @description a provider declared in the same state, by name */
@@ -9710,6 +9720,8 @@ export interface operations {
                             head_check_interval_s?: number | null;
                             /** @description evm: a member more than this many blocks behind the pool's highest head is left out of calls at `latest` (default 5) */
                             max_block_lag?: number | null;
+                            /** @description evm: send each eth_sendRawTransaction to every eligible member at once and answer with the first acceptance (default false: one member) */
+                            broadcast_writes?: boolean | null;
                             enabled?: boolean | null;
                             members?: {
                                 /** @description a provider declared in the same state, by name */

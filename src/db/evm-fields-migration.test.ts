@@ -7,13 +7,17 @@
  */
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
-import { sql } from 'kysely'
+import { sql, type Migration } from 'kysely'
 import { describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
 import { createDb } from './create-db.js'
 import { evmFieldsMigration } from './migrations/018-evm-fields.js'
+import { broadcastWritesMigration } from './migrations/019-broadcast-writes.js'
 import type { Db } from './types.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
+/** The migrations after 018, newest first: undone before it, as the previous version had none of them. */
+const LATER: ReadonlyArray<readonly [string, Migration]> = [['019-broadcast-writes', broadcastWritesMigration]]
+
 const FIELDS = ['finality_depth', 'cache_unfinalized_ms', 'head_check_interval_s', 'max_block_lag'] as const
 
 /** A pool row as the previous version inserted it: none of the four fields. */
@@ -43,6 +47,10 @@ for (const dialect of dialects) {
       try {
         const old = await createDb(database.url)
         try {
+          for (const [name, migration] of LATER) {
+            await migration.down?.(old.db)
+            await sql`delete from kysely_migration where name = ${name}`.execute(old.db)
+          }
           await evmFieldsMigration.down?.(old.db)
           const left = await columnsOfPools(old.db, dialect.name)
           assert.deepEqual(FIELDS.filter((field) => left.includes(field)), [], 'down drops the columns')

@@ -21,6 +21,7 @@ import { protocolMigration } from './migrations/015-protocol.js'
 import { methodsMigration } from './migrations/016-methods.js'
 import { maxLogsRangeMigration } from './migrations/017-max-logs-range.js'
 import { evmFieldsMigration } from './migrations/018-evm-fields.js'
+import { broadcastWritesMigration } from './migrations/019-broadcast-writes.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
@@ -42,7 +43,8 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '015-protocol': protocolMigration,
     '016-methods': methodsMigration,
     '017-max-logs-range': maxLogsRangeMigration,
-    '018-evm-fields': evmFieldsMigration
+    '018-evm-fields': evmFieldsMigration,
+    '019-broadcast-writes': broadcastWritesMigration
   }
 }
 

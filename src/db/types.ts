@@ -112,6 +112,8 @@ export interface PoolTable {
   head_check_interval_s: Generated<number>
   /** Blocks a member of an `evm` pool may be behind the highest head and still answer at `latest` (migration 018; default 5). */
   max_block_lag: Generated<number>
+  /** 1: an `evm` pool sends each eth_sendRawTransaction to every eligible member and answers with the first acceptance (migration 019; default 0). */
+  broadcast_writes: Generated<number>
   /** Bumped by every write that changes the pool's status record (migration 008). */
   change_seq: Generated<number>
 }

@@ -112,6 +112,7 @@ export function exportedState (current: Current): DeclaredStateValue {
       cache_unfinalized_ms: p.cache_unfinalized_ms,
       head_check_interval_s: p.head_check_interval_s,
       max_block_lag: p.max_block_lag,
+      broadcast_writes: p.broadcast_writes === 1,
       members: (members.get(p.id) ?? []).map((m) => ({
         provider: providerNames.get(m.provider_id) as string, priority: m.priority, weight: m.weight, enabled: m.enabled === 1
       }))

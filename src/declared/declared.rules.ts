@@ -91,8 +91,8 @@ function shownProvider (p: ProviderFields, other: ProviderFields | null): Record
 const POOL_FIELDS = ['category', 'description', 'rotation_strategy', 'enabled', 'failure_threshold', 'cooldown_seconds', 'max_cooldown_seconds',
   'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds', 'cache_ttl_seconds', 'cache_stale_seconds',
   'max_wait_ms', 'deadline_ms', 'retry_budget_percent', 'retry_backoff_ms', 'hedge_after_ms', 'protocol',
-  'finality_depth', 'cache_unfinalized_ms', 'head_check_interval_s', 'max_block_lag'] as const
-const FLAGS = new Set<string>(['enabled', 'retry_non_idempotent', 'forward_client_auth'])
+  'finality_depth', 'cache_unfinalized_ms', 'head_check_interval_s', 'max_block_lag', 'broadcast_writes'] as const
+const FLAGS = new Set<string>(['enabled', 'retry_non_idempotent', 'forward_client_auth', 'broadcast_writes'])
 
 /** A pool's field as a plan shows and compares it: flags as booleans, absent as null. */
 const poolField = (p: Pick<StoredPool, typeof POOL_FIELDS[number]>, field: typeof POOL_FIELDS[number]) => FLAGS.has(field) ? p[field] === 1 : p[field] ?? null

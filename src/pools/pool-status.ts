@@ -76,7 +76,8 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], h
       finality_depth: pool.finality_depth,
       cache_unfinalized_ms: pool.cache_unfinalized_ms,
       head_check_interval_s: pool.head_check_interval_s,
-      max_block_lag: pool.max_block_lag
+      max_block_lag: pool.max_block_lag,
+      broadcast_writes: pool.broadcast_writes === 1
     },
     cache: cacheOf(pool),
     retries: { made: pool.proxy_retries, hedges: pool.proxy_hedges, budget_exhausted: pool.retry_budget_exhausted },

@@ -2,7 +2,8 @@
  * What a pool's fields must be and how a new pool is stored, whoever sends them
  * (the API, or a declared state file): the defaults of the strategy and the
  * health and proxy policy (cache and bounded wait off by default, protocol `http`,
- * the `evm` fields' finality depth, unfinalized cache, head checks and block lag),
+ * the `evm` fields' finality depth, unfinalized cache, head checks and block lag,
+ * writes sent to one member),
  * and a cooldown cap never below the first cooldown.
  * Errors are 422s whose `loc` the caller chooses.
  */
@@ -27,7 +28,7 @@ export const EVM_DEFAULTS = { finality_depth: 64, cache_unfinalized_ms: 0, head_
 export type StoredPool = Pick<Insertable<PoolTable>, 'name' | 'category' | 'description' | 'rotation_strategy' | 'failure_threshold' | 'cooldown_seconds' |
 'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' | 'forbidden_ttl_seconds' |
 'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'deadline_ms' | 'retry_budget_percent' | 'retry_backoff_ms' | 'hedge_after_ms' | 'protocol' |
-'finality_depth' | 'cache_unfinalized_ms' | 'head_check_interval_s' | 'max_block_lag'> & { enabled: number }
+'finality_depth' | 'cache_unfinalized_ms' | 'head_check_interval_s' | 'max_block_lag' | 'broadcast_writes'> & { enabled: number }
 
 /** The stored form of a pool as sent on create (absent fields: their defaults); `loc` prefixes every error. */
 export function storedPool (input: CreatePoolInput & { enabled?: boolean | null }, loc: ReadonlyArray<string | number> = ['body']): StoredPool {
@@ -59,7 +60,8 @@ export function storedPool (input: CreatePoolInput & { enabled?: boolean | null 
     finality_depth: input.finality_depth ?? EVM_DEFAULTS.finality_depth,
     cache_unfinalized_ms: input.cache_unfinalized_ms ?? EVM_DEFAULTS.cache_unfinalized_ms,
     head_check_interval_s: input.head_check_interval_s ?? EVM_DEFAULTS.head_check_interval_s,
-    max_block_lag: input.max_block_lag ?? EVM_DEFAULTS.max_block_lag
+    max_block_lag: input.max_block_lag ?? EVM_DEFAULTS.max_block_lag,
+    broadcast_writes: input.broadcast_writes === true ? 1 : 0
   }
 }
 

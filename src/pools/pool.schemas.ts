@@ -60,6 +60,7 @@ const ProtocolField = Type.Unsafe<Protocol>({
 const FinalityDepth = Type.Integer({ minimum: 0, maximum: 100_000, description: "evm: where a node has no `finalized` tag, the finalized block is the pool's highest head − this many blocks (default 64)" })
 const CacheUnfinalizedMs = Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'evm: how long an answer that may still change (at `latest`, `pending` or a block not yet final) is stored (default 0: shared while in flight, not stored)' })
 const HeadCheckIntervalS = Type.Integer({ minimum: 1, maximum: 3600, description: "evm: seconds between the `eth_blockNumber` checks of each member's head (default 5)" })
+const BroadcastWrites = Type.Boolean({ description: 'evm: send each eth_sendRawTransaction to every eligible member at once and answer with the first acceptance (default false: one member)' })
 const MaxBlockLag = Type.Integer({ minimum: 0, maximum: 1_000_000, description: "evm: a member more than this many blocks behind the pool's highest head is left out of calls at `latest` (default 5)" })
 
 /** The per-pool health policy fields, all optional, accepted on create and update. */
@@ -83,7 +84,8 @@ const policyFields = {
   finality_depth: Type.Optional(Nullable(FinalityDepth)),
   cache_unfinalized_ms: Type.Optional(Nullable(CacheUnfinalizedMs)),
   head_check_interval_s: Type.Optional(Nullable(HeadCheckIntervalS)),
-  max_block_lag: Type.Optional(Nullable(MaxBlockLag))
+  max_block_lag: Type.Optional(Nullable(MaxBlockLag)),
+  broadcast_writes: Type.Optional(Nullable(BroadcastWrites))
 }
 
 export const PoolParams = Type.Object({ pool_id: Id })
@@ -217,7 +219,8 @@ export const PoolStatus = Type.Object({
     finality_depth: Type.Integer(),
     cache_unfinalized_ms: Type.Integer(),
     head_check_interval_s: Type.Integer(),
-    max_block_lag: Type.Integer()
+    max_block_lag: Type.Integer(),
+    broadcast_writes: Type.Boolean()
   }),
   cache: PoolCache,
   retries: PoolRetries,

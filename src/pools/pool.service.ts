@@ -137,6 +137,7 @@ export function createPoolService ({ database: handle, now, changes = NO_CHANGES
       if (input.cache_unfinalized_ms != null) fields.cache_unfinalized_ms = input.cache_unfinalized_ms
       if (input.head_check_interval_s != null) fields.head_check_interval_s = input.head_check_interval_s
       if (input.max_block_lag != null) fields.max_block_lag = input.max_block_lag
+      if (input.broadcast_writes != null) fields.broadcast_writes = input.broadcast_writes ? 1 : 0
       const pool = await database.transact((db) => updatePoolWork(db, id, fields, { actor, changes: input, at }))
       return {
         pool_id: pool.id,

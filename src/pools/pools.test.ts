@@ -138,7 +138,8 @@ for (const dialect of dialects) {
           finality_depth: 64,
           cache_unfinalized_ms: 0,
           head_check_interval_s: 5,
-          max_block_lag: 5
+          max_block_lag: 5,
+          broadcast_writes: false
         })
         assert.deepEqual(body.cache, { ttl_seconds: 0, stale_seconds: 0, hits: 0, misses: 0, stale: 0, entries: 0, hit_ratio: 0 })
         assert.deepEqual(body.retries, { made: 0, hedges: 0, budget_exhausted: 0 })

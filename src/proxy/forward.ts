@@ -65,8 +65,10 @@ export interface RpcCallInfo {
   readonly repeatable: boolean | undefined
   /** The call itself, as the client sent it. */
   readonly call: { readonly method: string, readonly params?: unknown, readonly id?: string | number | null }
-  /** Providers that may not answer it (an evm pool's nodes lagging behind, for a call at the head: rpc-heads.ts). */
+  /** Providers it should not go to (an evm pool's nodes behind: rpc-heads.ts): turned to when no one else is left, unless `pinned`. */
   readonly avoid?: ReadonlySet<number>
+  /** `avoid` is every member but one (a broadcast's copy: rpc-broadcast.ts): never loosened. */
+  readonly pinned?: boolean
 }
 
 /** What the proxy logs an attempt with. */

@@ -167,7 +167,7 @@ export class Forwarding {
   /** Lets the members the call avoided be chosen (none of them was tried: they were left out until now); false when there were none. */
   private relaxAvoided (): boolean {
     const avoid = this.incoming.rpc?.avoid
-    if (avoid === undefined || this.relaxed) return false
+    if (avoid === undefined || this.relaxed || this.incoming.rpc?.pinned === true) return false
     this.relaxed = true
     for (const providerId of avoid) this.tried.delete(providerId)
     return true

@@ -14,7 +14,7 @@
  *   entry.ts (is it the data plane's?) → admit.ts (Host, token scope, body) →
  *   data-plane.ts (the pool, its pipeline, the answer; logs and metrics) → this file →
  *   rpc-admit.ts (RPC pools: a body that is not JSON-RPC; rpc-batch.ts, a batch call
- *   by call; rpc-methods.ts, a method no member allows; rpc-logs.ts, an evm pool's wide eth_getLogs split; rpc-heads.ts, its lagging nodes left out; rpc-coalesce.ts, its identical reads shared and stored by finality) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
+ *   by call; rpc-methods.ts, a method no member allows; rpc-logs.ts, an evm pool's wide eth_getLogs split; rpc-heads.ts, its lagging nodes left out; rpc-coalesce.ts, its identical reads shared and stored by finality; rpc-broadcast.ts, its transactions sent to every member with broadcast_writes) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
  *   cache-fill.ts (the leader's fetch, stored) → forwarding.ts (choose, send,
  *   settle, hedge, per request) → upstream-client.ts (send) → attempt.ts (classify;
  *   rpc-answer.ts, an RPC call's answer by its body) → attempt-steps.ts (account: health, counters, log line) → reply.ts with
@@ -26,6 +26,7 @@ import type { ProxyRequest, RpcCallInfo } from './forward.js'
 import type { ProxyService } from './proxy.service.js'
 import { refusedByAll, RPC_PROTOCOLS, rpcAdmit } from './rpc-admit.js'
 import { answerBatch } from './rpc-batch.js'
+import { broadcastWrites, type MembersOf } from './rpc-broadcast.js'
 import type { RpcCoalescing, SharingPool } from './rpc-coalesce.js'
 import type { HeadPool, HeadTracker } from './rpc-heads.js'
 import { methodRouted, type MethodRouting } from './rpc-methods.js'
@@ -45,10 +46,11 @@ interface Compiled {
 type Heads = Pick<HeadTracker, 'use' | 'avoid' | 'highestHead'>
 
 /** What an RPC pool's stages read of its row. */
-type RpcPool = { readonly protocol: string } & CachingPool & SharingPool & HeadPool & LogsPool
+type RpcPool = { readonly protocol: string, readonly broadcast_writes: number } & CachingPool & SharingPool & HeadPool & LogsPool
 
 interface Deps {
-  runtime: Pick<PoolRuntime, 'pool' | 'poolNow'> & MethodRouting
+  /** `members`: an evm pool's writes sent to each (rpc-broadcast.ts); without it (tests of other stages) a write goes to one member. */
+  runtime: Pick<PoolRuntime, 'pool' | 'poolNow'> & MethodRouting & { members?: MembersOf }
   cache: Pick<CachedProxy, 'cached' | 'hitNow' | 'rpc'>
   attempts: Pick<ProxyService, 'forward'>
   /** The evm pools' heads; without it (tests of other stages) nothing is left out for lagging. */
@@ -60,8 +62,10 @@ interface Deps {
  * answered before any other stage, a batch call by call through `inner` (rpc-batch.ts),
  * each call first past its method's routing (rpc-methods.ts).
  */
-function rpcRun (inner: Run, coalescing: RpcCoalescing, routing: MethodRouting, heads: Heads | undefined, pool: RpcPool): Run {
+function rpcRun (sent: Run, coalescing: RpcCoalescing, routing: Deps['runtime'], heads: Heads | undefined, pool: RpcPool): Run {
   const evm = pool.protocol === 'evm'
+  // With broadcast_writes, its eth_sendRawTransaction goes to every eligible member (rpc-broadcast.ts), past the heads' choice.
+  const inner: Run = evm && pool.broadcast_writes === 1 && routing.members !== undefined ? broadcastWrites(sent, routing.members) : sent
   // A call avoids the nodes behind (rpc-heads.ts), then is shared with identical ones or answered from the store (rpc-coalesce.ts).
   const coalesced: Run = heads === undefined
     ? async (poolId, incoming) => await coalescing.answer(poolId, incoming, pool, inner)
