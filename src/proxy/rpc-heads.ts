@@ -39,8 +39,8 @@ const TICK_MS = 250
 const DEFAULT_INTERVAL_MS = 5000
 /** The fastest chain pace believed, in blocks per ms (50 a second): a jump past it is a node coming back, not the chain. */
 const MAX_PACE = 0.05
-/** Two nodes' heads a second apart or more show the chain's pace; closer, only their gap. */
-const PACE_MIN_SPAN_MS = 1000
+/** A node's own pace is measured between two of its heads at least this far apart. */
+const PACE_MIN_SPAN_MS = 500
 /** Largest check answer read. */
 const MAX_CHECK_BYTES = 64 * 1024
 
@@ -65,6 +65,10 @@ export interface HeadPool {
 /** One node's head as known here. */
 interface NodeHead {
   head: bigint | undefined
+  /** The node's own pace (blocks per ms) and the head and time it was last measured from. */
+  pace: number | undefined
+  paceHead: bigint | undefined
+  paceAt: number
   finalized: bigint | undefined
   /** False once the node answered the `finalized` tag with an error: not asked again. */
   tagsFinalized: boolean
@@ -80,11 +84,6 @@ interface Watched {
   pool: HeadPool
   lastUsed: number
   providers: readonly number[]
-  /** The pool's highest head as it rose, when, and the chain's pace it showed (blocks per ms). */
-  top: bigint | undefined
-  topAt: number
-  topBy: number | undefined
-  pace: number
   /** The first round of checks while it runs. */
   first: Promise<void> | undefined
 }
@@ -128,7 +127,7 @@ export class HeadTracker {
       // Calls arriving while the first round runs wait for it too.
       return known.first
     }
-    const watched: Watched = { pool, lastUsed: this.now(), providers: [], top: undefined, topAt: 0, topBy: undefined, pace: 0, first: undefined }
+    const watched: Watched = { pool, lastUsed: this.now(), providers: [], first: undefined }
     this.watched.set(poolId, watched)
     this.timer ??= setInterval(() => { this.tick().catch(() => {}) }, TICK_MS).unref()
     watched.first = this.firstRound(poolId).finally(() => { watched.first = undefined })
@@ -216,14 +215,15 @@ export class HeadTracker {
 
   /**
    * The pool's nodes' heads as of now: each known head moved on by the blocks the chain
-   * made since it was learned (at the pace the pool's highest head last rose: a node
-   * catching up says nothing of the chain's pace), and the highest of them; undefined
-   * while none is known.
+   * made since it was learned, and the highest of them; undefined while none is known.
+   * The chain's pace is the slowest own pace among the nodes within `max_block_lag` of
+   * the highest head as learned: nodes in step on a fast chain all show it, while a
+   * node catching up shows a jump the others do not, and a node stalled falls out.
    */
   private view (poolId: number): { now: Map<number, bigint>, highest: bigint, maxLag: number, depth: number } | undefined {
     const watched = this.watched.get(poolId)
     if (watched === undefined) return undefined
-    const pace = watched.pace
+    const pace = this.paceOf(watched)
     const at = this.now()
     const now = new Map<number, bigint>()
     let highest: bigint | undefined
@@ -237,23 +237,36 @@ export class HeadTracker {
     return highest === undefined ? undefined : { now, highest, maxLag: watched.pool.max_block_lag, depth: watched.pool.finality_depth }
   }
 
+  /** The chain's pace in the pool (see `view`), in blocks per ms; 0 while no node has shown one. */
+  private paceOf (watched: Watched): number {
+    let highest: bigint | undefined
+    for (const id of watched.providers) {
+      const head = this.nodes.get(id)?.head
+      if (head !== undefined && (highest === undefined || head > highest)) highest = head
+    }
+    if (highest === undefined) return 0
+    let pace: number | undefined
+    for (const id of watched.providers) {
+      const node = this.nodes.get(id)
+      if (node?.head === undefined || node.pace === undefined || node.head + BigInt(watched.pool.max_block_lag) < highest) continue
+      pace = pace === undefined ? node.pace : Math.min(pace, node.pace)
+    }
+    return pace ?? 0
+  }
+
+  /** A head the node said now (a check, or a client's eth_blockNumber answer): its own pace measured when far enough apart. */
   private setHead (node: NodeHead, head: bigint): void {
-    if (head === node.head) return
     const at = this.now()
+    if (node.paceHead === undefined) {
+      node.paceHead = head
+      node.paceAt = at
+    } else if (at - node.paceAt >= PACE_MIN_SPAN_MS) {
+      node.pace = head > node.paceHead ? Math.min(MAX_PACE, Number(head - node.paceHead) / (at - node.paceAt)) : 0
+      node.paceHead = head
+      node.paceAt = at
+    }
     node.head = head
     node.at = at
-    // Each pool it serves: a new highest head shows the chain's pace since the last one, when the same
-    // node said both or a second passed between them (two nodes answering a moment apart show only their gap).
-    const id = node.member.provider_id
-    for (const watched of this.watched.values()) {
-      if (!watched.providers.includes(id) || (watched.top !== undefined && head <= watched.top)) continue
-      if (watched.top !== undefined && at > watched.topAt && (watched.topBy === id || at - watched.topAt >= PACE_MIN_SPAN_MS)) {
-        watched.pace = Math.min(MAX_PACE, Number(head - watched.top) / (at - watched.topAt))
-      }
-      watched.top = head
-      watched.topAt = at
-      watched.topBy = id
-    }
   }
 
   private async firstRound (poolId: number): Promise<void> {
@@ -290,7 +303,7 @@ export class HeadTracker {
     const node = this.nodes.get(member.provider_id)
     if (node === undefined) {
       this.nodes.set(member.provider_id, {
-        head: undefined, finalized: undefined, tagsFinalized: true, at: 0, nextAt: 0, checking: false, member, intervalMs, wantsFinalized
+        head: undefined, pace: undefined, paceHead: undefined, paceAt: 0, finalized: undefined, tagsFinalized: true, at: 0, nextAt: 0, checking: false, member, intervalMs, wantsFinalized
       })
       return
     }
