@@ -9,10 +9,11 @@
  * (rpc-batch.ts). Only in an RPC pool's pipeline (pipeline.ts): an `http` pool's
  * requests never reach this file.
  */
+import { getMaxListeners, setMaxListeners } from 'node:events'
 import { isCoalescible, isWrite } from '../rules/evm-methods.js'
 import { errorAnswer, parseBody, type ParsedBody, type RpcCall } from '../rules/jsonrpc.js'
 import type { ServedAnswer } from './cache-answer.js'
-import type { ProxyRequest, RpcCallInfo } from './forward.js'
+import { requestCopy, type ProxyRequest, type RpcCallInfo } from './forward.js'
 
 /** The protocols whose POSTs are JSON-RPC. */
 export const RPC_PROTOCOLS: ReadonlySet<string> = new Set(['jsonrpc', 'evm'])
@@ -23,6 +24,26 @@ export type RpcAdmitted = { readonly answer: ServedAnswer } | { readonly batch: 
 /** A single call's marks for the stages after this one: its method, and whether it may be sent again (a read an evm pool knows: yes; a transaction: no; else a POST's rule). */
 export const callInfo = (call: RpcCall, evm: boolean): RpcCallInfo =>
   ({ method: call.method, repeatable: isWrite(call.method) ? false : evm && isCoalescible(call.method) ? true : undefined, call })
+
+/**
+ * The request one call makes on its own behalf (a batch's call, a log split's range or
+ * head read): the client's, with the call alone as its body. Up to `listeners` such
+ * requests may wait on the client's one signal at once: its listener bound is raised to
+ * that, never lowered (a batch's calls and their ranges share it).
+ */
+export function callRequest (incoming: ProxyRequest, call: RpcCall, evm: boolean, listeners: number): ProxyRequest {
+  return {
+    ...requestCopy(incoming),
+    body: Buffer.from(JSON.stringify(call)),
+    gone: incoming.gone,
+    get signal () {
+      const signal = incoming.signal
+      if (signal !== undefined && getMaxListeners(signal) < listeners) setMaxListeners(listeners, signal)
+      return signal
+    },
+    rpc: callInfo(call, evm)
+  }
+}
 
 /**
  * Reads a POST's body: one that is not JSON-RPC is answered at once (`answer`); a

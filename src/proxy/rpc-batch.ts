@@ -11,13 +11,12 @@
  * A provider's answer is passed on as its bytes (a big number stays exact). Not yet: calls to one member sent to it as one upstream
  * batch (`max_batch_size`).
  */
-import { setMaxListeners } from 'node:events'
 import { isCoalescible } from '../rules/evm-methods.js'
 import { canonicalParams, errorAnswer, type RpcCall } from '../rules/jsonrpc.js'
 import type { ServedAnswer } from './cache-answer.js'
 import { readBounded } from './body-read.js'
-import { requestCopy, type ProxyRequest } from './forward.js'
-import { callInfo, jsonAnswer } from './rpc-admit.js'
+import type { ProxyRequest } from './forward.js'
+import { callRequest, jsonAnswer } from './rpc-admit.js'
 
 /** Calls of one batch in flight at once. */
 const BATCH_CONCURRENCY = 16
@@ -95,7 +94,7 @@ async function answerCall (poolId: number, incoming: ProxyRequest, call: RpcCall
   const id = call.id ?? null
   let served: ServedAnswer
   try {
-    served = await run(poolId, callRequest(incoming, call, evm))
+    served = await run(poolId, callRequest(incoming, call, evm, BATCH_CONCURRENCY * 4))
   } catch (error) {
     return errorText(id, error instanceof Error ? error.message : 'The call failed')
   }
@@ -132,19 +131,3 @@ const MAX_CHECKED_CHARS = 64 * 1024
 const NOT_JSON_RPC = 'The provider\'s answer was not JSON-RPC'
 
 const errorText = (id: string | number | null, message: string): string => errorAnswer({ code: UNSERVED, message }, id)
-
-/** The request one call of the batch makes: the batch's own, with the call alone as its body. */
-function callRequest (incoming: ProxyRequest, call: RpcCall, evm: boolean): ProxyRequest {
-  return {
-    ...requestCopy(incoming),
-    body: Buffer.from(JSON.stringify(call)),
-    gone: incoming.gone,
-    // Up to BATCH_CONCURRENCY calls may wait on the client's one signal at once.
-    get signal () {
-      const signal = incoming.signal
-      if (signal !== undefined) setMaxListeners(BATCH_CONCURRENCY * 4, signal)
-      return signal
-    },
-    rpc: callInfo(call, evm)
-  }
-}

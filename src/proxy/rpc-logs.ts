@@ -16,14 +16,13 @@
  * upstream calls with the halvings for one client request (a batch's calls together), MAX_LOGS_BYTES of logs gathered, and nothing more
  * sent once the client left. A pool without a limit has no such stage (pipeline.ts).
  */
-import { getMaxListeners, setMaxListeners } from 'node:events'
 import type { Readable } from 'node:stream'
 import { blockRef, halves, hexBlock, logsAsk, rangeCount, rangeFilter, refusedAsTooLarge, splitRange, type BlockRef, type LogsAsk } from '../rules/evm-logs.js'
 import { errorAnswer, type RpcCall } from '../rules/jsonrpc.js'
 import type { ServedAnswer } from './cache-answer.js'
 import { readBounded } from './body-read.js'
-import { requestCopy, type ProxyRequest } from './forward.js'
-import { callInfo, jsonAnswer } from './rpc-admit.js'
+import type { ProxyRequest } from './forward.js'
+import { callRequest, jsonAnswer } from './rpc-admit.js'
 import { UNSERVED } from './rpc-batch.js'
 
 type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
@@ -75,7 +74,7 @@ async function blockOf (run: Run, poolId: number, incoming: ProxyRequest, block:
   const call: RpcCall = block === 'latest'
     ? { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }
     : { jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: [block, false] }
-  const answer = await run(poolId, callRequest(incoming, call)).catch(() => undefined)
+  const answer = await run(poolId, callRequest(incoming, call, true, SIGNAL_LISTENERS)).catch(() => undefined)
   if (answer?.kind !== 'answer' || answer.body === null) return undefined
   if (answer.status !== 200) { letGo(answer); return undefined }
   const read = await jsonOf(answer.body, 64 * 1024)
@@ -125,7 +124,7 @@ class LogsSplit {
     const call: RpcCall = { jsonrpc: '2.0', id: this.id, method: 'eth_getLogs', params: [rangeFilter(this.ask.filter, from, to)] }
     let served: ServedAnswer
     try {
-      served = await this.run(this.poolId, callRequest(this.incoming, call))
+      served = await this.run(this.poolId, callRequest(this.incoming, call, true, SIGNAL_LISTENERS))
     } catch (error) {
       return this.fail(error instanceof Error ? error.message : 'The call failed')
     }
@@ -182,21 +181,5 @@ async function jsonOf (body: Buffer | Readable, limit: number): Promise<Record<s
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined
   } catch {
     return undefined
-  }
-}
-
-/** The request one range (or the head) makes: the client's, with the call alone as its body. */
-function callRequest (incoming: ProxyRequest, call: RpcCall): ProxyRequest {
-  return {
-    ...requestCopy(incoming),
-    body: Buffer.from(JSON.stringify(call)),
-    gone: incoming.gone,
-    // Up to RANGE_CONCURRENCY ranges (of each of a batch's calls) may wait on the client's one signal at once.
-    get signal () {
-      const signal = incoming.signal
-      if (signal !== undefined) setMaxListeners(Math.max(getMaxListeners(signal), SIGNAL_LISTENERS), signal)
-      return signal
-    },
-    rpc: callInfo(call, true)
   }
 }
