@@ -21,7 +21,7 @@
  * and it falls behind the others' as they move on.
  */
 import { Agent, type Dispatcher } from 'undici'
-import { blockAbove, needsCurrentHead, quantity } from '../rules/evm-finality.js'
+import { blockAbove, isLagging, needsCurrentHead, quantity } from '../rules/evm-finality.js'
 import { rpcVerdict } from '../rules/jsonrpc-errors.js'
 import { parseBase, providerCredentials, upstreamTarget } from '../rules/upstream-url.js'
 
@@ -146,7 +146,7 @@ export class HeadTracker {
     if (view === undefined) return undefined
     let out: Set<number> | undefined
     for (const [id, head] of view.now) {
-      const lagging = head + BigInt(view.maxLag) < view.highest
+      const lagging = isLagging(head, view.highest, view.maxLag)
       if (lagging ? needsCurrentHead(method, params, head) : blockAbove(method, params, head)) (out ??= new Set()).add(id)
     }
     return out
@@ -162,7 +162,7 @@ export class HeadTracker {
     const depth = BigInt(view.depth)
     let best: bigint | undefined
     for (const [id, head] of view.now) {
-      if (head + BigInt(view.maxLag) < view.highest) continue
+      if (isLagging(head, view.highest, view.maxLag)) continue
       const node = this.nodes.get(id) as NodeHead
       const final = node.finalized ?? ((node.head as bigint) >= depth ? (node.head as bigint) - depth : undefined)
       if (final !== undefined && (best === undefined || final > best)) best = final
@@ -172,8 +172,13 @@ export class HeadTracker {
 
   /** The highest head a node of the pool said (undefined while none is known). */
   highestHead (poolId: number): bigint | undefined {
+    const watched = this.watched.get(poolId)
+    return watched === undefined ? undefined : this.highestLearned(watched)
+  }
+
+  private highestLearned (watched: Watched): bigint | undefined {
     let highest: bigint | undefined
-    for (const id of this.watched.get(poolId)?.providers ?? []) {
+    for (const id of watched.providers) {
       const head = this.nodes.get(id)?.head
       if (head !== undefined && (highest === undefined || head > highest)) highest = head
     }
@@ -239,16 +244,12 @@ export class HeadTracker {
 
   /** The chain's pace in the pool (see `view`), in blocks per ms; 0 while no node has shown one. */
   private paceOf (watched: Watched): number {
-    let highest: bigint | undefined
-    for (const id of watched.providers) {
-      const head = this.nodes.get(id)?.head
-      if (head !== undefined && (highest === undefined || head > highest)) highest = head
-    }
+    const highest = this.highestLearned(watched)
     if (highest === undefined) return 0
     let pace: number | undefined
     for (const id of watched.providers) {
       const node = this.nodes.get(id)
-      if (node?.head === undefined || node.pace === undefined || node.head + BigInt(watched.pool.max_block_lag) < highest) continue
+      if (node?.head === undefined || node.pace === undefined || isLagging(node.head, highest, watched.pool.max_block_lag)) continue
       pace = pace === undefined ? node.pace : Math.min(pace, node.pace)
     }
     return pace ?? 0
