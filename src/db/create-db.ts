@@ -182,6 +182,16 @@ async function transactPostgres<T> (db: Db, work: (db: Db) => Work<T>, committed
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
+/**
+ * How long PostgreSQL lets one of our sessions sit idle inside a transaction before it
+ * ends the session. Ours run statement after statement; a gap this long means the
+ * process stopped, and its locks would otherwise stop every other instance's writes
+ * (and the API calls that flush first) until it resumed. Ten seconds: no transaction
+ * of ours waits on anything but the database between statements, so only a process
+ * stopped or starved that long loses one (a flush's batch is kept for the next).
+ */
+export const IDLE_IN_TRANSACTION_MS = 10_000
+
 function openPostgres (url: string): Opened {
   const parsed = new URL(url)
   const where = `${parsed.hostname || parsed.searchParams.get('host') || 'localhost'}:${parsed.port || '5432'}`
@@ -194,15 +204,27 @@ function openPostgres (url: string): Opened {
   const max = Number(parsed.searchParams.get('pool_max') ?? 10)
   parsed.searchParams.delete('pool_max')
   // Server options given in the URL (`?options=-c …`) would replace the search_path.
-  const options = [parsed.searchParams.get('options'), schema !== null ? `-c search_path=${schema}` : null].filter((o) => o !== null)
+  const given = parsed.searchParams.get('options')
+  const options = [given, schema !== null ? `-c search_path=${schema}` : null].filter((o) => o !== null)
   parsed.searchParams.delete('options')
   const pool = new pg.Pool({
     connectionString: parsed.toString(),
     max,
     ...(options.length > 0 ? { options: options.join(' ') } : {})
   })
-  // An idle client losing its server must not crash the process; the next query reports it.
+  // A client losing its server, idle or checked out between two statements (the server
+  // ended the session), must not crash the process; the next query reports it.
   pool.on('error', () => {})
+  // A session of ours idle inside a transaction is a process that stopped mid-way (paused,
+  // starved, cut off): the server ends it, so the rows it locked (a pool's, by a flush) do
+  // not hold up every other instance. Set by a statement (a pooler passes it on, where a
+  // startup parameter may be refused) unless the URL's options set it; pg runs it before
+  // the client's first query.
+  const setIdleTimeout = given?.includes('idle_in_transaction_session_timeout') !== true
+  pool.on('connect', (client) => {
+    client.on('error', () => {})
+    if (setIdleTimeout) client.query(`set idle_in_transaction_session_timeout = ${IDLE_IN_TRANSACTION_MS}`).catch(() => {})
+  })
   const db = new Kysely<Database>({ dialect: new SchemaPostgresDialect({ pool }) })
   const describe = (error: unknown) => describePostgresError(error, where)
   return {
