@@ -40,8 +40,13 @@ function getRoutes (tree: string): string[] {
   return paths
 }
 
-/** Sends `head` on a fresh socket; answers what came until the server closed it, or for GRACE_MS after the answer's head. Rejects after `ms`. */
-async function exchange (port: number, head: string, ms = 1000): Promise<string> {
+/**
+ * Sends `head` on a fresh socket; answers what came until the server closed it, or for
+ * GRACE_MS after the answer's head. Rejects after `ms`: a HEAD waiting for a body that
+ * never ends (the event stream's) never answers, and 10 s tells that from a slow first
+ * answer (the OpenAPI document is built on its first call) on a loaded machine.
+ */
+async function exchange (port: number, head: string, ms = 10_000): Promise<string> {
   const socket = connect(port, '127.0.0.1')
   const chunks: Buffer[] = []
   try {
