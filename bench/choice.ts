@@ -77,7 +77,8 @@ function fakeMember (poolId: number, m: number, strategy: Strategy): Member {
     auth_headers: null,
     health_check: null,
     last_check: null,
-    methods: null
+    methods: null,
+    max_batch_size: 10
   }
 }
 
