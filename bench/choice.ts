@@ -78,7 +78,8 @@ function fakeMember (poolId: number, m: number, strategy: Strategy): Member {
     health_check: null,
     last_check: null,
     methods: null,
-    max_batch_size: 10
+    max_batch_size: 10,
+    provider_updated_at: '2026-01-01T00:00:00.000Z'
   }
 }
 

@@ -160,11 +160,11 @@ export function * deleteProviderWork (db: Db, id: number, change: Change): Work<
 }
 
 /**
- * Whether this process learned that the provider, as it is now (its base URL and
- * max_batch_size), refuses upstream batches (proxy/rpc-batch-send.ts): the data plane,
- * above this floor, answers it; services.ts hands it down.
+ * Whether this process learned that the provider, as it is now (unchanged since),
+ * refuses upstream batches (proxy/rpc-batch-refusals.ts): the data plane, above this
+ * floor, answers it; services.ts hands it down.
  */
-export type BatchesRefused = (provider: Pick<repo.ProviderRow, 'id' | 'base_url' | 'max_batch_size'>) => boolean
+export type BatchesRefused = (provider: Pick<repo.ProviderRow, 'id' | 'updated_at' | 'base_url' | 'max_batch_size'>) => boolean
 
 /** No batch refused (a service built without the data plane). */
 const NO_REFUSED_BATCHES: BatchesRefused = () => false

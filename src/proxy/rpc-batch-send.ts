@@ -16,7 +16,7 @@
 import { idKeyOf } from '../rules/jsonrpc-batch.js'
 import { requestCopy, type ProxyRequest } from './forward.js'
 import { outcomeOfList } from './rpc-batch-answer.js'
-import type { BatchRefusals } from './rpc-batch-refusals.js'
+import type { BatchingProvider, BatchRefusals } from './rpc-batch-refusals.js'
 import { DEFAULT_TIMEOUT_MS, type AttemptControl, type SendingMember, type SendingPool, type SentUpstream, type UpstreamClient } from './upstream-client.js'
 
 /** What sending a group needs of the proxy: its upstream client and the refusals it learned. */
@@ -26,7 +26,7 @@ export interface BatchVia {
 }
 
 /** The member a group goes to: what the upstream client and the refusals read of it. */
-export type GroupMember = SendingMember & { readonly id: number, readonly provider_id: number, readonly provider_name: string | null, readonly max_batch_size: number }
+export type GroupMember = SendingMember & BatchingProvider & { readonly id: number, readonly provider_name: string | null }
 
 /** One call waiting in the group for its answer. */
 class Waiting {
