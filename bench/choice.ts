@@ -77,7 +77,9 @@ function fakeMember (poolId: number, m: number, strategy: Strategy): Member {
     auth_headers: null,
     health_check: null,
     last_check: null,
-    methods: null
+    methods: null,
+    max_batch_size: 10,
+    provider_updated_at: '2026-01-01T00:00:00.000Z'
   }
 }
 

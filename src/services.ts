@@ -64,7 +64,8 @@ export function buildServices ({ config, database, now, random, warn }: Services
   const base = { database, now, changes }
 
   const audit = createAuditService({ ...base, maxAgeDays: config.auditMaxAgeDays })
-  const providers = createProviderService(base)
+  // What the data plane learned of the providers' upstream batches, in their records: asked only once requests are served.
+  const providers = createProviderService({ ...base, batchesRefused: (provider) => uncached.batchesRefused(provider) })
   const refusals = createRefusalService(base)
   // The evm members' heads in status records and explanations: the tracker is built with the
   // data plane below (after the runtime, whose change listener must come after the read model's);

@@ -5,6 +5,7 @@
  */
 import type { AddressInfo } from 'node:net'
 import ganache from 'ganache'
+import { upstream, type Upstream } from './upstreams.js'
 
 export interface Node {
   readonly url: string
@@ -30,4 +31,14 @@ export async function startNode (accounts = 2): Promise<Node> {
     },
     close: async () => { await server.close() }
   }
+}
+
+/** A loopback provider in front of `node`, recording the calls clients caused (head checks apart: upstreams.ts). */
+export async function recorded (node: Node): Promise<Upstream> {
+  return await upstream((_req, res, body) => {
+    fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(async (answer) => {
+      res.writeHead(answer.status, { 'content-type': 'application/json' })
+      res.end(await answer.text())
+    }, () => { res.destroy() })
+  })
 }

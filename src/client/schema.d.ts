@@ -913,6 +913,13 @@ export interface operations {
                         } | null;
                         /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
                         max_logs_range: number | null;
+                        /** @description the most calls of one client batch sent to this provider as one upstream batch (1: one by one) */
+                        max_batch_size: number;
+                        /**
+                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch (a 4xx or 501 for the list, or one object where a list was due): it is sent single calls since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
+                         * @enum {string|null}
+                         */
+                        batches: "refused" | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1046,6 +1053,8 @@ export interface operations {
                     } | null;
                     /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
                     max_logs_range?: number | null;
+                    /** @description RPC pools: the most calls of one client batch sent to this provider as one upstream JSON-RPC batch (default 10; 1 sends them one by one). A provider that refuses a batch is sent single calls from then on */
+                    max_batch_size?: number | null;
                 };
             };
         };
@@ -1103,6 +1112,13 @@ export interface operations {
                         } | null;
                         /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
                         max_logs_range: number | null;
+                        /** @description the most calls of one client batch sent to this provider as one upstream batch (1: one by one) */
+                        max_batch_size: number;
+                        /**
+                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch (a 4xx or 501 for the list, or one object where a list was due): it is sent single calls since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
+                         * @enum {string|null}
+                         */
+                        batches: "refused" | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1296,6 +1312,13 @@ export interface operations {
                         } | null;
                         /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
                         max_logs_range: number | null;
+                        /** @description the most calls of one client batch sent to this provider as one upstream batch (1: one by one) */
+                        max_batch_size: number;
+                        /**
+                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch (a 4xx or 501 for the list, or one object where a list was due): it is sent single calls since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
+                         * @enum {string|null}
+                         */
+                        batches: "refused" | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1453,6 +1476,8 @@ export interface operations {
                     } | null;
                     /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
                     max_logs_range?: number | null;
+                    /** @description RPC pools: the most calls of one client batch sent to this provider as one upstream JSON-RPC batch (default 10; 1 sends them one by one). A provider that refuses a batch is sent single calls from then on */
+                    max_batch_size?: number | null;
                 };
             };
         };
@@ -1510,6 +1535,13 @@ export interface operations {
                         } | null;
                         /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
                         max_logs_range: number | null;
+                        /** @description the most calls of one client batch sent to this provider as one upstream batch (1: one by one) */
+                        max_batch_size: number;
+                        /**
+                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch (a 4xx or 501 for the list, or one object where a list was due): it is sent single calls since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
+                         * @enum {string|null}
+                         */
+                        batches: "refused" | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1823,6 +1855,13 @@ export interface operations {
                         } | null;
                         /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
                         max_logs_range: number | null;
+                        /** @description the most calls of one client batch sent to this provider as one upstream batch (1: one by one) */
+                        max_batch_size: number;
+                        /**
+                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch (a 4xx or 501 for the list, or one object where a list was due): it is sent single calls since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
+                         * @enum {string|null}
+                         */
+                        batches: "refused" | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -9117,6 +9156,8 @@ export interface operations {
                         } | null;
                         /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
                         max_logs_range?: number | null;
+                        /** @description RPC pools: the most calls of one client batch sent to this provider as one upstream JSON-RPC batch (default 10; 1 sends them one by one). A provider that refuses a batch is sent single calls from then on */
+                        max_batch_size?: number | null;
                     }[];
                     pools?: {
                         name: string;
@@ -9384,6 +9425,8 @@ export interface operations {
                         } | null;
                         /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
                         max_logs_range?: number | null;
+                        /** @description RPC pools: the most calls of one client batch sent to this provider as one upstream JSON-RPC batch (default 10; 1 sends them one by one). A provider that refuses a batch is sent single calls from then on */
+                        max_batch_size?: number | null;
                     }[];
                     pools?: {
                         name: string;
@@ -9667,6 +9710,8 @@ export interface operations {
                             } | null;
                             /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
                             max_logs_range?: number | null;
+                            /** @description RPC pools: the most calls of one client batch sent to this provider as one upstream JSON-RPC batch (default 10; 1 sends them one by one). A provider that refuses a batch is sent single calls from then on */
+                            max_batch_size?: number | null;
                         }[];
                         pools?: {
                             name: string;

@@ -38,6 +38,8 @@ export interface ProviderTable {
   methods: string | null
   /** The most blocks one eth_getLogs call may span at this provider, or null for no limit (migration 017). */
   max_logs_range: number | null
+  /** The most calls of a client batch sent to this provider as one upstream batch; 1: one by one (migration 020). */
+  max_batch_size: Generated<number>
 }
 
 export interface ProviderRefusalTable {

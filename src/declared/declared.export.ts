@@ -8,6 +8,7 @@
  * placeholders are filled in (a base URL with userinfo, from an earlier version, is
  * refused until its credentials move to `auth_headers`).
  */
+import { DEFAULT_BATCH_SIZE } from '../rules/jsonrpc-batch.js'
 import { credentialPieces, joinPieces } from '../rules/secrets.js'
 import type { Current } from './declared.rules.js'
 import type { DeclaredStateValue } from './declared.schemas.js'
@@ -69,7 +70,8 @@ function exportedProvider (p: Current['providers'][number], part: string): Expor
     ...(authHeaders === null ? {} : { auth_headers: authHeaders }),
     ...(check === null ? {} : { health_check: { ...check, path: withPlaceholders(check.path, placeholder) } }),
     ...(p.methods == null ? {} : { methods: JSON.parse(p.methods) as NonNullable<ExportedProvider['methods']> }),
-    ...(p.max_logs_range == null ? {} : { max_logs_range: p.max_logs_range })
+    ...(p.max_logs_range == null ? {} : { max_logs_range: p.max_logs_range }),
+    ...(p.max_batch_size === DEFAULT_BATCH_SIZE ? {} : { max_batch_size: p.max_batch_size })
   }
 }
 

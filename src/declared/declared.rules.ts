@@ -10,6 +10,7 @@ import type { PoolRow } from '../pools/pool.repository.js'
 import type { StoredPool } from '../pools/pool.rules.js'
 import type { ProviderRow } from '../providers/provider.repository.js'
 import type { StoredProvider } from '../providers/provider.rules.js'
+import { DEFAULT_BATCH_SIZE } from '../rules/jsonrpc-batch.js'
 import { CHANGED_MASK, MASK, shownWithChanges } from '../rules/secrets.js'
 import { atOnce, type Desired, type DesiredMember, type DesiredPool } from './declared.desired.js'
 import type { ChangeValue } from './declared.schemas.js'
@@ -50,7 +51,7 @@ function headerKey (stored: string | null | undefined): string {
   return JSON.stringify(Object.entries(JSON.parse(stored) as Record<string, string>).sort(([a], [b]) => a.localeCompare(b)))
 }
 
-type ProviderFields = Pick<StoredProvider, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check' | 'methods' | 'max_logs_range'>
+type ProviderFields = Pick<StoredProvider, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check' | 'methods' | 'max_logs_range' | 'max_batch_size'>
 
 /**
  * A provider's fields as they are compared (sameProvider): as stored, but for the
@@ -67,7 +68,8 @@ function providerView (p: ProviderFields, other: ProviderFields | null): Record<
     auth_headers: shownHeaders(p.auth_headers, other?.auth_headers),
     health_check: p.health_check == null ? null : JSON.parse(p.health_check),
     methods: p.methods == null ? null : JSON.parse(p.methods),
-    max_logs_range: p.max_logs_range ?? null
+    max_logs_range: p.max_logs_range ?? null,
+    max_batch_size: p.max_batch_size ?? DEFAULT_BATCH_SIZE
   }
 }
 

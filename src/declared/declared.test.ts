@@ -77,7 +77,7 @@ for (const dialect of dialects) {
             auth_headers: { from: { 'x-api-key': '***' }, to: { 'x-api-key': '*** (changed)' } }
           }
         },
-        { kind: 'provider', action: 'create', name: 'portal-c', fields: {} },
+        { kind: 'provider', action: 'create', name: 'portal-c', fields: { max_batch_size: { from: null, to: 10 } } },
         { kind: 'pool', action: 'update', name: 'spending', fields: { rotation_strategy: { from: 'weighted', to: 'round_robin' }, cooldown_seconds: { from: 30, to: 60 } } },
         { kind: 'member', action: 'update', name: 'spending/portal-a', fields: { weight: { from: 3, to: 1 } } }
       ])

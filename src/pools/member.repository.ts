@@ -24,6 +24,10 @@ export type MemberWithName = MemberRow & {
   last_check: string | null
   /** The methods an RPC pool sends the provider (JSON, rules/rpc-methods.ts), null for every one. */
   methods: string | null
+  /** The most calls of a client batch an RPC pool sends the provider as one upstream batch (proxy/rpc-batch-group.ts). */
+  max_batch_size: number
+  /** When the provider was last changed through the API or pools as code: a refusal of batches learned before is forgotten (proxy/rpc-batch-refusals.ts). */
+  provider_updated_at: string
 }
 
 function selectMembersWithNames (db: Db) {
@@ -41,7 +45,9 @@ function selectMembersWithNames (db: Db) {
       'providers.auth_headers',
       'providers.health_check',
       'providers.last_check',
-      'providers.methods'
+      'providers.methods',
+      'providers.max_batch_size',
+      'providers.updated_at as provider_updated_at'
     ])
 }
 

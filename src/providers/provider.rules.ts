@@ -11,6 +11,7 @@ import type { Insertable, Updateable } from 'kysely'
 import type { ProviderTable } from '../db/types.js'
 import { RequestValidationError, valueError, type ValidationIssue } from '../errors.js'
 import { urlIssue } from '../http/url-words.js'
+import { DEFAULT_BATCH_SIZE } from '../rules/jsonrpc-batch.js'
 import { CHECK_DEFAULTS, statusRange, type HealthCheck } from '../rules/health-check.js'
 import { assertSafePath, UnsafePathError } from '../rules/upstream-url.js'
 import { RESERVED_HEADERS, type CreateProviderInput, type HealthCheckInputValue, type MethodsValue } from './provider.schemas.js'
@@ -102,7 +103,7 @@ export function storedMethods (methods: MethodsValue): string | null {
 export const needsBaseUrl = (check: unknown, loc: ReadonlyArray<string | number> = ['body', 'health_check']) => new RequestValidationError([valueError(loc, check, 'a health check needs the provider\'s base_url')])
 
 /** A provider's fields as stored (all but its name and timestamps), checked. */
-export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check' | 'methods' | 'max_logs_range'> & { name: string }
+export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check' | 'methods' | 'max_logs_range' | 'max_batch_size'> & { name: string }
 
 /** The stored form of a provider as sent on create (absent fields: null); `loc` prefixes every error. */
 export function storedProvider (input: CreateProviderInput, loc: ReadonlyArray<string | number> = ['body']): StoredProvider {
@@ -120,7 +121,8 @@ export function storedProvider (input: CreateProviderInput, loc: ReadonlyArray<s
     auth_headers: input.auth_headers == null ? null : storedAuthHeaders(input.auth_headers, [...loc, 'auth_headers']),
     health_check: healthCheck,
     methods: input.methods == null ? null : storedMethods(input.methods),
-    max_logs_range: input.max_logs_range ?? null
+    max_logs_range: input.max_logs_range ?? null,
+    max_batch_size: input.max_batch_size ?? DEFAULT_BATCH_SIZE
   }
 }
 

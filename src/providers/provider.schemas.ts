@@ -4,6 +4,7 @@
 import { Type, type Static } from 'typebox'
 import { Id, Nullable, Timestamp, wholeListPage } from '../http/schemas.js'
 import { QUOTA_PERIODS, type QuotaPeriod } from '../rules/quota.js'
+import { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from '../rules/jsonrpc-batch.js'
 import { MAX_METHOD_PATTERNS, METHOD_PATTERN } from '../rules/rpc-methods.js'
 
 const Name = Type.String({ minLength: 1, maxLength: 200 })
@@ -19,6 +20,12 @@ const MaxLogsRange = Type.Integer({
   minimum: 1,
   maximum: 1_000_000,
   description: 'evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool\'s enabled members (null: no limit)'
+})
+
+const MaxBatchSize = Type.Integer({
+  minimum: 1,
+  maximum: MAX_BATCH_SIZE,
+  description: `RPC pools: the most calls of one client batch sent to this provider as one upstream JSON-RPC batch (default ${DEFAULT_BATCH_SIZE}; 1 sends them one by one). A provider that refuses a batch is sent single calls from then on`
 })
 
 export const RateLimit = Type.Object({
@@ -99,7 +106,8 @@ export const CreateProviderBody = Type.Object({
   auth_headers: Type.Optional(Nullable(AuthHeaders)),
   health_check: Type.Optional(Nullable(HealthCheckInput)),
   methods: Type.Optional(Nullable(Methods)),
-  max_logs_range: Type.Optional(Nullable(MaxLogsRange))
+  max_logs_range: Type.Optional(Nullable(MaxLogsRange)),
+  max_batch_size: Type.Optional(Nullable(MaxBatchSize))
 })
 export type CreateProviderInput = Static<typeof CreateProviderBody>
 
@@ -116,7 +124,9 @@ export const UpdateProviderBody = Type.Object({
   // As the other fields: null changes nothing; {} lifts the rules (every method).
   methods: Type.Optional(Nullable(Methods)),
   // As health_check: null is this field's own value (no limit), so null lifts the limit.
-  max_logs_range: Type.Optional(Nullable(MaxLogsRange))
+  max_logs_range: Type.Optional(Nullable(MaxLogsRange)),
+  // As timeout_ms: null changes nothing (its default is a number, not the absence of a limit).
+  max_batch_size: Type.Optional(Nullable(MaxBatchSize))
 })
 export type UpdateProviderInput = Static<typeof UpdateProviderBody>
 
@@ -134,6 +144,10 @@ export const Provider = Type.Object({
   last_check: LastCheck,
   methods: Nullable(Methods),
   max_logs_range: Nullable(Type.Integer({ description: 'the most blocks one eth_getLogs call may span at this provider (null: no limit)' })),
+  max_batch_size: Type.Integer({ description: 'the most calls of one client batch sent to this provider as one upstream batch (1: one by one)' }),
+  batches: Nullable(Type.Literal('refused', {
+    description: 'RPC pools: `refused` once this process saw the provider refuse an upstream batch (a 4xx or 501 for the list, or one object where a list was due): it is sent single calls since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise'
+  })),
   created_at: Timestamp,
   updated_at: Timestamp
 })

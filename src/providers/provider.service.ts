@@ -71,7 +71,7 @@ function maskedAuthHeaders (stored: string | null): Record<string, '***'> | null
  * secret-looking query values, a password); below `admin`, every query value of the
  * base URL and the check path too (any may be a credential).
  */
-function toRecord (row: repo.ProviderRow, callerScope: Scope | null): ProviderRecord {
+function toRecord (row: repo.ProviderRow, callerScope: Scope | null, batchesRefused: BatchesRefused): ProviderRecord {
   return {
     id: row.id,
     provider_id: row.id,
@@ -88,6 +88,8 @@ function toRecord (row: repo.ProviderRow, callerScope: Scope | null): ProviderRe
     last_check: row.last_check === null ? null : JSON.parse(row.last_check) as ProviderRecord['last_check'],
     methods: row.methods === null ? null : JSON.parse(row.methods) as ProviderRecord['methods'],
     max_logs_range: row.max_logs_range,
+    max_batch_size: row.max_batch_size,
+    batches: batchesRefused(row) ? 'refused' : null,
     created_at: row.created_at,
     updated_at: row.updated_at
   }
@@ -157,15 +159,28 @@ export function * deleteProviderWork (db: Db, id: number, change: Change): Work<
   return deleted
 }
 
-/** Builds the provider service over the database's work runner, a clock and the change feed. */
-export function createProviderService ({ database: handle, now, changes = NO_CHANGES }: { database: WorkRunner, now: () => Date, changes?: ChangeFeed }) {
+/**
+ * Whether this process learned that the provider, as it is now (unchanged since),
+ * refuses upstream batches (proxy/rpc-batch-refusals.ts): the data plane, above this
+ * floor, answers it; services.ts hands it down.
+ */
+export type BatchesRefused = (provider: Pick<repo.ProviderRow, 'id' | 'updated_at' | 'base_url' | 'max_batch_size'>) => boolean
+
+/** No batch refused (a service built without the data plane). */
+const NO_REFUSED_BATCHES: BatchesRefused = () => false
+
+/** Builds the provider service over the database's work runner, a clock, the change feed and what the data plane learned of batches. */
+export function createProviderService ({ database: handle, now, changes = NO_CHANGES, batchesRefused = NO_REFUSED_BATCHES }: {
+  database: WorkRunner, now: () => Date, changes?: ChangeFeed, batchesRefused?: BatchesRefused
+}) {
   const database = unitOfWork(handle, changes)
+  const toRecordOf = (row: repo.ProviderRow, callerScope: Scope | null): ProviderRecord => toRecord(row, callerScope, batchesRefused)
   return {
     async createProvider (input: CreateProviderInput, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
       const fields = storedProvider(input)
       const at = now()
       const row = await guardUniqueName(input.name, () => database.transact((db) => createProviderWork(db, fields, { actor, changes: input, at })))
-      return toRecord(row, callerScope)
+      return toRecordOf(row, callerScope)
     },
 
     /** A page of providers by id (every one without a limit), and how many there are in all. */
@@ -176,13 +191,13 @@ export function createProviderService ({ database: handle, now, changes = NO_CHA
         const rows = yield * repo.listProviders(db, page)
         return { rows, total: whole ? rows.length : yield * repo.countProviders(db) }
       })
-      return { providers: rows.map((row) => toRecord(row, callerScope)), total }
+      return { providers: rows.map((row) => toRecordOf(row, callerScope)), total }
     },
 
     async getProvider (id: number, callerScope: Scope | null): Promise<ProviderRecord> {
       const row = await database.read((db) => repo.findProvider(db, id))
       if (row === undefined) throw notFound(id)
-      return toRecord(row, callerScope)
+      return toRecordOf(row, callerScope)
     },
 
     /**
@@ -200,6 +215,7 @@ export function createProviderService ({ database: handle, now, changes = NO_CHA
       if (input.base_url != null) fields.base_url = input.base_url
       if (input.description != null) fields.description = input.description
       if (input.timeout_ms != null) fields.timeout_ms = input.timeout_ms
+      if (input.max_batch_size != null) fields.max_batch_size = input.max_batch_size
       // Null is no limit: absent changes nothing, null lifts the limit.
       if (input.max_logs_range !== undefined) fields.max_logs_range = input.max_logs_range
       // An object replaces every credential header; {} removes them.
@@ -217,7 +233,7 @@ export function createProviderService ({ database: handle, now, changes = NO_CHA
         if (updated.health_check !== null && updated.base_url === null) throw needsBaseUrl(input.health_check)
         return updated
       }))
-      return toRecord(row, callerScope)
+      return toRecordOf(row, callerScope)
     },
 
     /** Lifts the provider's quota (and forgets its counter). */
@@ -238,12 +254,12 @@ export function createProviderService ({ database: handle, now, changes = NO_CHA
         if (updated === undefined) throw notFound(id)
         return updated
       })
-      return toRecord(row, callerScope)
+      return toRecordOf(row, callerScope)
     },
 
     async deleteProvider (id: number, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
       const row = await database.transact((db) => deleteProviderWork(db, id, { actor, changes: {}, at: now() }))
-      return toRecord(row, callerScope)
+      return toRecordOf(row, callerScope)
     }
   }
 }

@@ -38,6 +38,8 @@ for (const dialect of dialects) {
         last_check: null,
         methods: null,
         max_logs_range: null,
+        max_batch_size: 10,
+        batches: null,
         created_at: '',
         updated_at: '',
         message: "Provider 'transparency' created successfully"

@@ -17,6 +17,7 @@ import { rateLimitSignals } from '../rules/rate-limit-signals.js'
 import { scrubEchoes } from '../rules/secrets.js'
 import { MAX_HASH_KEY_LENGTH } from '../rules/strategies.js'
 import { originForm, UnsafePathError } from '../rules/upstream-url.js'
+import type { BatchSlot } from './rpc-batch-group.js'
 
 /** The request as the proxy needs it. */
 export interface ProxyRequest {
@@ -40,6 +41,8 @@ export interface ProxyRequest {
   rpc?: RpcCallInfo
   /** What the client's request may still spend, shared by every request made from it (a batch's calls): rpc-logs.ts's range calls. */
   budget?: RequestBudget
+  /** A client batch's call on its way to a send: sent in its member's upstream batch (rpc-batch-group.ts). Absent for a single call. */
+  upstreamBatch?: BatchSlot
 }
 
 /** Upstream calls a stage makes on its own for one client request, counted across the requests made from it. */
@@ -51,8 +54,8 @@ export interface RequestBudget { rangeCalls: number }
  * (reading the lazy signal would make the client's controller for nothing).
  */
 export function requestCopy (incoming: ProxyRequest): ProxyRequest {
-  const { method, url, headers, body, peer, protocol, requestId, log, rpc, budget } = incoming
-  return { method, url, headers, body, peer, protocol, requestId, log, rpc, budget }
+  const { method, url, headers, body, peer, protocol, requestId, log, rpc, budget, upstreamBatch } = incoming
+  return { method, url, headers, body, peer, protocol, requestId, log, rpc, budget, upstreamBatch }
 }
 
 /** What the attempt loop knows of an RPC pool's single call. */
@@ -74,6 +77,8 @@ export interface RpcCallInfo {
 /** What the proxy logs an attempt with. */
 export interface AttemptLog {
   info: (fields: object, message: string) => void
+  /** A line about a provider worth an operator's eye (a refused upstream batch); `info` when absent. */
+  warn?: (fields: object, message: string) => void
   /** Whether a line at `level` is written (pino's): when it says no, the line's fields are not even built. */
   isLevelEnabled?: (level: string) => boolean
 }

@@ -23,6 +23,7 @@ import {
 } from './attempt-steps.js'
 import { assertForwardableMethod, hashKeyOf, hasNoBody, mayRetry, proxiedPath, type ProxyRequest } from './forward.js'
 import { judgeRpcAnswer, rpcResult, type JudgedSent } from './rpc-answer.js'
+import type { BatchRefusals } from './rpc-batch-refusals.js'
 import { DEFAULT_TIMEOUT_MS, type createUpstreamClient } from './upstream-client.js'
 
 /** Requests that may wait at once for a member to come back (max_wait_ms); past it, they answer 503 at once. */
@@ -46,6 +47,8 @@ export interface ForwardingContext {
   waiting: number
   /** The evm pools' heads, told what each `eth_blockNumber` answer says (rpc-heads.ts). */
   readonly heads?: { learned: (providerId: number, result: unknown) => void }
+  /** The providers this process saw refuse an upstream batch (rpc-batch-refusals.ts): a client batch's calls go to them alone. */
+  readonly batchRefusals: BatchRefusals
 }
 
 /** What settling an attempt decided: the answer that ends the request, or go on (`next`), or stop trying (`out`). */
@@ -153,6 +156,8 @@ export class Forwarding {
       const back = choice.retryAfterMs
       if (back !== null && back <= Math.min(choice.pool.max_wait_ms - this.waited, this.leftMs()) && ctx.waiting < MAX_WAITING && !left(incoming)) {
         const ms = Math.max(1, back)
+        // A batch's upstream batches do not wait for this call: it goes alone when a member is back.
+        incoming.upstreamBatch?.leave()
         ctx.waiting++
         try { await pause(ms, incoming.signal) } finally { ctx.waiting-- }
         this.waited += ms
@@ -205,7 +210,12 @@ export class Forwarding {
     this.tried.add(choice.member.provider_id)
     this.launched++
     let cancel: (() => void) | undefined
-    const sending = this.ctx.upstream.send(this.incoming, this.path, choice.pool, choice.member, { timeoutMs: bound, onCancel: (c) => { cancel = c } })
+    const control = { timeoutMs: bound, onCancel: (c: () => void) => { cancel = c } }
+    // A client batch's call goes in its member's upstream batch (rpc-batch-group.ts); a single call straight up.
+    const slot = this.incoming.upstreamBatch
+    const sending = slot === undefined
+      ? this.ctx.upstream.send(this.incoming, this.path, choice.pool, choice.member, control)
+      : slot.send(this.ctx, this.incoming, this.path, choice.pool, choice.member, control)
     // An RPC call's answer is judged by its body before the loop reads it (rpc-answer.ts).
     const rpc = this.incoming.rpc
     const heads = rpc?.method === 'eth_blockNumber' ? this.ctx.heads : undefined

@@ -41,6 +41,7 @@ import { BUDGET_WINDOW_MS, RetryBudget } from '../rules/retry-policy.js'
 import { discard, logsAttempts, type Attempt, type ProxyAnswer, type Runtime } from './attempt-steps.js'
 import type { ProxyRequest } from './forward.js'
 import { Forwarding, type ForwardingContext } from './forwarding.js'
+import { BatchRefusals } from './rpc-batch-refusals.js'
 import { createUpstreamClient } from './upstream-client.js'
 
 export type { FailedAttemptSummary } from './attempt.js'
@@ -88,10 +89,14 @@ export function createProxyService ({ runtime, now = () => new Date(), random = 
     }, () => {}).finally(() => { runtime.release(attempt.choice.member.id) })
   }
 
-  const context: ForwardingContext = { runtime, upstream, now, random, events, budgetOf, callOff, waiting: 0, heads }
+  const batchRefusals = new BatchRefusals()
+  const context: ForwardingContext = { runtime, upstream, now, random, events, budgetOf, callOff, waiting: 0, heads, batchRefusals }
 
   return {
     close: upstream.close,
+
+    /** Whether this process saw the provider, as it is now, refuse an upstream batch (its record's `batches`). */
+    batchesRefused: batchRefusals.shown,
 
     /** Answers one proxied request through the pool (see the file's header). */
     forward: async (poolId: number, incoming: ProxyRequest): Promise<ProxyAnswer> => await new Forwarding(context, poolId, incoming).run()

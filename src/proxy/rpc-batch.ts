@@ -1,25 +1,30 @@
 /**
  * An RPC pool's batch (issue 36 item 2), answered call by call: each call of the
  * batch runs through the pool's pipeline as a request of its own (its own choice,
- * quota, failover and judged answer: rpc-answer.ts), at most BATCH_CONCURRENCY at
- * once, and the answers are put back in the client's order, each call's error its
- * own. A call that ends without a provider's answer (none available, all failed,
- * the deadline) gets a JSON-RPC error with the proxy's sentence; a notification (no
- * id) gets no answer, as the specification says (a batch of notifications alone: 204, no body). In an evm pool a read asked twice
- * in one batch runs once. Bounded: the answers gathered stop at 32 MiB (the calls
- * left get an error saying so), and a client that leaves stops the calls not yet sent.
- * A provider's answer is passed on as its bytes (a big number stays exact). Not yet: calls to one member sent to it as one upstream
- * batch (`max_batch_size`).
+ * quota, failover and judged answer: rpc-answer.ts), and the answers are put back in
+ * the client's order, each call's error its own. The calls that reach the same member
+ * are sent to it as one upstream batch, up to its `max_batch_size`
+ * (rpc-batch-group.ts). At most CALLS_PER_UPSTREAM_REQUEST × the largest
+ * `max_batch_size` among the pool's members are on their way at once (16 when every
+ * member takes single calls): 16 upstream requests' worth, so that a batch's calls to
+ * a member go in full upstream batches. A call that ends without a provider's answer
+ * (none available, all failed, the deadline) gets a JSON-RPC error with the proxy's
+ * sentence; a notification (no id) gets no answer, as the specification says (a batch
+ * of notifications alone: 204, no body). In an evm pool a read asked twice in one
+ * batch runs once. Bounded: the answers gathered stop at 32 MiB (the calls left get an
+ * error saying so), and a client that leaves stops the calls not yet sent. A
+ * provider's answer is passed on as its bytes (a big number stays exact).
  */
 import { isCoalescible } from '../rules/evm-methods.js'
-import { canonicalParams, errorAnswer, type RpcCall } from '../rules/jsonrpc.js'
+import { canonicalParams, errorAnswer, MAX_BATCH_CALLS, type RpcCall } from '../rules/jsonrpc.js'
 import type { ServedAnswer } from './cache-answer.js'
 import { readBounded } from './body-read.js'
 import type { ProxyRequest } from './forward.js'
 import { callRequest, jsonAnswer } from './rpc-admit.js'
+import { BatchGathering } from './rpc-batch-group.js'
 
-/** Calls of one batch in flight at once. */
-const BATCH_CONCURRENCY = 16
+/** Upstream requests' worth of a batch's calls on their way at once (each up to the largest member's max_batch_size calls). */
+const CALLS_PER_UPSTREAM_REQUEST = 16
 
 /** Largest answer of one call put in a batch's answer. */
 const MAX_CALL_ANSWER_BYTES = 16 * 1024 * 1024
@@ -29,15 +34,26 @@ export const UNSERVED = -32603
 
 type Run = (poolId: number, incoming: ProxyRequest) => Promise<ServedAnswer>
 
+/** How a batch is answered: `evm`, in an evm pool (its reads known, a repeated read run once); `largestBatch`, the pool's largest member max_batch_size (null: no member). */
+export interface BatchOptions {
+  readonly evm?: boolean
+  readonly largestBatch?: number | null
+}
+
 /**
- * Answers a batch: every call through `run`, in the client's order. With `dedupe` (an
- * evm pool), a read asked twice in one batch (the same method and params,
- * rules/jsonrpc.ts canonicalParams) is run once and its answer given to each, with its id.
+ * Answers a batch: every call through `run`, in the client's order. In an evm pool
+ * (`evm`), a read asked twice in one batch (the same method and params, rules/jsonrpc.ts
+ * canonicalParams) is run once and its answer given to each, with its id.
+ * With members taking more than one call at once (`largestBatch` > 1), the calls are
+ * gathered into upstream batches (rpc-batch-group.ts).
  */
-export async function answerBatch (poolId: number, incoming: ProxyRequest, calls: readonly RpcCall[], run: Run, dedupe = false): Promise<ServedAnswer> {
+export async function answerBatch (poolId: number, incoming: ProxyRequest, calls: readonly RpcCall[], run: Run, { evm = false, largestBatch = null }: BatchOptions = {}): Promise<ServedAnswer> {
   // One budget for every call of the batch (a log split's range calls: rpc-logs.ts).
   incoming.budget ??= { rangeCalls: 0 }
-  const firstOf = dedupe ? sameAs(calls) : new Map<number, number>()
+  const perRequest = Math.max(1, largestBatch ?? 1)
+  const gathering = perRequest > 1 ? new BatchGathering() : undefined
+  const inFlight = Math.min(CALLS_PER_UPSTREAM_REQUEST * perRequest, MAX_BATCH_CALLS)
+  const firstOf = evm ? sameAs(calls) : new Map<number, number>()
   const answers: Array<string | undefined> = new Array(calls.length)
   const todo = calls.map((_, i) => i).filter((i) => !firstOf.has(i))
   let next = 0
@@ -49,10 +65,10 @@ export async function answerBatch (poolId: number, incoming: ProxyRequest, calls
       // The client left, or the answer grew past its bound: the calls left are not sent.
       if (incoming.gone?.() === true) answers[i] = errorText(call.id ?? null, 'The client left before this call was sent')
       else if (bytes > MAX_BATCH_ANSWER_BYTES) answers[i] = errorText(call.id ?? null, TOO_BIG)
-      else bytes += (answers[i] = await answerCall(poolId, incoming, call, run, dedupe)).length
+      else bytes += (answers[i] = await answerCall(poolId, callRequest(incoming, call, evm, inFlight * 4), gathering, run)).length
     }
   }
-  await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, todo.length) }, worker))
+  await Promise.all(Array.from({ length: Math.min(inFlight, todo.length) }, worker))
   for (const [i, first] of firstOf) {
     const id = (calls[i] as RpcCall).id ?? null
     answers[i] = bytes > MAX_BATCH_ANSWER_BYTES ? errorText(id, TOO_BIG) : withId(answers[first] as string, id)
@@ -90,13 +106,17 @@ function sameAs (calls: readonly RpcCall[]): Map<number, number> {
 const withId = (text: string, id: string | number | null): string => JSON.stringify({ ...(JSON.parse(text) as object), id })
 
 /** One call's answer as JSON text: the provider's, or an error of the service's. */
-async function answerCall (poolId: number, incoming: ProxyRequest, call: RpcCall, run: Run, evm: boolean): Promise<string> {
-  const id = call.id ?? null
+async function answerCall (poolId: number, request: ProxyRequest, gathering: BatchGathering | undefined, run: Run): Promise<string> {
+  const id = request.rpc?.call.id ?? null
   let served: ServedAnswer
+  // Its slot is open until it sends (or leaves on its way); at its end at the latest.
+  const slot = request.upstreamBatch = gathering?.slot()
   try {
-    served = await run(poolId, callRequest(incoming, call, evm, BATCH_CONCURRENCY * 4))
+    served = await run(poolId, request)
   } catch (error) {
     return errorText(id, error instanceof Error ? error.message : 'The call failed')
+  } finally {
+    slot?.leave()
   }
   if (served.kind === 'unavailable') return errorText(id, `No available providers in pool ${poolId}`)
   if (served.kind === 'deadline') return errorText(id, `Deadline of ${served.deadlineMs} ms exceeded for pool ${poolId}`)

@@ -84,6 +84,8 @@ export class RpcCoalescing {
     }
     const running = this.inFlight.get(key)
     if (running !== undefined) {
+      // Another call's answer is awaited: this call's batch sends its upstream batches without it (rpc-batch-group.ts).
+      incoming.upstreamBatch?.leave()
       const led = await running
       // Not shareable (not a JSON-RPC answer, too big, a failure): this call goes upstream on its own.
       return 'kind' in led ? await run(poolId, incoming) : this.served(poolId, caching, led, rpc, 'HIT')

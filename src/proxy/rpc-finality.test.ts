@@ -12,7 +12,7 @@ import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, before, it } from 'node:test'
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem'
-import { startNode, type Node } from '../../test/ganache.js'
+import { recorded, startNode, type Node } from '../../test/ganache.js'
 import { poolOfUrls } from '../../test/fixtures.js'
 import { buildTestApp, describeOn, dialects, sqlite, type TestApp } from '../../test/helpers.js'
 import { redisRunPrefix, redisSkip, redisUrl } from '../../test/redis.js'
@@ -20,16 +20,6 @@ import { upstream, type Upstream } from '../../test/upstreams.js'
 
 const LIMIT = { timeout: 60_000 }
 const runPrefix = redisRunPrefix('rpc-finality')
-
-/** A loopback provider in front of `node`, recording the calls clients caused (head checks apart). */
-async function recorded (node: Node): Promise<Upstream> {
-  return await upstream((_req, res, body) => {
-    fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(async (answer) => {
-      res.writeHead(answer.status, { 'content-type': 'application/json' })
-      res.end(await answer.text())
-    }, () => { res.destroy() })
-  })
-}
 
 /** One JSON-RPC call through `url`: the answer's body and its x-sourcepool-cache and provider headers. */
 async function call (url: string, method: string, params: unknown[] = [], id = 1): Promise<{ body: any, cache: string | null, provider: string | null }> {

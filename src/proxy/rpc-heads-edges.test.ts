@@ -100,7 +100,8 @@ for (const dialect of dialects) {
 
     it('gives a batch\'s log splits one budget of upstream calls; a poll\'s latest comes from the head tracker', LIMIT, async () => {
       const wide = await node(0x100000)
-      await poolOfUrls(t, 'budget', [wide.url], { protocol: 'evm' }, { max_logs_range: 1 })
+      // The scripted node takes single calls only (max_batch_size 1): what is counted is range calls, one request each.
+      await poolOfUrls(t, 'budget', [wide.url], { protocol: 'evm' }, { max_logs_range: 1, max_batch_size: 1 })
       const batch = Array.from({ length: 3 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getLogs', params: [{ fromBlock: '0x1', toBlock: '0x3e8', address: `0x${String(i).padStart(40, '0')}` }] }))
       const got = await post(`${base}/p/budget/`, batch)
       assert.equal(got.status, 200)

@@ -16,6 +16,8 @@ export type RuntimePoolRow = Pick<Selectable<PoolTable>, 'id' | 'name' | 'enable
 'retry_backoff_ms' | 'hedge_after_ms' | 'protocol' | 'finality_depth' | 'cache_unfinalized_ms' | 'head_check_interval_s' | 'max_block_lag' | 'broadcast_writes' | 'change_seq'> & {
   /** The smallest `max_logs_range` among the pool's enabled members that set one (null: none does): an evm pool's eth_getLogs split (proxy/rpc-logs.ts). */
   readonly max_logs_range: number | null
+  /** The largest `max_batch_size` among the pool's enabled members (null: none): how many of a client batch's calls may be on their way at once (proxy/rpc-batch.ts). */
+  readonly max_batch_size: number | null
 }
 
 /** The pool's row as the runtime keeps it (no lock taken), or undefined. */
@@ -30,6 +32,10 @@ export function * findRuntimePool (db: Db, id: number): Work<RuntimePoolRow | un
       .select((inner) => inner.fn.min<number | null>('providers.max_logs_range').as('smallest'))
       .whereRef('pool_members.pool_id', '=', 'pools.id').where('pool_members.enabled', '=', 1)
       .as('max_logs_range'))
+    .select((eb) => eb.selectFrom('pool_members').innerJoin('providers', 'providers.id', 'pool_members.provider_id')
+      .select((inner) => inner.fn.max<number | null>('providers.max_batch_size').as('largest'))
+      .whereRef('pool_members.pool_id', '=', 'pools.id').where('pool_members.enabled', '=', 1)
+      .as('max_batch_size'))
     .where('id', '=', id))
 }
 
