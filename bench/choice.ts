@@ -69,6 +69,7 @@ function fakeMember (poolId: number, m: number, strategy: Strategy): Member {
     check_passes_for: null,
     provider_name: `p${m}`,
     rate_limit_requests: null,
+    rate_limit_unit: 'requests',
     rate_limit_per: null,
     quota_window_start: null,
     quota_used: 0,
@@ -77,7 +78,8 @@ function fakeMember (poolId: number, m: number, strategy: Strategy): Member {
     auth_headers: null,
     health_check: null,
     last_check: null,
-    methods: null
+    methods: null,
+    method_costs: null
   }
 }
 

@@ -875,9 +875,12 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                         rate_limit: {
-                            requests: number;
+                            /** @description hand-outs (proxied attempts, rotations) per window */
+                            requests?: number;
+                            /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                            credits?: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
                         } | null;
@@ -913,6 +916,10 @@ export interface operations {
                         } | null;
                         /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
                         max_logs_range: number | null;
+                        /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                        method_costs: {
+                            [key: string]: number;
+                        } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1010,9 +1017,12 @@ export interface operations {
                     /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                     base_url?: string | null;
                     description?: string | null;
-                    /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                    /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                     rate_limit?: {
-                        requests: number;
+                        /** @description hand-outs (proxied attempts, rotations) per window */
+                        requests?: number;
+                        /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                        credits?: number;
                         /** @enum {string} */
                         per: "second" | "minute" | "hour" | "day";
                     } | null;
@@ -1046,6 +1056,10 @@ export interface operations {
                     } | null;
                     /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
                     max_logs_range?: number | null;
+                    /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                    method_costs?: {
+                        [key: string]: number;
+                    } | null;
                 };
             };
         };
@@ -1065,9 +1079,12 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                         rate_limit: {
-                            requests: number;
+                            /** @description hand-outs (proxied attempts, rotations) per window */
+                            requests?: number;
+                            /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                            credits?: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
                         } | null;
@@ -1103,6 +1120,10 @@ export interface operations {
                         } | null;
                         /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
                         max_logs_range: number | null;
+                        /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                        method_costs: {
+                            [key: string]: number;
+                        } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1258,9 +1279,12 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                         rate_limit: {
-                            requests: number;
+                            /** @description hand-outs (proxied attempts, rotations) per window */
+                            requests?: number;
+                            /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                            credits?: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
                         } | null;
@@ -1296,6 +1320,10 @@ export interface operations {
                         } | null;
                         /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
                         max_logs_range: number | null;
+                        /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                        method_costs: {
+                            [key: string]: number;
+                        } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1417,9 +1445,12 @@ export interface operations {
                     /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                     base_url?: string | null;
                     description?: string | null;
-                    /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                    /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                     rate_limit?: {
-                        requests: number;
+                        /** @description hand-outs (proxied attempts, rotations) per window */
+                        requests?: number;
+                        /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                        credits?: number;
                         /** @enum {string} */
                         per: "second" | "minute" | "hour" | "day";
                     } | null;
@@ -1453,6 +1484,10 @@ export interface operations {
                     } | null;
                     /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
                     max_logs_range?: number | null;
+                    /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                    method_costs?: {
+                        [key: string]: number;
+                    } | null;
                 };
             };
         };
@@ -1472,9 +1507,12 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                         rate_limit: {
-                            requests: number;
+                            /** @description hand-outs (proxied attempts, rotations) per window */
+                            requests?: number;
+                            /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                            credits?: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
                         } | null;
@@ -1510,6 +1548,10 @@ export interface operations {
                         } | null;
                         /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
                         max_logs_range: number | null;
+                        /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                        method_costs: {
+                            [key: string]: number;
+                        } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1785,9 +1827,12 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                         rate_limit: {
-                            requests: number;
+                            /** @description hand-outs (proxied attempts, rotations) per window */
+                            requests?: number;
+                            /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                            credits?: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
                         } | null;
@@ -1823,6 +1868,10 @@ export interface operations {
                         } | null;
                         /** @description the most blocks one eth_getLogs call may span at this provider (null: no limit) */
                         max_logs_range: number | null;
+                        /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                        method_costs: {
+                            [key: string]: number;
+                        } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -2048,17 +2097,22 @@ export interface operations {
                                 latency_ms: number | null;
                                 /** @description a percentage: successes / (successes + failures) × 100, two decimals; 0 before any outcome (as the original service) */
                                 success_rate: number;
+                                /** @description the provider's quota window; null without a rate limit */
                                 quota: {
+                                    /** @description used in the current window, in `unit` */
                                     used: number;
+                                    /** @description allowed per window, in `unit` */
                                     limit: number;
+                                    /** @description what the quota counts: requests (hand-outs), or credits (what each call costs: the provider's method_costs) */
+                                    unit: "requests" | "credits";
                                     /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                                     resets_at: string;
                                 } | null;
                                 /** @description the quota window in the original service's shape (`quota` has when it resets) */
                                 rate_limit: {
-                                    /** @description uses in the current window */
+                                    /** @description uses in the current window (credits, for a quota in credits: `quota.unit`) */
                                     usage: number;
-                                    /** @description uses allowed per window */
+                                    /** @description uses allowed per window (likewise) */
                                     limit: number;
                                     /** @description usage / limit × 100, one decimal */
                                     percentage: number;
@@ -2528,17 +2582,22 @@ export interface operations {
                             latency_ms: number | null;
                             /** @description a percentage: successes / (successes + failures) × 100, two decimals; 0 before any outcome (as the original service) */
                             success_rate: number;
+                            /** @description the provider's quota window; null without a rate limit */
                             quota: {
+                                /** @description used in the current window, in `unit` */
                                 used: number;
+                                /** @description allowed per window, in `unit` */
                                 limit: number;
+                                /** @description what the quota counts: requests (hand-outs), or credits (what each call costs: the provider's method_costs) */
+                                unit: "requests" | "credits";
                                 /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                                 resets_at: string;
                             } | null;
                             /** @description the quota window in the original service's shape (`quota` has when it resets) */
                             rate_limit: {
-                                /** @description uses in the current window */
+                                /** @description uses in the current window (credits, for a quota in credits: `quota.unit`) */
                                 usage: number;
-                                /** @description uses allowed per window */
+                                /** @description uses allowed per window (likewise) */
                                 limit: number;
                                 /** @description usage / limit × 100, one decimal */
                                 percentage: number;
@@ -4282,9 +4341,14 @@ export interface operations {
                             health: "healthy" | "cooling_down" | "probing";
                             /** @description why its cooldown started (consecutive_failures, probe_failed, rate_limited, health_check) */
                             cooldown_reason: string | null;
+                            /** @description the provider's quota window; null without a rate limit */
                             quota: {
+                                /** @description used in the current window, in `unit` */
                                 used: number;
+                                /** @description allowed per window, in `unit` */
                                 limit: number;
+                                /** @description what the quota counts: requests (hand-outs), or credits (what each call costs: the provider's method_costs) */
+                                unit: "requests" | "credits";
                                 /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                                 resets_at: string;
                             } | null;
@@ -9081,9 +9145,12 @@ export interface operations {
                         /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                         base_url?: string | null;
                         description?: string | null;
-                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                         rate_limit?: {
-                            requests: number;
+                            /** @description hand-outs (proxied attempts, rotations) per window */
+                            requests?: number;
+                            /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                            credits?: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
                         } | null;
@@ -9117,6 +9184,10 @@ export interface operations {
                         } | null;
                         /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
                         max_logs_range?: number | null;
+                        /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                        method_costs?: {
+                            [key: string]: number;
+                        } | null;
                     }[];
                     pools?: {
                         name: string;
@@ -9348,9 +9419,12 @@ export interface operations {
                         /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                         base_url?: string | null;
                         description?: string | null;
-                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                         rate_limit?: {
-                            requests: number;
+                            /** @description hand-outs (proxied attempts, rotations) per window */
+                            requests?: number;
+                            /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                            credits?: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
                         } | null;
@@ -9384,6 +9458,10 @@ export interface operations {
                         } | null;
                         /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
                         max_logs_range?: number | null;
+                        /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                        method_costs?: {
+                            [key: string]: number;
+                        } | null;
                     }[];
                     pools?: {
                         name: string;
@@ -9631,9 +9709,12 @@ export interface operations {
                             /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                             base_url?: string | null;
                             description?: string | null;
-                            /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                            /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                             rate_limit?: {
-                                requests: number;
+                                /** @description hand-outs (proxied attempts, rotations) per window */
+                                requests?: number;
+                                /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                                credits?: number;
                                 /** @enum {string} */
                                 per: "second" | "minute" | "hour" | "day";
                             } | null;
@@ -9667,6 +9748,10 @@ export interface operations {
                             } | null;
                             /** @description evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool's enabled members (null: no limit) */
                             max_logs_range?: number | null;
+                            /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                            method_costs?: {
+                                [key: string]: number;
+                            } | null;
                         }[];
                         pools?: {
                             name: string;

@@ -22,6 +22,7 @@ import { methodsMigration } from './migrations/016-methods.js'
 import { maxLogsRangeMigration } from './migrations/017-max-logs-range.js'
 import { evmFieldsMigration } from './migrations/018-evm-fields.js'
 import { broadcastWritesMigration } from './migrations/019-broadcast-writes.js'
+import { creditsMigration } from './migrations/021-credits.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
@@ -44,7 +45,8 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '016-methods': methodsMigration,
     '017-max-logs-range': maxLogsRangeMigration,
     '018-evm-fields': evmFieldsMigration,
-    '019-broadcast-writes': broadcastWritesMigration
+    '019-broadcast-writes': broadcastWritesMigration,
+    '021-credits': creditsMigration
   }
 }
 

@@ -12,7 +12,10 @@ export interface ProviderTable {
   description: string | null
   created_at: string
   updated_at: string
+  /** The quota's limit per window, in `rate_limit_unit` (named before credits existed). */
   rate_limit_requests: number | null
+  /** What the limit counts: 'requests' (the default) or 'credits' (migration 021). */
+  rate_limit_unit: Generated<string>
   /** 'second' | 'minute' | 'hour' | 'day' */
   rate_limit_per: string | null
   /** Start of the fixed window `quota_used` counts in (ISO), or null before the first use. */
@@ -38,6 +41,8 @@ export interface ProviderTable {
   methods: string | null
   /** The most blocks one eth_getLogs call may span at this provider, or null for no limit (migration 017). */
   max_logs_range: number | null
+  /** JSON of what each JSON-RPC method costs in credits ({"eth_getLogs": 75, "*": 10}, rules/method-costs.ts), or null (migration 021). */
+  method_costs: string | null
 }
 
 export interface ProviderRefusalTable {

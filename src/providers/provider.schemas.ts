@@ -3,6 +3,7 @@
  */
 import { Type, type Static } from 'typebox'
 import { Id, Nullable, Timestamp, wholeListPage } from '../http/schemas.js'
+import { MAX_METHOD_COST, MAX_METHOD_COSTS } from '../rules/method-costs.js'
 import { QUOTA_PERIODS, type QuotaPeriod } from '../rules/quota.js'
 import { MAX_METHOD_PATTERNS, METHOD_PATTERN } from '../rules/rpc-methods.js'
 
@@ -21,10 +22,15 @@ const MaxLogsRange = Type.Integer({
   description: 'evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool\'s enabled members (null: no limit)'
 })
 
+/** The most a window may allow, in requests or credits. */
+export const MAX_RATE_LIMIT = 1_000_000_000
+
 export const RateLimit = Type.Object({
-  requests: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
+  requests: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RATE_LIMIT, description: 'hand-outs (proxied attempts, rotations) per window' })),
+  credits: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RATE_LIMIT, description: 'credits per window, each proxied attempt spending what its call costs (method_costs)' })),
   per: Type.Unsafe<QuotaPeriod>({ type: 'string', enum: [...QUOTA_PERIODS] })
-}, { description: 'quota: at most `requests` hand-outs per fixed, clock-aligned window' })
+}, { description: 'quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per`' })
+export type RateLimitValue = Static<typeof RateLimit>
 
 /** Header names the proxy never lets a provider's credentials set. */
 export const RESERVED_HEADERS = ['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'expect']
@@ -87,6 +93,15 @@ export const Methods = Type.Object({
 })
 export type MethodsValue = Static<typeof Methods>
 
+/** What each JSON-RPC method costs in the provider's credits (rules/method-costs.ts). */
+export const MethodCosts = Type.Unsafe<Record<string, number>>({
+  type: 'object',
+  maxProperties: MAX_METHOD_COSTS,
+  propertyNames: { pattern: METHOD_PATTERN },
+  additionalProperties: { type: 'integer', minimum: 1, maximum: MAX_METHOD_COST },
+  description: `credits a call costs, by JSON-RPC method name or pattern (\`*\` standing for any run of characters; \`"*"\` alone is the default, else 1): an exact name first, then the most specific pattern. At most ${MAX_METHOD_COSTS} entries of 1 to ${MAX_METHOD_COST.toLocaleString('en-US')} credits. Spent when \`rate_limit\` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them)`
+})
+
 export const ProviderParams = Type.Object({ provider_id: Id })
 
 export const CreateProviderBody = Type.Object({
@@ -99,7 +114,8 @@ export const CreateProviderBody = Type.Object({
   auth_headers: Type.Optional(Nullable(AuthHeaders)),
   health_check: Type.Optional(Nullable(HealthCheckInput)),
   methods: Type.Optional(Nullable(Methods)),
-  max_logs_range: Type.Optional(Nullable(MaxLogsRange))
+  max_logs_range: Type.Optional(Nullable(MaxLogsRange)),
+  method_costs: Type.Optional(Nullable(MethodCosts))
 })
 export type CreateProviderInput = Static<typeof CreateProviderBody>
 
@@ -116,7 +132,9 @@ export const UpdateProviderBody = Type.Object({
   // As the other fields: null changes nothing; {} lifts the rules (every method).
   methods: Type.Optional(Nullable(Methods)),
   // As health_check: null is this field's own value (no limit), so null lifts the limit.
-  max_logs_range: Type.Optional(Nullable(MaxLogsRange))
+  max_logs_range: Type.Optional(Nullable(MaxLogsRange)),
+  // As methods: null changes nothing; {} removes the costs.
+  method_costs: Type.Optional(Nullable(MethodCosts))
 })
 export type UpdateProviderInput = Static<typeof UpdateProviderBody>
 
@@ -134,6 +152,7 @@ export const Provider = Type.Object({
   last_check: LastCheck,
   methods: Nullable(Methods),
   max_logs_range: Nullable(Type.Integer({ description: 'the most blocks one eth_getLogs call may span at this provider (null: no limit)' })),
+  method_costs: Nullable(MethodCosts),
   created_at: Timestamp,
   updated_at: Timestamp
 })

@@ -38,6 +38,7 @@ for (const dialect of dialects) {
         last_check: null,
         methods: null,
         max_logs_range: null,
+        method_costs: null,
         created_at: '',
         updated_at: '',
         message: "Provider 'transparency' created successfully"
