@@ -875,15 +875,16 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
+                        /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
-                            /** @description hand-outs (proxied attempts, rotations) per window */
-                            requests?: number;
-                            /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
-                            credits?: number;
+                            requests: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
-                        } | null;
+                        } | {
+                            credits: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | (never | null);
                         timeout_ms: number | null;
                         /** @description the names of the credential headers; values are never returned */
                         auth_headers: {
@@ -1079,15 +1080,16 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
+                        /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
-                            /** @description hand-outs (proxied attempts, rotations) per window */
-                            requests?: number;
-                            /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
-                            credits?: number;
+                            requests: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
-                        } | null;
+                        } | {
+                            credits: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | (never | null);
                         timeout_ms: number | null;
                         /** @description the names of the credential headers; values are never returned */
                         auth_headers: {
@@ -1279,15 +1281,16 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
+                        /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
-                            /** @description hand-outs (proxied attempts, rotations) per window */
-                            requests?: number;
-                            /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
-                            credits?: number;
+                            requests: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
-                        } | null;
+                        } | {
+                            credits: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | (never | null);
                         timeout_ms: number | null;
                         /** @description the names of the credential headers; values are never returned */
                         auth_headers: {
@@ -1507,15 +1510,16 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
+                        /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
-                            /** @description hand-outs (proxied attempts, rotations) per window */
-                            requests?: number;
-                            /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
-                            credits?: number;
+                            requests: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
-                        } | null;
+                        } | {
+                            credits: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | (never | null);
                         timeout_ms: number | null;
                         /** @description the names of the credential headers; values are never returned */
                         auth_headers: {
@@ -1827,15 +1831,16 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
+                        /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
-                            /** @description hand-outs (proxied attempts, rotations) per window */
-                            requests?: number;
-                            /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
-                            credits?: number;
+                            requests: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
-                        } | null;
+                        } | {
+                            credits: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | (never | null);
                         timeout_ms: number | null;
                         /** @description the names of the credential headers; values are never returned */
                         auth_headers: {

@@ -12,11 +12,12 @@ import { describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
 import { createDb } from './create-db.js'
 import { evmFieldsMigration } from './migrations/018-evm-fields.js'
 import { broadcastWritesMigration } from './migrations/019-broadcast-writes.js'
+import { creditsMigration } from './migrations/021-credits.js'
 import type { Db } from './types.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
 /** The migrations after 018, newest first: undone before it, as the previous version had none of them. */
-const LATER: ReadonlyArray<readonly [string, Migration]> = [['019-broadcast-writes', broadcastWritesMigration]]
+const LATER: ReadonlyArray<readonly [string, Migration]> = [['021-credits', creditsMigration], ['019-broadcast-writes', broadcastWritesMigration]]
 
 const FIELDS = ['finality_depth', 'cache_unfinalized_ms', 'head_check_interval_s', 'max_block_lag'] as const
 

@@ -12,6 +12,7 @@ import { createDb } from './create-db.js'
 import { protocolMigration } from './migrations/015-protocol.js'
 import { evmFieldsMigration } from './migrations/018-evm-fields.js'
 import { broadcastWritesMigration } from './migrations/019-broadcast-writes.js'
+import { creditsMigration } from './migrations/021-credits.js'
 import { methodsMigration } from './migrations/016-methods.js'
 import { maxLogsRangeMigration } from './migrations/017-max-logs-range.js'
 import type { Db } from './types.js'
@@ -19,7 +20,7 @@ import type { Db } from './types.js'
 const AT = '2026-01-01T00:00:00.000Z'
 
 /** The migrations after 015, newest first: undone before it, as the previous version had none of them. */
-const LATER: ReadonlyArray<readonly [string, Migration]> = [['019-broadcast-writes', broadcastWritesMigration], ['018-evm-fields', evmFieldsMigration], ['017-max-logs-range', maxLogsRangeMigration], ['016-methods', methodsMigration]]
+const LATER: ReadonlyArray<readonly [string, Migration]> = [['021-credits', creditsMigration], ['019-broadcast-writes', broadcastWritesMigration], ['018-evm-fields', evmFieldsMigration], ['017-max-logs-range', maxLogsRangeMigration], ['016-methods', methodsMigration]]
 
 /** A pool row as the previous version inserted it: no protocol. */
 const oldPool = (name: string, cacheTtl: number) => ({

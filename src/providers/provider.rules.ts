@@ -12,6 +12,7 @@ import type { ProviderTable } from '../db/types.js'
 import { RequestValidationError, valueError, type ValidationIssue } from '../errors.js'
 import { urlIssue } from '../http/url-words.js'
 import { CHECK_DEFAULTS, statusRange, type HealthCheck } from '../rules/health-check.js'
+import type { QuotaPeriod } from '../rules/quota.js'
 import { assertSafePath, UnsafePathError } from '../rules/upstream-url.js'
 import { RESERVED_HEADERS, type CreateProviderInput, type HealthCheckInputValue, type MethodsValue, type RateLimitValue } from './provider.schemas.js'
 
@@ -117,9 +118,10 @@ export function storedRateLimit (input: RateLimitValue | null | undefined, loc: 
 }
 
 /** A stored quota as the API shows it: `{requests|credits, per}`, or null. */
-export function shownRateLimit (row: { readonly rate_limit_requests: number | null, readonly rate_limit_unit?: string, readonly rate_limit_per: string | null }): RateLimitValue | null {
+export function shownRateLimit (row: { readonly rate_limit_requests: number | null, readonly rate_limit_unit?: string, readonly rate_limit_per: string | null }):
+  { requests: number, per: QuotaPeriod } | { credits: number, per: QuotaPeriod } | null {
   if (row.rate_limit_requests === null || row.rate_limit_per === null) return null
-  const per = row.rate_limit_per as RateLimitValue['per']
+  const per = row.rate_limit_per as QuotaPeriod
   return row.rate_limit_unit === 'credits' ? { credits: row.rate_limit_requests, per } : { requests: row.rate_limit_requests, per }
 }
 

@@ -22,15 +22,24 @@ const MaxLogsRange = Type.Integer({
   description: 'evm pools: the most blocks one eth_getLogs call may span at this provider; a wider call is split into ranges of the smallest limit among the pool\'s enabled members (null: no limit)'
 })
 
+const Period = Type.Unsafe<QuotaPeriod>({ type: 'string', enum: [...QUOTA_PERIODS] })
+
 /** The most a window may allow, in requests or credits. */
 export const MAX_RATE_LIMIT = 1_000_000_000
 
 export const RateLimit = Type.Object({
   requests: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RATE_LIMIT, description: 'hand-outs (proxied attempts, rotations) per window' })),
   credits: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RATE_LIMIT, description: 'credits per window, each proxied attempt spending what its call costs (method_costs)' })),
-  per: Type.Unsafe<QuotaPeriod>({ type: 'string', enum: [...QUOTA_PERIODS] })
+  per: Period
 }, { description: 'quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per`' })
 export type RateLimitValue = Static<typeof RateLimit>
+
+/** A rate limit as answered (null: none): as it was given, its count first. */
+const RateLimitShown = Type.Union([
+  Type.Object({ requests: Type.Integer(), per: Period }),
+  Type.Object({ credits: Type.Integer(), per: Period }),
+  Type.Null()
+], { description: 'quota per fixed, clock-aligned window, in requests or in credits; null without one' })
 
 /** Header names the proxy never lets a provider's credentials set. */
 export const RESERVED_HEADERS = ['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'expect']
@@ -145,7 +154,7 @@ export const Provider = Type.Object({
   category: Nullable(Type.String()),
   base_url: Nullable(Type.String({ description: 'as stored for admin callers; for others every query value and any password read ***' })),
   description: Nullable(Type.String()),
-  rate_limit: Nullable(RateLimit),
+  rate_limit: RateLimitShown,
   timeout_ms: Nullable(Type.Integer()),
   auth_headers: Nullable(Type.Record(Type.String(), Type.Literal('***'), { description: 'the names of the credential headers; values are never returned' })),
   health_check: Nullable(HealthCheck),
