@@ -8,10 +8,9 @@
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { sql } from 'kysely'
-import { describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
+import { columnsOf, describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
 import { createDb } from './create-db.js'
 import { creditsMigration } from './migrations/021-credits.js'
-import type { Db } from './types.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
 const WINDOW = '2026-01-01T00:00:00.000Z'
@@ -30,10 +29,6 @@ const oldProvider = (name: string, limit: number | null, used: number) => ({
   quota_used: used
 })
 
-const columnsOfProviders = async (db: Db, dialect: string): Promise<string[]> => dialect === 'sqlite'
-  ? (await sql<{ name: string }>`select name from pragma_table_info('providers')`.execute(db)).rows.map((r) => r.name)
-  : (await sql<{ name: string }>`select column_name as name from information_schema.columns where table_name = 'providers' and table_schema = current_schema()`.execute(db)).rows.map((r) => r.name)
-
 for (const dialect of dialects) {
   describeOn(dialect, 'migration 021-credits', () => {
     it('keeps the providers of an existing database, their quotas counting requests as before, when the service starts on it again', async () => {
@@ -43,7 +38,7 @@ for (const dialect of dialects) {
         try {
           // No migration after 021 yet: it is the newest, undone alone.
           await creditsMigration.down?.(old.db)
-          const left = await columnsOfProviders(old.db, dialect.name)
+          const left = await columnsOf(old.db, dialect, 'providers')
           assert.deepEqual(['rate_limit_unit', 'method_costs'].filter((c) => left.includes(c)), [], 'down drops the columns')
           assert.ok(left.includes('rate_limit_requests') && left.includes('max_logs_range'), 'and only them')
           await sql`delete from kysely_migration where name = ${'021-credits'}`.execute(old.db)
