@@ -325,7 +325,7 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
     assert.match(text, /eth_getLogs\s*75/)
     await providers.close()
     const page = await open(`#/pools/${pool}`)
-    const bar = page.locator(`tr[data-member] .quota-text`)
+    const bar = page.locator('tr[data-member] .quota-text')
     await bar.waitFor()
     assert.match(await bar.textContent() ?? '', /^10\/100000 credits · resets/)
     await page.close()
