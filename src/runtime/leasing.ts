@@ -66,7 +66,7 @@ export function createLeasing ({ database, now, warn, leases, news, returning, i
         const written = returning(providerId) ? idle() : Promise.resolve()
         promise = written.then(async () => await database.transact((db) => leaseQuota(db, providerId, block.window, block.limit, block.want, block.need)))
           .then(({ granted, usedUp, left }) => {
-            leases.granted(providerId, block.window, granted, left, block.drains)
+            leases.granted(providerId, block.window, granted, left, block.drains, block.unit)
             // The quota shows in every pool the provider serves (after the lease: see leaseQuota).
             // Written beside the request, not before it goes on: a flush starting meanwhile would
             // give the fresh block back before the request took its use from it (and the request

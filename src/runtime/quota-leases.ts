@@ -103,11 +103,13 @@ export function createQuotaLeases () {
      * Adds a block the database granted for `window`; with none granted, `left` is what
      * it said was left (0, the default: the window is used up), unless a flush drained
      * the leases since the block was asked for (`drainsThen`): what it gives back may not
-     * have been written when the database answered, so the next choice asks again.
+     * have been written when the database answered, so the next choice asks again. A
+     * block asked for in another `unit` than the lease's now is dropped (the stored
+     * counter started afresh with the new unit).
      */
-    granted (providerId: number, window: string, count: number, left = 0, drainsThen = drains): void {
+    granted (providerId: number, window: string, count: number, left = 0, drainsThen = drains, unit?: string): void {
       const lease = leases.get(providerId)
-      if (lease === undefined || lease.window !== window) return
+      if (lease === undefined || lease.window !== window || (unit !== undefined && lease.unit !== unit)) return
       lease.granted += count
       if (count === 0 && drainsThen === drains) lease.left = left
     },
