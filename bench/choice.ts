@@ -69,6 +69,7 @@ function fakeMember (poolId: number, m: number, strategy: Strategy): Member {
     check_passes_for: null,
     provider_name: `p${m}`,
     rate_limit_requests: null,
+    rate_limit_unit: 'requests',
     rate_limit_per: null,
     quota_window_start: null,
     quota_used: 0,
@@ -79,7 +80,8 @@ function fakeMember (poolId: number, m: number, strategy: Strategy): Member {
     last_check: null,
     methods: null,
     max_batch_size: 10,
-    provider_updated_at: '2026-01-01T00:00:00.000Z'
+    provider_updated_at: '2026-01-01T00:00:00.000Z',
+    method_costs: null
   }
 }
 

@@ -182,6 +182,13 @@ for (const dialect of dialects) {
       assert.match(status.stdout, /^portal-a +1 +1 +healthy +- +- +- +0% +-$/m)
       const next = await sourcepool(['next', 'spending'], env)
       assert.match(next.stdout, /^The round_robin strategy picks 'portal-a'\.$/m)
+      // A quota in credits says so.
+      const portalA = byId.members[0].provider_id as number
+      const metered = await fetch(`${server.url}/api/providers/${portalA}`, {
+        method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ rate_limit: { credits: 100, per: 'day' } })
+      })
+      assert.equal(metered.status, 200)
+      assert.match((await sourcepool(['status', 'spending'], env)).stdout, /^portal-a +1 +1 +healthy +- +0\/100 credits, resets \d+m\d{2}s +/m)
       const unknown = await sourcepool(['status', 'nope'], env)
       assert.deepEqual([unknown.code, unknown.stderr], [1, "sourcepool: no pool named 'nope'\n"])
     })

@@ -8,11 +8,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
 import { after, describe, it } from 'node:test'
+import { sql } from 'kysely'
 import pg from 'pg'
 import type { TSchema } from 'typebox'
 import { buildApp, type AppDeps } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { createDb, type DbHandle } from '../src/db/create-db.js'
+import type { Db } from '../src/db/types.js'
 
 export interface TestDatabase {
   readonly url: string
@@ -71,6 +73,14 @@ export async function sharedDatabase (dialect: TestDialect): Promise<TestDatabas
   if (dialect.name === 'postgres') return await createPostgresSchema()
   const dir = mkdtempSync(join(tmpdir(), 'sourcepool-shared-'))
   return { url: `sqlite:${join(dir, 'pools.db')}`, drop: async () => { rmSync(dir, { recursive: true, force: true }) } }
+}
+
+/** The columns of `table` as the database has them now (a migration test's before and after). */
+export async function columnsOf (db: Db, dialect: TestDialect, table: string): Promise<string[]> {
+  const rows = dialect.name === 'sqlite'
+    ? await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db)
+    : await sql<{ name: string }>`select column_name as name from information_schema.columns where table_name = ${table} and table_schema = current_schema()`.execute(db)
+  return rows.rows.map((r) => r.name)
 }
 
 /** Resolves after `ms`. */

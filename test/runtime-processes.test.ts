@@ -2,8 +2,9 @@
  * The data plane's promises with real server processes on one database: what a
  * SIGKILL under proxy load can lose (at most the last flush interval of proxy
  * counters, never more than was handed out), a quota never exceeded by two
- * processes proxying against it, and a cooldown learned in one process honoured
- * by the other within the flush interval.
+ * processes proxying against it (in requests, and in credits with calls of
+ * different costs), all of it served, and a cooldown learned in one process
+ * honoured by the other within the flush interval.
  */
 import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
@@ -14,13 +15,17 @@ import { http, startServer, type ServerProcess } from './server-process.js'
 
 const FLUSH_INTERVAL_MS = 100
 
-/** An upstream answering 200 (or what `status()` says), counting requests. */
-async function upstream (status: () => number = () => 200): Promise<{ url: string, seen: () => number, close: () => Promise<void> }> {
+/** An upstream answering 200 (or what `status()` says) with `{"ok":true}` (or what `answer` makes of the request's body), counting requests. */
+async function upstream (status: () => number = () => 200, answer: (body: string) => string = () => '{"ok":true}'): Promise<{ url: string, seen: () => number, close: () => Promise<void> }> {
   let seen = 0
-  const server: Server = createServer((_req, res) => {
+  const server: Server = createServer((req, res) => {
     seen++
-    res.writeHead(status(), { 'content-type': 'application/json' })
-    res.end('{"ok":true}')
+    const parts: Buffer[] = []
+    req.on('data', (part: Buffer) => parts.push(part))
+    req.on('end', () => {
+      res.writeHead(status(), { 'content-type': 'application/json' })
+      res.end(answer(Buffer.concat(parts).toString()))
+    })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return {
@@ -124,6 +129,42 @@ for (const dialect of dialects) {
       const restarted = await start()
       const member = (await http('GET', `${restarted.url}/api/pools/${poolId}`)).body.members[0]
       assert.deepEqual([member.quota.used, member.use_count], [50, 50])
+    })
+
+    it('never spends more credits than a quota two processes proxy against, each call what it costs, and serves all of them', async () => {
+      database ??= await sharedDatabase(dialect)
+      const costs: Record<string, number> = { eth_getLogs: 7, eth_call: 2, '*': 1 }
+      // What reached the provider, in credits: what its calls cost.
+      const reached = { credits: 0 }
+      const spent = () => reached.credits
+      const up = await upstream(() => 200, (body) => {
+        const { id, method } = JSON.parse(body) as { id: number, method: string }
+        reached.credits += costs[method] ?? 1
+        return JSON.stringify({ jsonrpc: '2.0', id, result: '0x1' })
+      })
+      closers.push(up.close)
+      const a = await start()
+      const b = await start()
+      const { poolId } = await poolOf(a, 'credits', [up.url], { protocol: 'jsonrpc' }, { rate_limit: { credits: 200, per: 'day' }, method_costs: costs })
+      const call = async (server: ServerProcess, method: string): Promise<number> => {
+        const res = await fetch(`${server.url}/api/pools/${poolId}/proxy/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) })
+        await res.arrayBuffer()
+        return res.status
+      }
+      // 40 calls of 7 and 80 of 2: 440 credits asked of 200.
+      const burst = await Promise.all(Array.from({ length: 120 }, async (_, i) => await call(i % 2 === 0 ? a : b, i % 3 === 0 ? 'eth_getLogs' : 'eth_call')))
+      assert.ok(burst.every((s) => s === 200 || s === 503), JSON.stringify(burst))
+      assert.ok(spent() <= 200, `${spent()} credits spent`)
+      // What one process leased and did not use goes back at its next flush: the rest is served, to the last credit.
+      for (let round = 0; round < 30 && spent() < 200; round++) {
+        await sleep(FLUSH_INTERVAL_MS * 2)
+        await Promise.all(Array.from({ length: 10 }, async (_, i) => await call(i % 2 === 0 ? a : b, 'eth_chainId')))
+      }
+      assert.equal(spent(), 200)
+      for (const server of [a, b]) assert.equal(await server.stop(), 0)
+      const restarted = await start()
+      const { quota } = (await http('GET', `${restarted.url}/api/pools/${poolId}`)).body.members[0]
+      assert.deepEqual([quota.used, quota.limit, quota.unit], [200, 200, 'credits'])
     })
 
     it('honours in one process a cooldown another learned, within the flush interval', async () => {

@@ -310,6 +310,27 @@ describe('the dashboard in Chromium (open service)', { skip }, () => {
     await page.close()
   })
 
+  it('shows a quota in credits: the provider card with its method costs, the member\'s quota bar in credits', async () => {
+    const metered = (await call(server, 'POST', '/api/providers', {
+      name: 'node-credits', base_url: portal.url, rate_limit: { credits: 100000, per: 'day' }, method_costs: { eth_getLogs: 75, '*': 10 }
+    })).provider_id
+    const pool = (await call(server, 'POST', '/api/pools', { name: 'credits', category: 'rpc' })).pool_id
+    await call(server, 'POST', `/api/pools/${pool}/members`, { provider_id: metered })
+    await call(server, 'POST', `/api/pools/${pool}/rotate`)
+    const providers = await open(`#/providers?id=${metered}`)
+    const card = providers.locator(`.card[data-provider="${metered}"]`)
+    await card.waitFor()
+    const text = await card.textContent() ?? ''
+    assert.match(text, /100000 credits per day/)
+    assert.match(text, /eth_getLogs\s*75/)
+    await providers.close()
+    const page = await open(`#/pools/${pool}`)
+    const bar = page.locator('tr[data-member] .quota-text')
+    await bar.waitFor()
+    assert.match(await bar.textContent() ?? '', /^10\/100000 credits · resets/)
+    await page.close()
+  })
+
   it('shows the chunk store\'s models and the /api/v1 report with its shares', async () => {
     await call(server, 'POST', '/api/chunks', { chunk_id: 'c-1', content: 'one', embedding: [0.1, 0.2, 0.3], embedding_model: 'mini-3', embedding_dim: 3, metadata: { parent_id: 'p', source: 's', task: 't', sequence: 0, total_chunks: 1, content_type: 'text' } })
     const page = await open('#/store')

@@ -57,7 +57,7 @@ export function program (): Command {
           String(m.weight),
           healthText(m.health, m.enabled),
           m.cooldown_until === null ? '-' : `${countdown(m.cooldown_until)} (${m.cooldown_reason ?? '?'})`,
-          m.quota === null ? '-' : `${m.quota.used}/${m.quota.limit}, resets ${countdown(m.quota.resets_at)}`,
+          m.quota === null ? '-' : `${m.quota.used}/${m.quota.limit}${m.quota.unit === 'credits' ? ' credits' : ''}, resets ${countdown(m.quota.resets_at)}`,
           m.latency_ms === null ? '-' : `${Math.round(m.latency_ms)} ms`,
           m.success_count + m.failure_count === 0 ? '-' : `${m.success_rate}%`,
           m.last_check === null ? '-' : m.last_check.ok ? paint('green', 'ok') : paint('red', m.last_check.status_code === null ? m.last_check.error ?? 'failed' : `HTTP ${m.last_check.status_code}`)

@@ -875,12 +875,16 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
                             requests: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
-                        } | null;
+                        } | {
+                            credits: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | (never | null);
                         timeout_ms: number | null;
                         /** @description the names of the credential headers; values are never returned */
                         auth_headers: {
@@ -920,6 +924,10 @@ export interface operations {
                          * @enum {string|null}
                          */
                         batches: "refused" | null;
+                        /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                        method_costs: {
+                            [key: string]: number;
+                        } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1017,9 +1025,12 @@ export interface operations {
                     /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                     base_url?: string | null;
                     description?: string | null;
-                    /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                    /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                     rate_limit?: {
-                        requests: number;
+                        /** @description hand-outs (proxied attempts, rotations) per window */
+                        requests?: number;
+                        /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                        credits?: number;
                         /** @enum {string} */
                         per: "second" | "minute" | "hour" | "day";
                     } | null;
@@ -1055,6 +1066,10 @@ export interface operations {
                     max_logs_range?: number | null;
                     /** @description RPC pools: the most calls of one client batch sent to this provider as one upstream JSON-RPC batch (default 10; 1 sends them one by one). A provider that refuses a batch is sent single calls from then on */
                     max_batch_size?: number | null;
+                    /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                    method_costs?: {
+                        [key: string]: number;
+                    } | null;
                 };
             };
         };
@@ -1074,12 +1089,16 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
                             requests: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
-                        } | null;
+                        } | {
+                            credits: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | (never | null);
                         timeout_ms: number | null;
                         /** @description the names of the credential headers; values are never returned */
                         auth_headers: {
@@ -1119,6 +1138,10 @@ export interface operations {
                          * @enum {string|null}
                          */
                         batches: "refused" | null;
+                        /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                        method_costs: {
+                            [key: string]: number;
+                        } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1274,12 +1297,16 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
                             requests: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
-                        } | null;
+                        } | {
+                            credits: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | (never | null);
                         timeout_ms: number | null;
                         /** @description the names of the credential headers; values are never returned */
                         auth_headers: {
@@ -1319,6 +1346,10 @@ export interface operations {
                          * @enum {string|null}
                          */
                         batches: "refused" | null;
+                        /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                        method_costs: {
+                            [key: string]: number;
+                        } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1440,9 +1471,12 @@ export interface operations {
                     /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                     base_url?: string | null;
                     description?: string | null;
-                    /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                    /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                     rate_limit?: {
-                        requests: number;
+                        /** @description hand-outs (proxied attempts, rotations) per window */
+                        requests?: number;
+                        /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                        credits?: number;
                         /** @enum {string} */
                         per: "second" | "minute" | "hour" | "day";
                     } | null;
@@ -1478,6 +1512,10 @@ export interface operations {
                     max_logs_range?: number | null;
                     /** @description RPC pools: the most calls of one client batch sent to this provider as one upstream JSON-RPC batch (default 10; 1 sends them one by one). A provider that refuses a batch is sent single calls from then on */
                     max_batch_size?: number | null;
+                    /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                    method_costs?: {
+                        [key: string]: number;
+                    } | null;
                 };
             };
         };
@@ -1497,12 +1535,16 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
                             requests: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
-                        } | null;
+                        } | {
+                            credits: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | (never | null);
                         timeout_ms: number | null;
                         /** @description the names of the credential headers; values are never returned */
                         auth_headers: {
@@ -1542,6 +1584,10 @@ export interface operations {
                          * @enum {string|null}
                          */
                         batches: "refused" | null;
+                        /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                        method_costs: {
+                            [key: string]: number;
+                        } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -1817,12 +1863,16 @@ export interface operations {
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
                         description: string | null;
-                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
                             requests: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
-                        } | null;
+                        } | {
+                            credits: number;
+                            /** @enum {string} */
+                            per: "second" | "minute" | "hour" | "day";
+                        } | (never | null);
                         timeout_ms: number | null;
                         /** @description the names of the credential headers; values are never returned */
                         auth_headers: {
@@ -1862,6 +1912,10 @@ export interface operations {
                          * @enum {string|null}
                          */
                         batches: "refused" | null;
+                        /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                        method_costs: {
+                            [key: string]: number;
+                        } | null;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                         created_at: string;
                         /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
@@ -2087,17 +2141,22 @@ export interface operations {
                                 latency_ms: number | null;
                                 /** @description a percentage: successes / (successes + failures) × 100, two decimals; 0 before any outcome (as the original service) */
                                 success_rate: number;
+                                /** @description the provider's quota window; null without a rate limit */
                                 quota: {
+                                    /** @description used in the current window, in `unit` */
                                     used: number;
+                                    /** @description allowed per window, in `unit` */
                                     limit: number;
+                                    /** @description what the quota counts: requests (hand-outs), or credits (what each call costs: the provider's method_costs) */
+                                    unit: "requests" | "credits";
                                     /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                                     resets_at: string;
                                 } | null;
                                 /** @description the quota window in the original service's shape (`quota` has when it resets) */
                                 rate_limit: {
-                                    /** @description uses in the current window */
+                                    /** @description uses in the current window (credits, for a quota in credits: `quota.unit`) */
                                     usage: number;
-                                    /** @description uses allowed per window */
+                                    /** @description uses allowed per window (likewise) */
                                     limit: number;
                                     /** @description usage / limit × 100, one decimal */
                                     percentage: number;
@@ -2567,17 +2626,22 @@ export interface operations {
                             latency_ms: number | null;
                             /** @description a percentage: successes / (successes + failures) × 100, two decimals; 0 before any outcome (as the original service) */
                             success_rate: number;
+                            /** @description the provider's quota window; null without a rate limit */
                             quota: {
+                                /** @description used in the current window, in `unit` */
                                 used: number;
+                                /** @description allowed per window, in `unit` */
                                 limit: number;
+                                /** @description what the quota counts: requests (hand-outs), or credits (what each call costs: the provider's method_costs) */
+                                unit: "requests" | "credits";
                                 /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                                 resets_at: string;
                             } | null;
                             /** @description the quota window in the original service's shape (`quota` has when it resets) */
                             rate_limit: {
-                                /** @description uses in the current window */
+                                /** @description uses in the current window (credits, for a quota in credits: `quota.unit`) */
                                 usage: number;
-                                /** @description uses allowed per window */
+                                /** @description uses allowed per window (likewise) */
                                 limit: number;
                                 /** @description usage / limit × 100, one decimal */
                                 percentage: number;
@@ -4321,9 +4385,14 @@ export interface operations {
                             health: "healthy" | "cooling_down" | "probing";
                             /** @description why its cooldown started (consecutive_failures, probe_failed, rate_limited, health_check) */
                             cooldown_reason: string | null;
+                            /** @description the provider's quota window; null without a rate limit */
                             quota: {
+                                /** @description used in the current window, in `unit` */
                                 used: number;
+                                /** @description allowed per window, in `unit` */
                                 limit: number;
+                                /** @description what the quota counts: requests (hand-outs), or credits (what each call costs: the provider's method_costs) */
+                                unit: "requests" | "credits";
                                 /** @description ISO 8601 UTC, e.g. 2026-11-22T10:17:43.818Z */
                                 resets_at: string;
                             } | null;
@@ -9120,9 +9189,12 @@ export interface operations {
                         /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                         base_url?: string | null;
                         description?: string | null;
-                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                         rate_limit?: {
-                            requests: number;
+                            /** @description hand-outs (proxied attempts, rotations) per window */
+                            requests?: number;
+                            /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                            credits?: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
                         } | null;
@@ -9158,6 +9230,10 @@ export interface operations {
                         max_logs_range?: number | null;
                         /** @description RPC pools: the most calls of one client batch sent to this provider as one upstream JSON-RPC batch (default 10; 1 sends them one by one). A provider that refuses a batch is sent single calls from then on */
                         max_batch_size?: number | null;
+                        /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                        method_costs?: {
+                            [key: string]: number;
+                        } | null;
                     }[];
                     pools?: {
                         name: string;
@@ -9389,9 +9465,12 @@ export interface operations {
                         /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                         base_url?: string | null;
                         description?: string | null;
-                        /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                        /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                         rate_limit?: {
-                            requests: number;
+                            /** @description hand-outs (proxied attempts, rotations) per window */
+                            requests?: number;
+                            /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                            credits?: number;
                             /** @enum {string} */
                             per: "second" | "minute" | "hour" | "day";
                         } | null;
@@ -9427,6 +9506,10 @@ export interface operations {
                         max_logs_range?: number | null;
                         /** @description RPC pools: the most calls of one client batch sent to this provider as one upstream JSON-RPC batch (default 10; 1 sends them one by one). A provider that refuses a batch is sent single calls from then on */
                         max_batch_size?: number | null;
+                        /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                        method_costs?: {
+                            [key: string]: number;
+                        } | null;
                     }[];
                     pools?: {
                         name: string;
@@ -9674,9 +9757,12 @@ export interface operations {
                             /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                             base_url?: string | null;
                             description?: string | null;
-                            /** @description quota: at most `requests` hand-outs per fixed, clock-aligned window */
+                            /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                             rate_limit?: {
-                                requests: number;
+                                /** @description hand-outs (proxied attempts, rotations) per window */
+                                requests?: number;
+                                /** @description credits per window, each proxied attempt spending what its call costs (method_costs) */
+                                credits?: number;
                                 /** @enum {string} */
                                 per: "second" | "minute" | "hour" | "day";
                             } | null;
@@ -9712,6 +9798,10 @@ export interface operations {
                             max_logs_range?: number | null;
                             /** @description RPC pools: the most calls of one client batch sent to this provider as one upstream JSON-RPC batch (default 10; 1 sends them one by one). A provider that refuses a batch is sent single calls from then on */
                             max_batch_size?: number | null;
+                            /** @description credits a call costs, by JSON-RPC method name or pattern (`*` standing for any run of characters; `"*"` alone is the default, else 1): an exact name first, then the most specific pattern. At most 256 entries of 1 to 1,000,000 credits. Spent when `rate_limit` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them) */
+                            method_costs?: {
+                                [key: string]: number;
+                            } | null;
                         }[];
                         pools?: {
                             name: string;

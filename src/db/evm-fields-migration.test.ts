@@ -8,16 +8,17 @@
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { sql, type Migration } from 'kysely'
-import { describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
+import { columnsOf, describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
 import { createDb } from './create-db.js'
 import { evmFieldsMigration } from './migrations/018-evm-fields.js'
 import { broadcastWritesMigration } from './migrations/019-broadcast-writes.js'
 import { maxBatchSizeMigration } from './migrations/020-max-batch-size.js'
+import { creditsMigration } from './migrations/021-credits.js'
 import type { Db } from './types.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
 /** The migrations after 018, newest first: undone before it, as the previous version had none of them. */
-const LATER: ReadonlyArray<readonly [string, Migration]> = [['020-max-batch-size', maxBatchSizeMigration], ['019-broadcast-writes', broadcastWritesMigration]]
+const LATER: ReadonlyArray<readonly [string, Migration]> = [['021-credits', creditsMigration], ['020-max-batch-size', maxBatchSizeMigration], ['019-broadcast-writes', broadcastWritesMigration]]
 
 const FIELDS = ['finality_depth', 'cache_unfinalized_ms', 'head_check_interval_s', 'max_block_lag'] as const
 
@@ -37,10 +38,6 @@ const oldPool = (name: string, protocol: string, cacheTtl: number) => ({
   protocol
 })
 
-const columnsOfPools = async (db: Db, dialect: string): Promise<string[]> => dialect === 'sqlite'
-  ? (await sql<{ name: string }>`select name from pragma_table_info('pools')`.execute(db)).rows.map((r) => r.name)
-  : (await sql<{ name: string }>`select column_name as name from information_schema.columns where table_name = 'pools' and table_schema = current_schema()`.execute(db)).rows.map((r) => r.name)
-
 for (const dialect of dialects) {
   describeOn(dialect, 'migration 018-evm-fields', () => {
     it('keeps the pools of an existing database, each with the defaults, when the service starts on it again', async () => {
@@ -53,7 +50,7 @@ for (const dialect of dialects) {
             await sql`delete from kysely_migration where name = ${name}`.execute(old.db)
           }
           await evmFieldsMigration.down?.(old.db)
-          const left = await columnsOfPools(old.db, dialect.name)
+          const left = await columnsOf(old.db, dialect, 'pools')
           assert.deepEqual(FIELDS.filter((field) => left.includes(field)), [], 'down drops the columns')
           assert.ok(left.includes('protocol'), 'and only them')
           await sql`delete from kysely_migration where name = ${'018-evm-fields'}`.execute(old.db)

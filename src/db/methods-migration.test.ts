@@ -14,11 +14,12 @@ import { maxLogsRangeMigration } from './migrations/017-max-logs-range.js'
 import { evmFieldsMigration } from './migrations/018-evm-fields.js'
 import { broadcastWritesMigration } from './migrations/019-broadcast-writes.js'
 import { maxBatchSizeMigration } from './migrations/020-max-batch-size.js'
+import { creditsMigration } from './migrations/021-credits.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
 
 /** The migrations after 016, newest first: undone before it, as the previous version had none of them (none yet). */
-const LATER: ReadonlyArray<readonly [string, Migration]> = [['020-max-batch-size', maxBatchSizeMigration], ['019-broadcast-writes', broadcastWritesMigration], ['018-evm-fields', evmFieldsMigration], ['017-max-logs-range', maxLogsRangeMigration]]
+const LATER: ReadonlyArray<readonly [string, Migration]> = [['021-credits', creditsMigration], ['020-max-batch-size', maxBatchSizeMigration], ['019-broadcast-writes', broadcastWritesMigration], ['018-evm-fields', evmFieldsMigration], ['017-max-logs-range', maxLogsRangeMigration]]
 
 for (const dialect of dialects) {
   describeOn(dialect, 'migration 016-methods', () => {

@@ -23,6 +23,7 @@ import { maxLogsRangeMigration } from './migrations/017-max-logs-range.js'
 import { evmFieldsMigration } from './migrations/018-evm-fields.js'
 import { broadcastWritesMigration } from './migrations/019-broadcast-writes.js'
 import { maxBatchSizeMigration } from './migrations/020-max-batch-size.js'
+import { creditsMigration } from './migrations/021-credits.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
@@ -46,7 +47,8 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '017-max-logs-range': maxLogsRangeMigration,
     '018-evm-fields': evmFieldsMigration,
     '019-broadcast-writes': broadcastWritesMigration,
-    '020-max-batch-size': maxBatchSizeMigration
+    '020-max-batch-size': maxBatchSizeMigration,
+    '021-credits': creditsMigration
   }
 }
 

@@ -7,20 +7,20 @@
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { sql, type Migration } from 'kysely'
-import { describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
+import { columnsOf, describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
 import { createDb } from './create-db.js'
 import { protocolMigration } from './migrations/015-protocol.js'
 import { evmFieldsMigration } from './migrations/018-evm-fields.js'
 import { broadcastWritesMigration } from './migrations/019-broadcast-writes.js'
 import { maxBatchSizeMigration } from './migrations/020-max-batch-size.js'
+import { creditsMigration } from './migrations/021-credits.js'
 import { methodsMigration } from './migrations/016-methods.js'
 import { maxLogsRangeMigration } from './migrations/017-max-logs-range.js'
-import type { Db } from './types.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
 
 /** The migrations after 015, newest first: undone before it, as the previous version had none of them. */
-const LATER: ReadonlyArray<readonly [string, Migration]> = [['020-max-batch-size', maxBatchSizeMigration], ['019-broadcast-writes', broadcastWritesMigration], ['018-evm-fields', evmFieldsMigration], ['017-max-logs-range', maxLogsRangeMigration], ['016-methods', methodsMigration]]
+const LATER: ReadonlyArray<readonly [string, Migration]> = [['021-credits', creditsMigration], ['020-max-batch-size', maxBatchSizeMigration], ['019-broadcast-writes', broadcastWritesMigration], ['018-evm-fields', evmFieldsMigration], ['017-max-logs-range', maxLogsRangeMigration], ['016-methods', methodsMigration]]
 
 /** A pool row as the previous version inserted it: no protocol. */
 const oldPool = (name: string, cacheTtl: number) => ({
@@ -37,10 +37,6 @@ const oldPool = (name: string, cacheTtl: number) => ({
   cache_ttl_seconds: cacheTtl
 })
 
-const columnsOfPools = async (db: Db, dialect: string): Promise<string[]> => dialect === 'sqlite'
-  ? (await sql<{ name: string }>`select name from pragma_table_info('pools')`.execute(db)).rows.map((r) => r.name)
-  : (await sql<{ name: string }>`select column_name as name from information_schema.columns where table_name = 'pools' and table_schema = current_schema()`.execute(db)).rows.map((r) => r.name)
-
 for (const dialect of dialects) {
   describeOn(dialect, 'migration 015-protocol', () => {
     it('keeps the pools of an existing database, each http, when the service starts on it again', async () => {
@@ -53,7 +49,7 @@ for (const dialect of dialects) {
             await sql`delete from kysely_migration where name = ${name}`.execute(old.db)
           }
           await protocolMigration.down?.(old.db)
-          assert.ok(!(await columnsOfPools(old.db, dialect.name)).includes('protocol'), 'down drops the column')
+          assert.ok(!(await columnsOf(old.db, dialect, 'pools')).includes('protocol'), 'down drops the column')
           await sql`delete from kysely_migration where name = ${'015-protocol'}`.execute(old.db)
           await old.db.insertInto('pools').values([oldPool('prices', 60), oldPool('nodes', 0)]).execute()
         } finally {

@@ -12,7 +12,10 @@ export interface ProviderTable {
   description: string | null
   created_at: string
   updated_at: string
+  /** The quota's limit per window, in `rate_limit_unit` (named before credits existed). */
   rate_limit_requests: number | null
+  /** What the limit counts: 'requests' (the default) or 'credits' (migration 021). */
+  rate_limit_unit: Generated<string>
   /** 'second' | 'minute' | 'hour' | 'day' */
   rate_limit_per: string | null
   /** Start of the fixed window `quota_used` counts in (ISO), or null before the first use. */
@@ -40,6 +43,8 @@ export interface ProviderTable {
   max_logs_range: number | null
   /** The most calls of a client batch sent to this provider as one upstream batch; 1: one by one (migration 020). */
   max_batch_size: Generated<number>
+  /** JSON of what each JSON-RPC method costs in credits ({"eth_getLogs": 75, "*": 10}, rules/method-costs.ts), or null (migration 021). */
+  method_costs: string | null
 }
 
 export interface ProviderRefusalTable {

@@ -9,6 +9,7 @@
  * refused until its credentials move to `auth_headers`).
  */
 import { DEFAULT_BATCH_SIZE } from '../rules/jsonrpc-batch.js'
+import { shownRateLimit } from '../providers/provider.rules.js'
 import { credentialPieces, joinPieces } from '../rules/secrets.js'
 import type { Current } from './declared.rules.js'
 import type { DeclaredStateValue } from './declared.schemas.js'
@@ -65,13 +66,14 @@ function exportedProvider (p: Current['providers'][number], part: string): Expor
     ...(p.category === null ? {} : { category: p.category }),
     ...(p.base_url === null ? {} : { base_url: withPlaceholders(p.base_url, placeholder) }),
     ...(p.description === null ? {} : { description: p.description }),
-    ...(p.rate_limit_requests === null ? {} : { rate_limit: { requests: p.rate_limit_requests, per: p.rate_limit_per as 'second' } }),
+    ...(p.rate_limit_requests === null ? {} : { rate_limit: shownRateLimit(p) as NonNullable<ExportedProvider['rate_limit']> }),
     ...(p.timeout_ms === null ? {} : { timeout_ms: p.timeout_ms }),
     ...(authHeaders === null ? {} : { auth_headers: authHeaders }),
     ...(check === null ? {} : { health_check: { ...check, path: withPlaceholders(check.path, placeholder) } }),
     ...(p.methods == null ? {} : { methods: JSON.parse(p.methods) as NonNullable<ExportedProvider['methods']> }),
     ...(p.max_logs_range == null ? {} : { max_logs_range: p.max_logs_range }),
-    ...(p.max_batch_size === DEFAULT_BATCH_SIZE ? {} : { max_batch_size: p.max_batch_size })
+    ...(p.max_batch_size === DEFAULT_BATCH_SIZE ? {} : { max_batch_size: p.max_batch_size }),
+    ...(p.method_costs == null ? {} : { method_costs: JSON.parse(p.method_costs) as Record<string, number> })
   }
 }
 

@@ -9,7 +9,7 @@ import type { MemberRow } from '../pools/member.repository.js'
 import type { PoolRow } from '../pools/pool.repository.js'
 import type { StoredPool } from '../pools/pool.rules.js'
 import type { ProviderRow } from '../providers/provider.repository.js'
-import type { StoredProvider } from '../providers/provider.rules.js'
+import { shownRateLimit, type StoredProvider } from '../providers/provider.rules.js'
 import { DEFAULT_BATCH_SIZE } from '../rules/jsonrpc-batch.js'
 import { CHANGED_MASK, MASK, shownWithChanges } from '../rules/secrets.js'
 import { atOnce, type Desired, type DesiredMember, type DesiredPool } from './declared.desired.js'
@@ -51,7 +51,8 @@ function headerKey (stored: string | null | undefined): string {
   return JSON.stringify(Object.entries(JSON.parse(stored) as Record<string, string>).sort(([a], [b]) => a.localeCompare(b)))
 }
 
-type ProviderFields = Pick<StoredProvider, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check' | 'methods' | 'max_logs_range' | 'max_batch_size'>
+type ProviderFields = Pick<StoredProvider, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_unit' | 'rate_limit_per' | 'timeout_ms' |
+'auth_headers' | 'health_check' | 'methods' | 'max_logs_range' | 'max_batch_size' | 'method_costs'>
 
 /**
  * A provider's fields as they are compared (sameProvider): as stored, but for the
@@ -63,13 +64,15 @@ function providerView (p: ProviderFields, other: ProviderFields | null): Record<
     category: p.category ?? null,
     base_url: p.base_url ?? null,
     description: p.description ?? null,
-    rate_limit: p.rate_limit_requests == null ? null : { requests: p.rate_limit_requests, per: p.rate_limit_per },
+    rate_limit: shownRateLimit({ rate_limit_requests: p.rate_limit_requests ?? null, rate_limit_unit: p.rate_limit_unit, rate_limit_per: p.rate_limit_per ?? null }),
     timeout_ms: p.timeout_ms ?? null,
     auth_headers: shownHeaders(p.auth_headers, other?.auth_headers),
     health_check: p.health_check == null ? null : JSON.parse(p.health_check),
     methods: p.methods == null ? null : JSON.parse(p.methods),
     max_logs_range: p.max_logs_range ?? null,
-    max_batch_size: p.max_batch_size ?? DEFAULT_BATCH_SIZE
+    max_batch_size: p.max_batch_size ?? DEFAULT_BATCH_SIZE,
+    // Compared whatever the order of their keys (the order never changes a cost).
+    method_costs: p.method_costs == null ? null : Object.fromEntries(Object.entries(JSON.parse(p.method_costs) as Record<string, number>).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
   }
 }
 

@@ -42,6 +42,8 @@ export interface QuotaUsedUp {
   readonly limit: number
   readonly per: string | null
   readonly resetsAt: string
+  /** What the quota counts (`requests` when absent). */
+  readonly unit?: string
 }
 
 /**
@@ -54,6 +56,6 @@ export function * recordQuotaUsedUp (db: Db, found: readonly QuotaUsedUp[], lock
   return yield * recordQuotaExhaustions(db, found.map((f) => ({
     providerId: f.providerId,
     windowStart: f.windowStart,
-    record: quotaRecord(f.providerId, f.limit, f.per ?? '?', f.resetsAt)
+    record: quotaRecord(f.providerId, f.limit, f.per ?? '?', f.resetsAt, f.unit)
   })), lockedPools, at)
 }

@@ -12,6 +12,8 @@ export type MemberRow = Selectable<PoolMemberTable>
 export type MemberWithName = MemberRow & {
   provider_name: string | null
   rate_limit_requests: number | null
+  /** What the quota counts: `requests` or `credits` (rules/quota.ts). */
+  rate_limit_unit: string
   rate_limit_per: string | null
   quota_window_start: string | null
   quota_used: number
@@ -28,6 +30,8 @@ export type MemberWithName = MemberRow & {
   max_batch_size: number
   /** When the provider was last changed through the API or pools as code: a refusal of batches learned before is forgotten (proxy/rpc-batch-refusals.ts). */
   provider_updated_at: string
+  /** What each JSON-RPC method costs in credits (JSON, rules/method-costs.ts), null for 1 each. */
+  method_costs: string | null
 }
 
 function selectMembersWithNames (db: Db) {
@@ -37,6 +41,7 @@ function selectMembersWithNames (db: Db) {
     .select([
       'providers.name as provider_name',
       'providers.rate_limit_requests',
+      'providers.rate_limit_unit',
       'providers.rate_limit_per',
       'providers.quota_window_start',
       'providers.quota_used',
@@ -47,7 +52,8 @@ function selectMembersWithNames (db: Db) {
       'providers.last_check',
       'providers.methods',
       'providers.max_batch_size',
-      'providers.updated_at as provider_updated_at'
+      'providers.updated_at as provider_updated_at',
+      'providers.method_costs'
     ])
 }
 
@@ -67,7 +73,7 @@ export function * listMembers (db: Db, poolId: number): Work<MemberWithName[]> {
 /** What a pool's status record shows of a member (pool-status.ts), and no more: its list is read for every pool the list rebuilds. */
 export type MemberStatusRow = Pick<MemberWithName, 'id' | 'provider_id' | 'provider_name' | 'priority' | 'weight' | 'enabled' |
 'use_count' | 'success_count' | 'failure_count' | 'last_used' | 'cooldown_until' | 'cooldown_reason' | 'consecutive_failures' |
-'latency_ms' | 'rate_limit_requests' | 'rate_limit_per' | 'quota_window_start' | 'quota_used' | 'last_check'>
+'latency_ms' | 'rate_limit_requests' | 'rate_limit_unit' | 'rate_limit_per' | 'quota_window_start' | 'quota_used' | 'last_check'>
 
 const selectMemberStatusesOfPool = prepared((db, p: { poolId: number }) => db.selectFrom('pool_members')
   .innerJoin('providers', 'providers.id', 'pool_members.provider_id')
@@ -75,7 +81,8 @@ const selectMemberStatusesOfPool = prepared((db, p: { poolId: number }) => db.se
     'pool_members.id', 'pool_members.provider_id', 'providers.name as provider_name', 'pool_members.priority', 'pool_members.weight',
     'pool_members.enabled', 'pool_members.use_count', 'pool_members.success_count', 'pool_members.failure_count', 'pool_members.last_used',
     'pool_members.cooldown_until', 'pool_members.cooldown_reason', 'pool_members.consecutive_failures', 'pool_members.latency_ms',
-    'providers.rate_limit_requests', 'providers.rate_limit_per', 'providers.quota_window_start', 'providers.quota_used', 'providers.last_check'
+    'providers.rate_limit_requests', 'providers.rate_limit_unit', 'providers.rate_limit_per', 'providers.quota_window_start', 'providers.quota_used',
+    'providers.last_check'
   ])
   .where('pool_members.pool_id', '=', p.poolId).orderBy('pool_members.id'))
 

@@ -134,7 +134,7 @@ function cacheOf (pool: PoolWithCurrent): PoolStatusValue['cache'] {
 function quotaFields (member: MemberStatusRow, now: Date): Pick<MemberStatusValue, 'quota' | 'rate_limit'> {
   const quota = quotaAt(member, now)
   if (quota === null) return { quota: null, rate_limit: null }
-  return { quota: { used: quota.used, limit: quota.limit, resets_at: quota.resets_at }, rate_limit: rateLimitUsage(quota) }
+  return { quota: { used: quota.used, limit: quota.limit, unit: quota.unit, resets_at: quota.resets_at }, rate_limit: rateLimitUsage(quota) }
 }
 
 /**

@@ -16,12 +16,17 @@ export const HealthFields = {
   success_rate: Type.Number({ minimum: 0, maximum: 100, description: 'a percentage: successes / (successes + failures) × 100, two decimals; 0 before any outcome (as the original service)' })
 }
 
-export const Quota = Nullable(Type.Object({ used: Type.Integer(), limit: Type.Integer(), resets_at: Timestamp }))
+export const Quota = Nullable(Type.Object({
+  used: Type.Integer({ description: 'used in the current window, in `unit`' }),
+  limit: Type.Integer({ description: 'allowed per window, in `unit`' }),
+  unit: Type.Union([Type.Literal('requests'), Type.Literal('credits')], { description: 'what the quota counts: requests (hand-outs), or credits (what each call costs: the provider\'s method_costs)' }),
+  resets_at: Timestamp
+}, { description: 'the provider\'s quota window; null without a rate limit' }))
 
 /** The quota as the original service's `rate_limit` object; null for a provider without a rate limit. */
 export const RateLimitUsage = Nullable(Type.Object({
-  usage: Type.Integer({ description: 'uses in the current window' }),
-  limit: Type.Integer({ description: 'uses allowed per window' }),
+  usage: Type.Integer({ description: 'uses in the current window (credits, for a quota in credits: `quota.unit`)' }),
+  limit: Type.Integer({ description: 'uses allowed per window (likewise)' }),
   percentage: Type.Number({ description: 'usage / limit × 100, one decimal' }),
   status: Type.Union([Type.Literal('ok'), Type.Literal('warning'), Type.Literal('blocked')], { description: 'warning from 80 %, blocked from 100 %' })
 }, { description: 'the quota window in the original service\'s shape (`quota` has when it resets)' }))

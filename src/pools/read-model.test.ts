@@ -165,11 +165,11 @@ for (const dialect of dialects) {
         assert.deepEqual((await t.request({ method: 'GET', url: '/api/pools' })).body.pools[0].members[0].quota, one)
         return one
       }
-      assert.deepEqual(await quota(), { used: 2, limit: 5, resets_at: '2026-03-01T12:01:00.000Z' })
+      assert.deepEqual(await quota(), { used: 2, limit: 5, unit: 'requests', resets_at: '2026-03-01T12:01:00.000Z' })
       clock += 59_999
       assert.equal((await quota()).used, 2)
       clock += 1
-      assert.deepEqual(await quota(), { used: 0, limit: 5, resets_at: '2026-03-01T12:02:00.000Z' })
+      assert.deepEqual(await quota(), { used: 0, limit: 5, unit: 'requests', resets_at: '2026-03-01T12:02:00.000Z' })
     })
 
     it('shows an evm pool\'s heads a second behind at most, with no write, in Fastify\'s bytes; asks none for other pools', async () => {

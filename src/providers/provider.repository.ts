@@ -51,27 +51,28 @@ export function * deleteProvider (db: Db, id: number): Work<ProviderRow | undefi
   return yield * first(db.deleteFrom('providers').where('id', '=', id).returningAll())
 }
 
-const takeQuota = prepared((db, p: { id: number, windowStart: string, limit: number }) => db.updateTable('providers')
+const takeQuota = prepared((db, p: { id: number, windowStart: string, cost: number, most: number }) => db.updateTable('providers')
   .set((eb) => ({
-    quota_used: eb.case().when('quota_window_start', '=', p.windowStart).then(eb('quota_used', '+', 1)).else(1).end(),
+    quota_used: eb.case().when('quota_window_start', '=', p.windowStart).then(eb('quota_used', '+', p.cost)).else(p.cost).end(),
     quota_window_start: p.windowStart
   }))
   .where('id', '=', p.id)
   .where((eb) => eb.or([
     eb('quota_window_start', 'is', null),
     eb('quota_window_start', '<>', p.windowStart),
-    eb('quota_used', '<', p.limit)
+    // `most`: the limit less the cost (a prepared query's parameters are filled in, never computed).
+    eb('quota_used', '<=', p.most)
   ]))
   .returning('quota_used'))
 
 /**
- * Counts one use against the provider's quota in the window starting at
- * `windowStart`; answers the window's uses counted now, or undefined when it was
- * used up. One conditional UPDATE, so processes sharing a database never hand out
- * more than `limit`.
+ * Counts one use (`cost`: a request, or the credits one costs) against the provider's
+ * quota in the window starting at `windowStart`; answers the window's uses counted
+ * now, or undefined when fewer than `cost` were left. One conditional UPDATE, so
+ * processes sharing a database never hand out more than `limit`.
  */
-export function * consumeQuota (db: Db, id: number, windowStart: string, limit: number): Work<number | undefined> {
-  return (yield * first(takeQuota(db, { id, windowStart, limit })))?.quota_used
+export function * consumeQuota (db: Db, id: number, windowStart: string, limit: number, cost = 1): Work<number | undefined> {
+  return (yield * first(takeQuota(db, { id, windowStart, cost, most: limit - cost })))?.quota_used
 }
 
 /**

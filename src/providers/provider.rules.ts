@@ -13,8 +13,9 @@ import { RequestValidationError, valueError, type ValidationIssue } from '../err
 import { urlIssue } from '../http/url-words.js'
 import { DEFAULT_BATCH_SIZE } from '../rules/jsonrpc-batch.js'
 import { CHECK_DEFAULTS, statusRange, type HealthCheck } from '../rules/health-check.js'
+import type { QuotaPeriod } from '../rules/quota.js'
 import { assertSafePath, UnsafePathError } from '../rules/upstream-url.js'
-import { RESERVED_HEADERS, type CreateProviderInput, type HealthCheckInputValue, type MethodsValue } from './provider.schemas.js'
+import { RESERVED_HEADERS, type CreateProviderInput, type HealthCheckInputValue, type MethodsValue, type RateLimitValue } from './provider.schemas.js'
 
 /**
  * The stored form of credential headers (names lower-cased), or null for none; 422 for
@@ -99,11 +100,43 @@ export function storedMethods (methods: MethodsValue): string | null {
   return JSON.stringify({ ...(methods.allow === undefined ? {} : { allow: methods.allow }), ...(methods.deny === undefined ? {} : { deny: methods.deny }) })
 }
 
+/** A quota as stored: its limit, unit and period. */
+export type StoredRateLimit = Pick<Insertable<ProviderTable>, 'rate_limit_requests' | 'rate_limit_unit' | 'rate_limit_per'>
+
+/**
+ * The stored form of a `rate_limit` (null: none): its limit, what it counts and its
+ * period; 422 unless it says exactly one of `requests` and `credits`.
+ */
+export function storedRateLimit (input: RateLimitValue | null | undefined, loc: ReadonlyArray<string | number> = ['body', 'rate_limit']): StoredRateLimit {
+  if (input == null) return { rate_limit_requests: null, rate_limit_unit: 'requests', rate_limit_per: null }
+  const { requests, credits } = input
+  if (requests !== undefined && credits !== undefined) {
+    throw new RequestValidationError([valueError(loc, input, 'a rate limit counts requests or credits, not both: send one of them')])
+  }
+  const limit = requests ?? credits
+  if (limit === undefined) throw new RequestValidationError([valueError(loc, input, 'a rate limit needs requests or credits (how many per window)')])
+  return { rate_limit_requests: limit, rate_limit_unit: credits === undefined ? 'requests' : 'credits', rate_limit_per: input.per }
+}
+
+/** A stored quota as the API shows it: `{requests|credits, per}`, or null. */
+export function shownRateLimit (row: { readonly rate_limit_requests: number | null, readonly rate_limit_unit?: string, readonly rate_limit_per: string | null }):
+  { requests: number, per: QuotaPeriod } | { credits: number, per: QuotaPeriod } | null {
+  if (row.rate_limit_requests === null || row.rate_limit_per === null) return null
+  const per = row.rate_limit_per as QuotaPeriod
+  return row.rate_limit_unit === 'credits' ? { credits: row.rate_limit_requests, per } : { requests: row.rate_limit_requests, per }
+}
+
+/** The stored form of method costs (their bounds are the schema's): JSON as sent, or null for none (`{}`). */
+export function storedMethodCosts (costs: Record<string, number>): string | null {
+  return Object.keys(costs).length === 0 ? null : JSON.stringify(costs)
+}
+
 /** 422 for a health check (`check`, as sent) on a provider without a base URL. */
 export const needsBaseUrl = (check: unknown, loc: ReadonlyArray<string | number> = ['body', 'health_check']) => new RequestValidationError([valueError(loc, check, 'a health check needs the provider\'s base_url')])
 
 /** A provider's fields as stored (all but its name and timestamps), checked. */
-export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' | 'auth_headers' | 'health_check' | 'methods' | 'max_logs_range' | 'max_batch_size'> & { name: string }
+export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' |
+'auth_headers' | 'health_check' | 'methods' | 'max_logs_range' | 'max_batch_size' | 'method_costs'> & StoredRateLimit & { name: string }
 
 /** The stored form of a provider as sent on create (absent fields: null); `loc` prefixes every error. */
 export function storedProvider (input: CreateProviderInput, loc: ReadonlyArray<string | number> = ['body']): StoredProvider {
@@ -115,14 +148,14 @@ export function storedProvider (input: CreateProviderInput, loc: ReadonlyArray<s
     category: input.category ?? null,
     base_url: input.base_url ?? null,
     description: input.description ?? null,
-    rate_limit_requests: input.rate_limit?.requests ?? null,
-    rate_limit_per: input.rate_limit?.per ?? null,
+    ...storedRateLimit(input.rate_limit, [...loc, 'rate_limit']),
     timeout_ms: input.timeout_ms ?? null,
     auth_headers: input.auth_headers == null ? null : storedAuthHeaders(input.auth_headers, [...loc, 'auth_headers']),
     health_check: healthCheck,
     methods: input.methods == null ? null : storedMethods(input.methods),
     max_logs_range: input.max_logs_range ?? null,
-    max_batch_size: input.max_batch_size ?? DEFAULT_BATCH_SIZE
+    max_batch_size: input.max_batch_size ?? DEFAULT_BATCH_SIZE,
+    method_costs: input.method_costs == null ? null : storedMethodCosts(input.method_costs)
   }
 }
 

@@ -3,6 +3,7 @@
  */
 import { Type, type Static } from 'typebox'
 import { Id, Nullable, Timestamp, wholeListPage } from '../http/schemas.js'
+import { MAX_METHOD_COST, MAX_METHOD_COSTS } from '../rules/method-costs.js'
 import { QUOTA_PERIODS, type QuotaPeriod } from '../rules/quota.js'
 import { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from '../rules/jsonrpc-batch.js'
 import { MAX_METHOD_PATTERNS, METHOD_PATTERN } from '../rules/rpc-methods.js'
@@ -28,10 +29,24 @@ const MaxBatchSize = Type.Integer({
   description: `RPC pools: the most calls of one client batch sent to this provider as one upstream JSON-RPC batch (default ${DEFAULT_BATCH_SIZE}; 1 sends them one by one). A provider that refuses a batch is sent single calls from then on`
 })
 
+const Period = Type.Unsafe<QuotaPeriod>({ type: 'string', enum: [...QUOTA_PERIODS] })
+
+/** The most a window may allow, in requests or credits. */
+export const MAX_RATE_LIMIT = 1_000_000_000
+
 export const RateLimit = Type.Object({
-  requests: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
-  per: Type.Unsafe<QuotaPeriod>({ type: 'string', enum: [...QUOTA_PERIODS] })
-}, { description: 'quota: at most `requests` hand-outs per fixed, clock-aligned window' })
+  requests: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RATE_LIMIT, description: 'hand-outs (proxied attempts, rotations) per window' })),
+  credits: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RATE_LIMIT, description: 'credits per window, each proxied attempt spending what its call costs (method_costs)' })),
+  per: Period
+}, { description: 'quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per`' })
+export type RateLimitValue = Static<typeof RateLimit>
+
+/** A rate limit as answered (null: none): as it was given, its count first. */
+const RateLimitShown = Type.Union([
+  Type.Object({ requests: Type.Integer(), per: Period }),
+  Type.Object({ credits: Type.Integer(), per: Period }),
+  Type.Null()
+], { description: 'quota per fixed, clock-aligned window, in requests or in credits; null without one' })
 
 /** Header names the proxy never lets a provider's credentials set. */
 export const RESERVED_HEADERS = ['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'expect']
@@ -94,6 +109,15 @@ export const Methods = Type.Object({
 })
 export type MethodsValue = Static<typeof Methods>
 
+/** What each JSON-RPC method costs in the provider's credits (rules/method-costs.ts). */
+export const MethodCosts = Type.Unsafe<Record<string, number>>({
+  type: 'object',
+  maxProperties: MAX_METHOD_COSTS,
+  propertyNames: { pattern: METHOD_PATTERN },
+  additionalProperties: { type: 'integer', minimum: 1, maximum: MAX_METHOD_COST },
+  description: `credits a call costs, by JSON-RPC method name or pattern (\`*\` standing for any run of characters; \`"*"\` alone is the default, else 1): an exact name first, then the most specific pattern. At most ${MAX_METHOD_COSTS} entries of 1 to ${MAX_METHOD_COST.toLocaleString('en-US')} credits. Spent when \`rate_limit\` counts credits; with requests they only inform. null: none (on update, null changes nothing and {} removes them)`
+})
+
 export const ProviderParams = Type.Object({ provider_id: Id })
 
 export const CreateProviderBody = Type.Object({
@@ -107,7 +131,8 @@ export const CreateProviderBody = Type.Object({
   health_check: Type.Optional(Nullable(HealthCheckInput)),
   methods: Type.Optional(Nullable(Methods)),
   max_logs_range: Type.Optional(Nullable(MaxLogsRange)),
-  max_batch_size: Type.Optional(Nullable(MaxBatchSize))
+  max_batch_size: Type.Optional(Nullable(MaxBatchSize)),
+  method_costs: Type.Optional(Nullable(MethodCosts))
 })
 export type CreateProviderInput = Static<typeof CreateProviderBody>
 
@@ -126,7 +151,9 @@ export const UpdateProviderBody = Type.Object({
   // As health_check: null is this field's own value (no limit), so null lifts the limit.
   max_logs_range: Type.Optional(Nullable(MaxLogsRange)),
   // As timeout_ms: null changes nothing (its default is a number, not the absence of a limit).
-  max_batch_size: Type.Optional(Nullable(MaxBatchSize))
+  max_batch_size: Type.Optional(Nullable(MaxBatchSize)),
+  // As methods: null changes nothing; {} removes the costs.
+  method_costs: Type.Optional(Nullable(MethodCosts))
 })
 export type UpdateProviderInput = Static<typeof UpdateProviderBody>
 
@@ -137,7 +164,7 @@ export const Provider = Type.Object({
   category: Nullable(Type.String()),
   base_url: Nullable(Type.String({ description: 'as stored for admin callers; for others every query value and any password read ***' })),
   description: Nullable(Type.String()),
-  rate_limit: Nullable(RateLimit),
+  rate_limit: RateLimitShown,
   timeout_ms: Nullable(Type.Integer()),
   auth_headers: Nullable(Type.Record(Type.String(), Type.Literal('***'), { description: 'the names of the credential headers; values are never returned' })),
   health_check: Nullable(HealthCheck),
@@ -148,6 +175,7 @@ export const Provider = Type.Object({
   batches: Nullable(Type.Literal('refused', {
     description: 'RPC pools: `refused` once this process saw the provider refuse an upstream batch (a 4xx or 501 for the list, or one object where a list was due): it is sent single calls since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise'
   })),
+  method_costs: Nullable(MethodCosts),
   created_at: Timestamp,
   updated_at: Timestamp
 })

@@ -20,13 +20,15 @@ import { touched, unitOfWork } from '../db/unit-of-work.js'
 import type { Db } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError } from '../errors.js'
-import type { QuotaPeriod } from '../rules/quota.js'
 import { audited, type Actor, type Change } from '../audit/audit.js'
 import type { Scope } from '../auth/tokens.js'
 import { maskRequestTarget, maskUrl } from '../http/redact.js'
 import * as repo from './provider.repository.js'
 import { deleteCredentialRefusals } from './refusal.repository.js'
-import { checkBaseUrl, healthCheckChange, needsBaseUrl, newProviderRow, storedAuthHeaders, storedHealthCheck, storedMethods, storedProvider, type StoredProvider } from './provider.rules.js'
+import {
+  checkBaseUrl, healthCheckChange, needsBaseUrl, newProviderRow, shownRateLimit, storedAuthHeaders, storedHealthCheck, storedMethodCosts, storedMethods,
+  storedProvider, storedRateLimit, type StoredProvider
+} from './provider.rules.js'
 import type { CreateProviderInput, ProviderRecord, UpdateProviderInput } from './provider.schemas.js'
 
 /** The check a caller may see: its credentials masked; for callers below admin, every query value (any may be one). */
@@ -79,9 +81,7 @@ function toRecord (row: repo.ProviderRow, callerScope: Scope | null, batchesRefu
     category: row.category,
     base_url: visibleBaseUrl(row.base_url, callerScope),
     description: row.description,
-    rate_limit: row.rate_limit_requests !== null && row.rate_limit_per !== null
-      ? { requests: row.rate_limit_requests, per: row.rate_limit_per as QuotaPeriod }
-      : null,
+    rate_limit: shownRateLimit(row),
     timeout_ms: row.timeout_ms,
     auth_headers: maskedAuthHeaders(row.auth_headers),
     health_check: visibleHealthCheck(row.health_check, callerScope),
@@ -90,6 +90,7 @@ function toRecord (row: repo.ProviderRow, callerScope: Scope | null, batchesRefu
     max_logs_range: row.max_logs_range,
     max_batch_size: row.max_batch_size,
     batches: batchesRefused(row) ? 'refused' : null,
+    method_costs: row.method_costs === null ? null : JSON.parse(row.method_costs) as Record<string, number>,
     created_at: row.created_at,
     updated_at: row.updated_at
   }
@@ -120,7 +121,8 @@ export function * createProviderWork (db: Db, fields: StoredProvider, change: Ch
 /**
  * Changes the provider's `fields` and, unless `healthCheck` is undefined, its check (a
  * changed check starts afresh: due at once, streaks at zero; the same check changes
- * nothing of it); a quota lifted (rate_limit_requests set to null) forgets its counter.
+ * nothing of it); a quota lifted (rate_limit_requests set to null), or counting in
+ * another unit (requests ↔ credits), forgets its counter.
  * Every pool whose status record shows the provider is touched first (its name shows
  * wherever it is a member, the current provider or in recent history; pools before the
  * provider, as rotations lock them). 404 (nothing written) when there is no such provider.
@@ -131,10 +133,13 @@ export function * updateProviderWork (
   yield * touched(db, { providers: [id], reach: 'shows' })
   const written = { ...fields }
   let newCredentials = false
-  if (healthCheck !== undefined || fields.rate_limit_requests === null || fields.auth_headers !== undefined) {
+  const unit = fields.rate_limit_requests == null ? undefined : fields.rate_limit_unit
+  if (healthCheck !== undefined || fields.rate_limit_requests === null || unit !== undefined || fields.auth_headers !== undefined) {
     const stored = yield * repo.findProvider(db, id)
     if (stored === undefined) throw notFound(id)
-    if (fields.rate_limit_requests === null && stored.rate_limit_requests !== null) Object.assign(written, { quota_window_start: null, quota_used: 0 })
+    // What was counted in one unit says nothing in the other: the window starts afresh.
+    const recount = (fields.rate_limit_requests === null || (unit !== undefined && unit !== stored.rate_limit_unit)) && stored.rate_limit_requests !== null
+    if (recount) Object.assign(written, { quota_window_start: null, quota_used: 0, quota_exhausted_window: null })
     if (healthCheck !== undefined) Object.assign(written, healthCheckChange(stored.health_check, healthCheck, change.at))
     newCredentials = fields.auth_headers !== undefined && fields.auth_headers !== stored.auth_headers
   }
@@ -222,10 +227,9 @@ export function createProviderService ({ database: handle, now, changes = NO_CHA
       if (input.auth_headers != null) fields.auth_headers = storedAuthHeaders(input.auth_headers)
       // An object replaces both lists; {} lifts them (every method).
       if (input.methods != null) fields.methods = storedMethods(input.methods)
-      if (input.rate_limit != null) {
-        fields.rate_limit_requests = input.rate_limit.requests
-        fields.rate_limit_per = input.rate_limit.per
-      }
+      // An object replaces every cost; {} removes them.
+      if (input.method_costs != null) fields.method_costs = storedMethodCosts(input.method_costs)
+      if (input.rate_limit != null) Object.assign(fields, storedRateLimit(input.rate_limit))
       const row = await guardUniqueName(input.name, () => database.transact(function * (db) {
         const check = yield * keepShownCredentials(db, id, fields, healthCheck)
         const updated = yield * updateProviderWork(db, id, fields, check, { actor, changes: input, at })
@@ -245,6 +249,7 @@ export function createProviderService ({ database: handle, now, changes = NO_CHA
         const updated = yield * audited(db, actor, { action: 'provider.rate_limit.remove', target, changes: {}, at },
           repo.updateProvider(db, id, {
             rate_limit_requests: null,
+            rate_limit_unit: 'requests',
             rate_limit_per: null,
             quota_window_start: null,
             quota_used: 0,

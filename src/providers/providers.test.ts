@@ -40,6 +40,7 @@ for (const dialect of dialects) {
         max_logs_range: null,
         max_batch_size: 10,
         batches: null,
+        method_costs: null,
         created_at: '',
         updated_at: '',
         message: "Provider 'transparency' created successfully"

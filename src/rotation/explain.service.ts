@@ -83,7 +83,7 @@ export function createExplainService ({ database, now, memberHeads = NO_HEADS }:
             refuses_resource: refusedUntil.has(a.member.provider_id),
             health: a.health,
             cooldown_reason: a.member.cooldown_reason,
-            quota: a.quota === null ? null : { used: a.quota.used, limit: a.quota.limit, resets_at: a.quota.resets_at },
+            quota: a.quota === null ? null : { used: a.quota.used, limit: a.quota.limit, unit: a.quota.unit, resets_at: a.quota.resets_at },
             last_check: a.member.last_check === null ? null : JSON.parse(a.member.last_check) as ExplanationValue['members'][number]['last_check'],
             ...headsOf?.(a.member.provider_id)
           }))

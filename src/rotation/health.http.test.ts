@@ -211,9 +211,9 @@ for (const dialect of dialects) {
         const set = await t.request({ method: 'PUT', url: `/api/providers/${providers.a}`, payload: { rate_limit: { requests: 1, per: 'minute' } } })
         assert.deepEqual(set.body.rate_limit, { requests: 1, per: 'minute' })
         assert.deepEqual(await rotateTimes(t, poolId, 3), [providers.a, providers.b, providers.b])
-        assert.deepEqual((await member(poolId, providers.a)).quota, { used: 1, limit: 1, resets_at: '2026-03-01T12:01:00.000Z' })
+        assert.deepEqual((await member(poolId, providers.a)).quota, { used: 1, limit: 1, unit: 'requests', resets_at: '2026-03-01T12:01:00.000Z' })
         clock += 60_000
-        assert.deepEqual((await member(poolId, providers.a)).quota, { used: 0, limit: 1, resets_at: '2026-03-01T12:02:00.000Z' })
+        assert.deepEqual((await member(poolId, providers.a)).quota, { used: 0, limit: 1, unit: 'requests', resets_at: '2026-03-01T12:02:00.000Z' })
         assert.deepEqual(await rotateTimes(t, poolId, 1), [providers.a])
       })
 

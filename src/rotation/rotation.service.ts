@@ -23,6 +23,7 @@ import { NO_EVENTS, type RotationEvents } from '../metrics/metrics.js'
 import { listMembers, markMemberUsed, updateMemberHealth, type HealthUpdate, type MemberWithName } from '../pools/member.repository.js'
 import { findChangeSeq, findPoolForRotation, recordPoolRotation, type RotationPoolRow } from '../pools/pool.repository.js'
 import { consumeQuota } from '../providers/provider.repository.js'
+import { callCost } from '../rules/method-costs.js'
 import { applyOutcome, healthAt, healthChangeRecord } from '../rules/health.js'
 import { insertHistory, listHistory } from '../pools/history.repository.js'
 import { recordFailover, recordQuotaUsedUp, type QuotaUsedUp } from '../pools/history-records.repository.js'
@@ -107,12 +108,16 @@ function * rotateWithin (
     if (chosen === undefined) return { chosen: undefined, retryAfterMs: plan.retryAfterMs }
     const quota = chosen.quota
     if (quota !== null) {
-      const used = yield * consumeQuota(db, chosen.member.provider_id, quota.window_start, quota.limit)
-      if (used === undefined || used >= quota.limit) {
+      // A rotation hands out a provider for a request of any kind: in credits, the default cost (rules/method-costs.ts).
+      const cost = quota.unit === 'credits' ? callCost(chosen.member, undefined) : 1
+      const used = yield * consumeQuota(db, chosen.member.provider_id, quota.window_start, quota.limit, cost)
+      // Too few credits left for a rotation is not the window used up (the last ones may serve a cheaper proxied call).
+      if ((used === undefined && cost === 1) || (used !== undefined && used >= quota.limit)) {
         const { provider_id: providerId, rate_limit_per: per } = chosen.member
-        exhausted.push({ providerId, windowStart: quota.window_start, limit: quota.limit, per, resetsAt: quota.resets_at })
+        exhausted.push({ providerId, windowStart: quota.window_start, limit: quota.limit, per, resetsAt: quota.resets_at, unit: quota.unit })
       }
-      edits.push(quotaEdit(chosen.member.provider_id, quota.window_start, quota.limit, used))
+      // Too short for a rotation, it is left out of this one alone: what the window has left is not known here.
+      if (used !== undefined || cost === 1) edits.push(quotaEdit(chosen.member.provider_id, quota.window_start, quota.limit, used))
       if (used === undefined) {
         left.add(chosen.member.provider_id)
         continue

@@ -81,7 +81,7 @@ describe('quotaAt', () => {
     assert.equal(windowStart('minute', now).toISOString(), '2026-01-01T10:20:00.000Z')
     assert.equal(windowStart('day', now).toISOString(), '2026-01-01T00:00:00.000Z')
     assert.deepEqual(quotaAt({ ...limited, quota_window_start: '2026-01-01T10:20:00.000Z', quota_used: 2 }, now),
-      { used: 2, limit: 2, resets_at: '2026-01-01T10:21:00.000Z', window_start: '2026-01-01T10:20:00.000Z', exhausted: true })
+      { used: 2, limit: 2, unit: 'requests', resets_at: '2026-01-01T10:21:00.000Z', window_start: '2026-01-01T10:20:00.000Z', exhausted: true })
     assert.equal(quotaAt({ ...limited, quota_window_start: '2026-01-01T10:19:00.000Z', quota_used: 2 }, now)?.used, 0)
   })
   it('is null without a rate limit', () => {

@@ -99,14 +99,14 @@ export function refusalRecord (providerId: number, resource: string, until: stri
   }
 }
 
-/** The record of a provider whose quota window is used up until `resetsAt`, in one of its pools. */
-export function quotaRecord (providerId: number, limit: number, per: string, resetsAt: string): ServiceRecord {
+/** The record of a provider whose quota window is used up until `resetsAt`, in one of its pools (a quota in credits says so). */
+export function quotaRecord (providerId: number, limit: number, per: string, resetsAt: string, unit?: string): ServiceRecord {
   return {
     from_provider_id: providerId,
     to_provider_id: null,
     reason: QUOTA_EXHAUSTED,
     success: 0,
-    notes: `${PROVIDER_NOTES}${providerId} used up its quota of ${limit} per ${per} until ${resetsAt}`,
+    notes: `${PROVIDER_NOTES}${providerId} used up its quota of ${limit}${unit === 'credits' ? ' credits' : ''} per ${per} until ${resetsAt}`,
     until: resetsAt
   }
 }

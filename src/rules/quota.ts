@@ -1,6 +1,8 @@
 /**
  * Provider quotas in fixed windows aligned to the clock (UTC): a provider with
- * `rate_limit` {requests, per} may be handed out `requests` times per window.
+ * `rate_limit` {requests, per} may be handed out `requests` times per window; one
+ * with {credits, per} may spend `credits` per window, each call what it costs
+ * (rules/method-costs.ts). Both are stored as one limit and its unit.
  */
 import { percentOf } from './percent.js'
 
@@ -9,9 +11,16 @@ export type QuotaPeriod = typeof QUOTA_PERIODS[number]
 
 const PERIOD_MS: Record<QuotaPeriod, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000 }
 
+/** What a provider's quota counts: hand-outs (requests), or credits spent by what each call costs. */
+export const QUOTA_UNITS = ['requests', 'credits'] as const
+export type QuotaUnit = typeof QUOTA_UNITS[number]
+
 /** What is stored per provider. */
 export interface QuotaState {
+  /** The window's limit, in `rate_limit_unit` (the column's name is older than credits). */
   readonly rate_limit_requests: number | null
+  /** `requests` (also when absent) or `credits`. */
+  readonly rate_limit_unit?: string
   readonly rate_limit_per: string | null
   readonly quota_window_start: string | null
   readonly quota_used: number
@@ -20,11 +29,15 @@ export interface QuotaState {
 export interface QuotaView {
   readonly used: number
   readonly limit: number
+  readonly unit: QuotaUnit
   readonly resets_at: string
   /** Start of the current window: the value the counter is kept under. */
   readonly window_start: string
   readonly exhausted: boolean
 }
+
+/** The unit a provider's quota counts in. */
+export const quotaUnitOf = (state: Pick<QuotaState, 'rate_limit_unit'>): QuotaUnit => state.rate_limit_unit === 'credits' ? 'credits' : 'requests'
 
 /** The start of the window containing `now`. */
 export function windowStart (period: QuotaPeriod, now: Date): Date {
@@ -42,6 +55,7 @@ export function quotaAt (state: QuotaState, now: Date): QuotaView | null {
   return {
     used,
     limit: state.rate_limit_requests,
+    unit: quotaUnitOf(state),
     resets_at: new Date(start.getTime() + PERIOD_MS[period]).toISOString(),
     window_start: startIso,
     exhausted: used >= state.rate_limit_requests

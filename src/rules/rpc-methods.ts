@@ -61,7 +61,7 @@ export function compileMethods (rules: MethodRules | null): CompiledMethods {
  * the first piece starts it, the last ends it, and those between come in order,
  * each taken at its first place after the one before (leftmost is always safe for `*`).
  */
-function matchesGlob (method: string, pieces: readonly string[]): boolean {
+export function matchesGlob (method: string, pieces: readonly string[]): boolean {
   const head = pieces[0] as string
   const tail = pieces[pieces.length - 1] as string
   if (method.length < head.length + tail.length || !method.startsWith(head) || !method.endsWith(tail)) return false

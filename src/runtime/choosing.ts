@@ -3,7 +3,10 @@
  * (rules/plan-rotation.ts, as rotate and failover use it) among the eligible members
  * that have a base URL, do not refuse the path and are not excluded, a metered
  * provider's use taken from the block of its quota leased here (leasing.ts leases the
- * next one on the way, the only database round trip). The use is counted by accounting.ts.
+ * next one on the way, the only database round trip): one request, or for a quota in
+ * credits what the call costs at that provider (rules/method-costs.ts; a provider
+ * with too few credits left for the call is passed over for it alone). The use is
+ * counted by accounting.ts.
  * A member cooling down after a failed connection is handed out as its probe gate
  * allows (probe-gates.ts: one probe at a time, one a second); otherwise the choice
  * goes on without it, and with no one else it ends as when nothing is eligible, told
@@ -12,6 +15,7 @@
 import type { MemberWithName } from '../pools/member.repository.js'
 import type { ChoiceIndex } from '../rules/choice-index.js'
 import { refusedPathOf, resourceOf } from '../rules/credential-refusal.js'
+import { callCost } from '../rules/method-costs.js'
 import { indexMembers, planChoice } from '../rules/plan-rotation.js'
 import type { Accounting, FailedAttempt } from './accounting.js'
 import type { QuotaBlock } from './leasing.js'
@@ -103,14 +107,18 @@ export function createChoosing ({ now, random, memory, stateOf, lease, accountin
           heldMs = heldMs === null ? held : Math.min(heldMs, held)
           continue
         }
-        if (chosen.rate_limit_requests !== null && !leases.take(chosen.provider_id, chosen, at)) {
-          const want = round < MAX_LEASE_ROUNDS ? leases.want(chosen.provider_id, chosen, at) : undefined
-          if (want === undefined) {
-            left.add(chosen.provider_id)
-            // Its quota here is spent: known out until the lease or the window changes.
-            index.suspect(chosen.id)
-          } else block = { providerId: chosen.provider_id, per: chosen.rate_limit_per, ...want }
-          continue
+        if (chosen.rate_limit_requests !== null) {
+          // A quota in credits spends what the call costs there (an RPC call's method; anything else, the default).
+          const cost = chosen.rate_limit_unit === 'credits' ? callCost(chosen, rpcMethod) : 1
+          if (!leases.take(chosen.provider_id, chosen, at, cost)) {
+            const want = round < MAX_LEASE_ROUNDS ? leases.want(chosen.provider_id, chosen, at, cost) : undefined
+            if (want === undefined) {
+              left.add(chosen.provider_id)
+              // Its quota here is spent (or too short for this call): out until the lease or the window changes; looked at again each choice.
+              index.suspect(chosen.id)
+            } else block = { providerId: chosen.provider_id, per: chosen.rate_limit_per, unit: chosen.rate_limit_unit, ...want }
+            continue
+          }
         }
         state.cursor = plan.state
         const member = index.member(chosen.id) as Member

@@ -16,6 +16,12 @@ export interface QuotaBlock {
   readonly window: string
   readonly limit: number
   readonly want: number
+  /** The fewest worth taking: what the call lacks (1 for requests). */
+  readonly need: number
+  /** What the quota counts (the record of a window used up says it). */
+  readonly unit?: string
+  /** The leases' drains when it was asked for (quota-leases.ts `granted`). */
+  readonly drains?: number
   /** The provider's `rate_limit_per`. */
   readonly per: string | null
   readonly resetsAt: string
@@ -27,10 +33,14 @@ interface Deps {
   warn: (error: unknown, message: string) => void
   leases: QuotaLeases
   news: Pick<ChangeNews, 'touchProviders'>
+  /** True while a flush is giving back quota of the provider (runtime-state.ts). */
+  returning: (providerId: number) => boolean
+  /** Resolves when no flush is under way (flush-loop.ts). */
+  idle: () => Promise<void>
 }
 
 /** Builds the leasing of one runtime. */
-export function createLeasing ({ database, now, warn, leases, news }: Deps) {
+export function createLeasing ({ database, now, warn, leases, news, returning, idle }: Deps) {
   const leasing = new Map<number, Promise<void>>()
   /** provider id → the quota window this process has seen recorded as used up (it asks the database once per window). */
   const exhaustionNoted = new Map<number, string>()
@@ -43,7 +53,7 @@ export function createLeasing ({ database, now, warn, leases, news }: Deps) {
    */
   async function recordUsedUp (providerId: number, block: QuotaBlock): Promise<void> {
     exhaustionNoted.set(providerId, block.window)
-    const usedUp = { providerId, windowStart: block.window, limit: block.limit, per: block.per, resetsAt: block.resetsAt }
+    const usedUp = { providerId, windowStart: block.window, limit: block.limit, per: block.per, resetsAt: block.resetsAt, unit: block.unit }
     await news.touchProviders([providerId], 'recording a used-up quota window failed', (db, pools) => recordQuotaUsedUp(db, [usedUp], pools, now().toISOString()))
   }
 
@@ -52,9 +62,11 @@ export function createLeasing ({ database, now, warn, leases, news }: Deps) {
     async lease (providerId: number, block: QuotaBlock): Promise<void> {
       let promise = leasing.get(providerId)
       if (promise === undefined) {
-        promise = database.transact((db) => leaseQuota(db, providerId, block.window, block.limit, block.want))
-          .then(({ granted, usedUp }) => {
-            leases.granted(providerId, block.window, granted)
+        // What this process is giving back is written first: the database would otherwise be short by it (a dear call passed over in vain).
+        const written = returning(providerId) ? idle() : Promise.resolve()
+        promise = written.then(async () => await database.transact((db) => leaseQuota(db, providerId, block.window, block.limit, block.want, block.need)))
+          .then(({ granted, usedUp, left }) => {
+            leases.granted(providerId, block.window, granted, left, block.drains, block.unit)
             // The quota shows in every pool the provider serves (after the lease: see leaseQuota).
             // Written beside the request, not before it goes on: a flush starting meanwhile would
             // give the fresh block back before the request took its use from it (and the request

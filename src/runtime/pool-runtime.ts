@@ -51,7 +51,7 @@ export function createPoolRuntime ({
   const memory = createRuntimeState()
   const news = createChangeNews({ database, changes, warn, markChanged: memory.markChanged })
   const flusher = createFlushLoop({ now, memory, news, warn, write: async (batch) => await writeBatch(news.writer, batch, maxRefusalsPerProvider) })
-  const leasing = createLeasing({ database, now, warn, leases: memory.leases, news })
+  const leasing = createLeasing({ database, now, warn, leases: memory.leases, news, returning: memory.returning, idle: flusher.idle })
   const accounting = createAccounting({ now, events, memory })
   const stateOf = createPoolLoader({ database, now, memory, idle: flusher.idle })
   const evidence = createCredentialEvidence()

@@ -59,6 +59,8 @@ export function createRuntimeState () {
     unwritten: (): readonly PendingView[] => writing === undefined ? [pending] : [writing, pending],
     /** True when something is pending. */
     hasPending: (): boolean => !isEmptyPending(pending),
+    /** True while a flush is giving back quota of the provider (drained here, not yet written). */
+    returning: (providerId: number): boolean => writing !== undefined && writing.quotaReturns.some((r) => r.providerId === providerId),
     /** True when something is pending or being written. */
     unsettled: (): boolean => !isEmptyPending(pending) || writing !== undefined,
 

@@ -142,16 +142,18 @@ export function * writePoolDelta (
 }
 
 /**
- * Leases up to `want` uses of the provider's quota in the window starting at
- * `windowStart` (at most what is left of `limit`): one conditional UPDATE takes
- * `want` when that much is left; otherwise what is left is read and taken.
- * Answers how many were granted (0: the window is used up), and whether the window
- * is now used up (this lease took the last uses, or none were left). Across processes
- * the total never exceeds `limit`: every grant is counted in the provider's row.
- * The pools showing the quota are marked changed afterwards, in a transaction of
- * their own (locking them here, after the provider, could deadlock with a rotation).
+ * Leases up to `want` uses (requests, or credits) of the provider's quota in the
+ * window starting at `windowStart` (at most what is left of `limit`), and never fewer
+ * than `need` (the credits a call lacks; 1 for requests): one conditional UPDATE takes
+ * `want` when that much is left; otherwise what is left is read, and taken when it is
+ * `need` or more. Answers how many were granted (0: fewer than `need` are left, and
+ * `left` says how many), and whether the window is now used up (this lease took the
+ * last uses, or none were left). Across processes the total never exceeds `limit`:
+ * every grant is counted in the provider's row. The pools showing the quota are
+ * marked changed afterwards, in a transaction of their own (locking them here, after
+ * the provider, could deadlock with a rotation).
  */
-export function * leaseQuota (db: Db, providerId: number, windowStart: string, limit: number, want: number): Work<{ granted: number, usedUp: boolean }> {
+export function * leaseQuota (db: Db, providerId: number, windowStart: string, limit: number, want: number, need = 1): Work<{ granted: number, usedUp: boolean, left: number }> {
   const take = (n: number) => db.updateTable('providers')
     .set((eb) => ({
       quota_used: eb.case().when('quota_window_start', '=', windowStart).then(eb('quota_used', '+', n)).else(n).end(),
@@ -165,15 +167,17 @@ export function * leaseQuota (db: Db, providerId: number, windowStart: string, l
     ]))
     .returning('quota_used')
   const taken = yield * first(take(want))
-  if (taken !== undefined) return { granted: want, usedUp: taken.quota_used >= limit }
+  if (taken !== undefined) return { granted: want, usedUp: taken.quota_used >= limit, left: limit - taken.quota_used }
   const row = yield * first(db.selectFrom('providers').select(['quota_used', 'quota_window_start']).where('id', '=', providerId))
-  if (row === undefined) return { granted: 0, usedUp: false }
+  if (row === undefined) return { granted: 0, usedUp: false, left: 0 }
   const left = row.quota_window_start === windowStart ? limit - row.quota_used : limit
-  if (left <= 0) return { granted: 0, usedUp: true }
+  if (left <= 0) return { granted: 0, usedUp: true, left: 0 }
+  // Too little for the call: nothing is taken, so that cheaper calls (here or elsewhere) may still have it.
+  if (left < need) return { granted: 0, usedUp: false, left }
   const granted = Math.min(left, want)
   const rest = yield * first(take(granted))
-  if (rest === undefined) return { granted: 0, usedUp: false }
-  return { granted, usedUp: rest.quota_used >= limit }
+  if (rest === undefined) return { granted: 0, usedUp: false, left: 0 }
+  return { granted, usedUp: rest.quota_used >= limit, left: limit - rest.quota_used }
 }
 
 /** Gives back `unused` leased uses of the window starting at `windowStart` (nothing once that window is over). */

@@ -34,7 +34,7 @@ export function Health ({ member, now, compact = false }) {
   </span>`
 }
 
-/** Used against limit, with when the window resets; nothing without a quota. */
+/** Used against limit (in credits, for a quota that counts them), with when the window resets; nothing without a quota. */
 export function QuotaBar ({ quota }) {
   const share = quotaShare(quota)
   if (share === null) return html`<span class="muted">no quota</span>`
@@ -43,7 +43,7 @@ export function QuotaBar ({ quota }) {
     <span class="bar" role="meter" aria-valuemin="0" aria-valuemax=${quota.limit} aria-valuenow=${quota.used} aria-label="quota used">
       <span class=${`fill fill-${level}`} style=${{ width: `${Math.min(100, share * 100)}%` }}></span>
     </span>
-    <span class="quota-text">${quota.used}/${quota.limit} · resets ${clock(quota.resets_at)}</span>
+    <span class="quota-text">${quota.used}/${quota.limit}${quota.unit === 'credits' ? ' credits' : ''} · resets ${clock(quota.resets_at)}</span>
   </span>`
 }
 

@@ -24,6 +24,9 @@ function Refusals ({ provider, admin, now }) {
       </li>`)}</ul>`}<//>`
 }
 
+/** A rate limit as read: `600 requests per minute`, `100000 credits per day`. */
+const quotaText = (limit) => limit.credits === undefined ? `${limit.requests} per ${limit.per}` : `${limit.credits} credits per ${limit.per}`
+
 function ProviderCard ({ provider, admin, now, focused }) {
   const check = provider.health_check
   const last = provider.last_check
@@ -36,7 +39,8 @@ function ProviderCard ({ provider, admin, now, focused }) {
     <dl class="facts">
       <div><dt>Base URL</dt><dd class="url">${provider.base_url ?? html`<span class="muted">none (not proxied)</span>`}</dd></div>
       <div><dt>Credentials</dt><dd>${credentials.length === 0 ? html`<span class="muted">none</span>` : credentials.map((name) => html`<code key=${name} class="credential">${name}</code> `)}</dd></div>
-      <div><dt>Quota</dt><dd>${provider.rate_limit === null ? html`<span class="muted">none</span>` : `${provider.rate_limit.requests} per ${provider.rate_limit.per}`}</dd></div>
+      <div><dt>Quota</dt><dd>${provider.rate_limit === null ? html`<span class="muted">none</span>` : quotaText(provider.rate_limit)}</dd></div>
+      ${provider.method_costs == null ? null : html`<div><dt>Method costs</dt><dd>${Object.entries(provider.method_costs).map(([method, cost]) => html`<code key=${method}>${method}</code> ${cost} `)}</dd></div>`}
       <div><dt>Timeout</dt><dd>${provider.timeout_ms === null ? 'default' : `${provider.timeout_ms} ms`}</dd></div>
       <div><dt>Health check</dt><dd>${check === null
         ? html`<span class="muted">none</span>`
