@@ -14,7 +14,6 @@ import { evmFieldsMigration } from './migrations/018-evm-fields.js'
 import { broadcastWritesMigration } from './migrations/019-broadcast-writes.js'
 import { maxBatchSizeMigration } from './migrations/020-max-batch-size.js'
 import { creditsMigration } from './migrations/021-credits.js'
-import type { Db } from './types.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
 /** The migrations after 018, newest first: undone before it, as the previous version had none of them. */
