@@ -11,6 +11,7 @@ import { sql } from 'kysely'
 import { describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
 import { createDb } from './create-db.js'
 import { maxBatchSizeMigration } from './migrations/020-max-batch-size.js'
+import { creditsMigration } from './migrations/021-credits.js'
 import type { Db } from './types.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
@@ -29,6 +30,9 @@ for (const dialect of dialects) {
       try {
         const old = await createDb(database.url)
         try {
+          // The migrations after 020 undone first, newest first: the previous version had none of them.
+          await creditsMigration.down?.(old.db)
+          await sql`delete from kysely_migration where name = ${'021-credits'}`.execute(old.db)
           await maxBatchSizeMigration.down?.(old.db)
           const left = await columnsOfProviders(old.db, dialect.name)
           assert.ok(!left.includes('max_batch_size'), 'down drops the column')
