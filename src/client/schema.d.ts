@@ -920,7 +920,7 @@ export interface operations {
                         /** @description the most calls of one client batch sent to this provider as one upstream batch (1: one by one) */
                         max_batch_size: number;
                         /**
-                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch (a 4xx or 501 for the list, or one object where a list was due): it is sent single calls since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
+                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch on some path (a 4xx but 413, or a 501, for the list, or one object where a list was due; then the same calls taken one by one): it is sent single calls on that path since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
                          * @enum {string|null}
                          */
                         batches: "refused" | null;
@@ -1134,7 +1134,7 @@ export interface operations {
                         /** @description the most calls of one client batch sent to this provider as one upstream batch (1: one by one) */
                         max_batch_size: number;
                         /**
-                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch (a 4xx or 501 for the list, or one object where a list was due): it is sent single calls since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
+                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch on some path (a 4xx but 413, or a 501, for the list, or one object where a list was due; then the same calls taken one by one): it is sent single calls on that path since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
                          * @enum {string|null}
                          */
                         batches: "refused" | null;
@@ -1342,7 +1342,7 @@ export interface operations {
                         /** @description the most calls of one client batch sent to this provider as one upstream batch (1: one by one) */
                         max_batch_size: number;
                         /**
-                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch (a 4xx or 501 for the list, or one object where a list was due): it is sent single calls since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
+                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch on some path (a 4xx but 413, or a 501, for the list, or one object where a list was due; then the same calls taken one by one): it is sent single calls on that path since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
                          * @enum {string|null}
                          */
                         batches: "refused" | null;
@@ -1580,7 +1580,7 @@ export interface operations {
                         /** @description the most calls of one client batch sent to this provider as one upstream batch (1: one by one) */
                         max_batch_size: number;
                         /**
-                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch (a 4xx or 501 for the list, or one object where a list was due): it is sent single calls since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
+                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch on some path (a 4xx but 413, or a 501, for the list, or one object where a list was due; then the same calls taken one by one): it is sent single calls on that path since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
                          * @enum {string|null}
                          */
                         batches: "refused" | null;
@@ -1908,7 +1908,7 @@ export interface operations {
                         /** @description the most calls of one client batch sent to this provider as one upstream batch (1: one by one) */
                         max_batch_size: number;
                         /**
-                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch (a 4xx or 501 for the list, or one object where a list was due): it is sent single calls since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
+                         * @description RPC pools: `refused` once this process saw the provider refuse an upstream batch on some path (a 4xx but 413, or a 501, for the list, or one object where a list was due; then the same calls taken one by one): it is sent single calls on that path since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise
                          * @enum {string|null}
                          */
                         batches: "refused" | null;

@@ -173,7 +173,7 @@ export const Provider = Type.Object({
   max_logs_range: Nullable(Type.Integer({ description: 'the most blocks one eth_getLogs call may span at this provider (null: no limit)' })),
   max_batch_size: Type.Integer({ description: 'the most calls of one client batch sent to this provider as one upstream batch (1: one by one)' }),
   batches: Nullable(Type.Literal('refused', {
-    description: 'RPC pools: `refused` once this process saw the provider refuse an upstream batch (a 4xx or 501 for the list, or one object where a list was due): it is sent single calls since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise'
+    description: 'RPC pools: `refused` once this process saw the provider refuse an upstream batch on some path (a 4xx but 413, or a 501, for the list, or one object where a list was due; then the same calls taken one by one): it is sent single calls on that path since, until the provider is updated (any PUT, its max_batch_size sent again included) or the process restarts; null otherwise'
   })),
   method_costs: Nullable(MethodCosts),
   created_at: Timestamp,

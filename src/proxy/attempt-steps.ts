@@ -70,6 +70,8 @@ export interface Attempt {
   /** The bound it was sent with was what was left of the request's deadline (shorter than the member's own timeout). */
   readonly byDeadline: boolean
   readonly startedAt: number
+  /** A client batch's call: when it went (its list, or its turn among the batch's sends), which may be after startedAt; its hedge delay counts from then. */
+  readonly goneOut?: Promise<number>
   cancel: (() => void) | undefined
 }
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
-  attemptLogFields, classifyAttempt, failedAttemptSummary, failoverReason, nextStep, reportedOutcome, whenNoneLeft, type SentAttempt
+  attemptLogFields, classifyAttempt, failedAttemptSummary, failoverReason, heardAs, nextStep, reportedOutcome, whenNoneLeft, type SentAttempt
 } from './attempt.js'
 
 const answered = (statusCode: number, headers: Record<string, string> = {}, latencyMs = 12): SentAttempt => ({ response: { statusCode, headers }, latencyMs })
@@ -18,6 +18,18 @@ const clients = { forward_client_auth: 1, max_cooldown_seconds: 300 }
 const at = new Date('2026-01-01T12:00:00.000Z')
 
 describe('one proxy attempt', () => {
+  it('tells health nothing of a failure marked neutral (an upstream batch\'s failure told once), and still moves a read on', () => {
+    const shared: SentAttempt = { ...answered(502), neutral: true }
+    const result = heardAs(classifyAttempt(shared, pool, at), shared)
+    assert.deepEqual(result, { kind: 'failure', reason: 'http_502', statusCode: 502, neutral: true })
+    assert.equal(reportedOutcome(result, shared), undefined)
+    assert.equal(nextStep(result, 'POST', {}, false, true), 'move_on')
+    assert.equal(nextStep(result, 'POST', {}, false, undefined), 'stop')
+    // Only a failure is made neutral: a success or a refusal is what it is.
+    assert.deepEqual(heardAs(classifyAttempt({ ...answered(200), neutral: true }, pool, at), shared), { kind: 'success' })
+    assert.deepEqual(heardAs(classifyAttempt(answered(502), pool, at), answered(502)), { kind: 'failure', reason: 'http_502', statusCode: 502 })
+  })
+
   it('classifies answers by status: 2xx to 4xx answer, 403 refuses, 429 and 5xx fail', () => {
     for (const status of [200, 201, 204, 301, 304, 400, 404, 499]) assert.deepEqual(classifyAttempt(answered(status), pool, at), { kind: 'success' }, String(status))
     assert.deepEqual(classifyAttempt(answered(403), pool, at), { kind: 'forbidden', statusCode: 403 })

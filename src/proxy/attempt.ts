@@ -24,10 +24,13 @@ export interface AnswerStart {
  * answer, or the error the call failed with (`timedOut` when the attempt's
  * deadline had passed; `unreached` when the request was never written to a
  * connection, so the provider saw nothing: upstream-client.ts says when).
+ * `neutral`: a failure here tells the member's health nothing (an upstream batch's
+ * failure, told once by another of its calls; a batch's call that never went:
+ * rpc-batch-send.ts).
  */
 export type SentAttempt<A extends AnswerStart = AnswerStart> =
-  | { readonly response: A, readonly latencyMs: number }
-  | { readonly error: unknown, readonly timedOut: boolean, readonly cancelled?: boolean, readonly unreached?: boolean, readonly latencyMs: number }
+  | { readonly response: A, readonly latencyMs: number, readonly neutral?: true }
+  | { readonly error: unknown, readonly timedOut: boolean, readonly cancelled?: boolean, readonly unreached?: boolean, readonly latencyMs: number, readonly neutral?: true }
 
 /** Classifies what an attempt's call gave: an answer by its status and headers (classifyStatus), an error by its kind (classifyError). */
 export function classifyAttempt (sent: SentAttempt, pool: ClassifyingPool, now: Date): AttemptResult {
@@ -35,6 +38,10 @@ export function classifyAttempt (sent: SentAttempt, pool: ClassifyingPool, now: 
     ? classifyStatus(sent.response.statusCode, sent.response.headers, pool, now)
     : classifyError(sent.error, sent.timedOut, sent.unreached === true)
 }
+
+/** The result as health hears it: a failure of an outcome marked `neutral` is neutral (see SentAttempt). */
+export const heardAs = (result: AttemptResult, sent: SentAttempt): AttemptResult =>
+  sent.neutral === true && result.kind === 'failure' ? { ...result, neutral: true } : result
 
 /**
  * Whether an attempt failed at the connection, with no answer: the request never

@@ -16,13 +16,14 @@ import type { ProxyRefusal } from '../runtime/pool-runtime.js'
 import { backoffMs, DEADLINE_HEADER, DEADLINE_HEADER_PROBLEM, MAX_DEADLINE_MS, requestDeadline, type RetryBudget } from '../rules/retry-policy.js'
 import { assertSafePath } from '../rules/upstream-url.js'
 import { DomainError } from '../errors.js'
-import { attemptLogFields, classifyAttempt, failedAttemptSummary, failoverReason, nextStep, whenNoneLeft, type FailedAttemptSummary } from './attempt.js'
+import { attemptLogFields, classifyAttempt, failedAttemptSummary, failoverReason, heardAs, nextStep, whenNoneLeft, type FailedAttemptSummary } from './attempt.js'
 import {
   answerWith, discard, isCredentialsRejected, judged, left, logsAttempts, pause, record,
   type Attempt, type Chosen, type FailedAttempt, type ProxyAnswer, type Runtime
 } from './attempt-steps.js'
 import { assertForwardableMethod, hashKeyOf, hasNoBody, mayRetry, proxiedPath, type ProxyRequest } from './forward.js'
 import { judgeRpcAnswer, rpcResult, type JudgedSent } from './rpc-answer.js'
+import type { BatchControl } from './rpc-batch-permits.js'
 import type { BatchRefusals } from './rpc-batch-refusals.js'
 import { DEFAULT_TIMEOUT_MS, type createUpstreamClient } from './upstream-client.js'
 
@@ -210,9 +211,11 @@ export class Forwarding {
     this.tried.add(choice.member.provider_id)
     this.launched++
     let cancel: (() => void) | undefined
-    const control = { timeoutMs: bound, onCancel: (c: () => void) => { cancel = c } }
-    // A client batch's call goes in its member's upstream batch (rpc-batch-group.ts); a single call straight up.
+    let goneOut: Promise<number> | undefined
+    const control: BatchControl = { timeoutMs: bound, onCancel: (c: () => void) => { cancel = c } }
+    // A client batch's call goes in its member's upstream batch (rpc-batch-group.ts), when it goes; a single call straight up.
     const slot = this.incoming.upstreamBatch
+    if (slot !== undefined) goneOut = new Promise((resolve) => { control.onSent = () => { resolve(performance.now()) } })
     const sending = slot === undefined
       ? this.ctx.upstream.send(this.incoming, this.path, choice.pool, choice.member, control)
       : slot.send(this.ctx, this.incoming, this.path, choice.pool, choice.member, control)
@@ -221,7 +224,7 @@ export class Forwarding {
     const heads = rpc?.method === 'eth_blockNumber' ? this.ctx.heads : undefined
     const learn = heads === undefined ? undefined : (result: unknown): void => { heads.learned(choice.member.provider_id, result) }
     const sent: Promise<JudgedSent> = rpc === undefined ? sending : sending.then(async (s) => await judgeRpcAnswer(s, rpc, learn))
-    const attempt: Attempt = { choice, sent, number: this.launched, cutByClient: this.deadline.shortened && bound < own, byDeadline: bound < own, startedAt: performance.now(), cancel }
+    const attempt: Attempt = { choice, sent, number: this.launched, cutByClient: this.deadline.shortened && bound < own, byDeadline: bound < own, startedAt: performance.now(), goneOut, cancel }
     this.inFlight.push(attempt)
     return attempt
   }
@@ -240,10 +243,17 @@ export class Forwarding {
     const settled = inFlight.map(async (a) => await a.sent.then(() => a, () => a))
     if (!hedgeable) return await Promise.race(settled)
     let timer: NodeJS.Timeout | undefined
-    const due = new Promise<'hedge'>((resolve) => { timer = setTimeout(() => { resolve('hedge') }, Math.max(0, hedgeAfter - (performance.now() - first.startedAt))) })
+    let over = false
+    const due = new Promise<'hedge'>((resolve) => {
+      const arm = (from: number): void => { if (!over) timer = setTimeout(() => { resolve('hedge') }, Math.max(0, hedgeAfter - (performance.now() - from))) }
+      // A batch's call waiting for its list (or a free send) is not slow yet: its delay counts from when it goes.
+      if (first.goneOut === undefined) arm(first.startedAt)
+      else first.goneOut.then(arm, () => {})
+    })
     try {
       return await Promise.race([...settled, due])
     } finally {
+      over = true
       clearTimeout(timer)
     }
   }
@@ -274,7 +284,7 @@ export class Forwarding {
     let streaming = false
     try {
       const sent = await attempt.sent
-      const classified = rpcResult(sent.rpc, attempt.choice.pool) ?? classifyAttempt(sent, attempt.choice.pool, ctx.now())
+      const classified = heardAs(rpcResult(sent.rpc, attempt.choice.pool) ?? classifyAttempt(sent, attempt.choice.pool, ctx.now()), sent)
       // A second member refusing our credentials in one request: it is the request (a key of its
       // own in the query, a paid-only path), not our keys; its answer goes back and it is learned
       // at most as a refusal of the resource.

@@ -14,7 +14,7 @@
  *   entry.ts (is it the data plane's?) → admit.ts (Host, token scope, body) →
  *   data-plane.ts (the pool, its pipeline, the answer; logs and metrics) → this file →
  *   rpc-admit.ts (RPC pools: a body that is not JSON-RPC; rpc-batch.ts, a batch call
- *   by call, its calls to one member sent as one upstream batch at the send step: rpc-batch-group.ts, rpc-batch-send.ts; rpc-methods.ts, a method no member allows; rpc-logs.ts, an evm pool's wide eth_getLogs split; rpc-heads.ts, its lagging nodes left out; rpc-coalesce.ts, its identical reads shared and stored by finality; rpc-broadcast.ts, its transactions sent to every member with broadcast_writes) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
+ *   by call, its calls to one member sent as one upstream batch at the send step: rpc-batch-group.ts, rpc-batch-send.ts, 16 sends at once: rpc-batch-permits.ts; rpc-methods.ts, a method no member allows; rpc-logs.ts, an evm pool's wide eth_getLogs split; rpc-heads.ts, its lagging nodes left out; rpc-coalesce.ts, its identical reads shared and stored by finality; rpc-broadcast.ts, its transactions sent to every member with broadcast_writes) → cache-lookup.ts (key, HIT, STALE) → coalesce.ts (one request per key) →
  *   cache-fill.ts (the leader's fetch, stored) → forwarding.ts (choose, send,
  *   settle, hedge, per request) → upstream-client.ts (send) → attempt.ts (classify;
  *   rpc-answer.ts, an RPC call's answer by its body) → attempt-steps.ts (account: health, counters, log line) → reply.ts with

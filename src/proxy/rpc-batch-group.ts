@@ -19,11 +19,14 @@
  * a wait's end. So do a transaction (sent once: a refused list's resend must never
  * resend it), a notification or a null id (no answer to cut by), a call whose id is
  * in the group already (its answer could not be told apart), and any call to a
- * member with `max_batch_size` 1 or that refused a batch (rpc-batch-refusals.ts).
+ * member with `max_batch_size` 1 or that refused a batch on this path
+ * (rpc-batch-refusals.ts). Lists and calls sent alone take their turn among the
+ * batch's sends: at most 16 upstream requests open at once (rpc-batch-permits.ts).
  */
 import type { ProxyRequest } from './forward.js'
+import { SendPermits, type BatchControl } from './rpc-batch-permits.js'
 import { UpstreamGroup, type BatchVia, type GroupMember } from './rpc-batch-send.js'
-import type { AttemptControl, SendingPool, SentUpstream } from './upstream-client.js'
+import type { SendingPool, SentUpstream } from './upstream-client.js'
 
 /** A batch's call on its way to a send (forward.ts ProxyRequest `upstreamBatch`). */
 export class BatchSlot {
@@ -39,7 +42,7 @@ export class BatchSlot {
   }
 
   /** Sends the call (its attempt's upstream-client.ts `send`): in its member's group while the slot is open, else alone. */
-  async send (via: BatchVia, incoming: ProxyRequest, path: string, pool: SendingPool, member: GroupMember, control?: AttemptControl): Promise<SentUpstream> {
+  async send (via: BatchVia, incoming: ProxyRequest, path: string, pool: SendingPool, member: GroupMember, control?: BatchControl): Promise<SentUpstream> {
     const joining = this.open
     this.open = false
     return await this.gathering.send(joining, via, incoming, path, pool, member, control)
@@ -48,6 +51,8 @@ export class BatchSlot {
 
 /** One client batch's groups, per member, and how many of its calls are on their way. */
 export class BatchGathering {
+  /** The batch's upstream requests open at once (rpc-batch-permits.ts): lists and calls sent alone alike. */
+  private readonly permits = new SendPermits()
   private onTheirWay = 0
   private readonly groups = new Map<number, UpstreamGroup>()
 
@@ -63,13 +68,13 @@ export class BatchGathering {
   }
 
   /** A call's send: `joining` (its slot was open) puts it in its member's group when it may go in one. */
-  async send (joining: boolean, via: BatchVia, incoming: ProxyRequest, path: string, pool: SendingPool, member: GroupMember, control?: AttemptControl): Promise<SentUpstream> {
+  async send (joining: boolean, via: BatchVia, incoming: ProxyRequest, path: string, pool: SendingPool, member: GroupMember, control?: BatchControl): Promise<SentUpstream> {
     const id = incoming.rpc?.call.id
-    const group = joining && id !== undefined && id !== null && incoming.rpc?.repeatable !== false && member.max_batch_size > 1 && !via.batchRefusals.refuses(member)
+    const group = joining && id !== undefined && id !== null && incoming.rpc?.repeatable !== false && member.max_batch_size > 1 && !via.batchRefusals.refuses(member, path)
       ? this.groupOf(via, path, pool, member)
       : undefined
     if (group === undefined || group.has(id as string | number)) {
-      const sending = via.upstream.send(incoming, path, pool, member, control)
+      const sending = this.permits.sendAlone(via.upstream, incoming, path, pool, member, control)
       if (joining) this.left()
       return await sending
     }
@@ -85,7 +90,7 @@ export class BatchGathering {
   /** The member's open group (one per member: every call of a client batch goes to the same path). */
   private groupOf (via: BatchVia, path: string, pool: SendingPool, member: GroupMember): UpstreamGroup {
     let group = this.groups.get(member.id)
-    if (group === undefined) this.groups.set(member.id, group = new UpstreamGroup(via, path, pool, member))
+    if (group === undefined) this.groups.set(member.id, group = new UpstreamGroup(via, path, pool, member, this.permits))
     return group
   }
 

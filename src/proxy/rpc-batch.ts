@@ -6,8 +6,9 @@
  * are sent to it as one upstream batch, up to its `max_batch_size`
  * (rpc-batch-group.ts). At most CALLS_PER_UPSTREAM_REQUEST × the largest
  * `max_batch_size` among the pool's members are on their way at once (16 when every
- * member takes single calls): 16 upstream requests' worth, so that a batch's calls to
- * a member go in full upstream batches. A call that ends without a provider's answer
+ * member takes single calls), so that a batch's calls to a member go in full upstream
+ * batches; their upstream requests open at once, lists and calls sent alone alike,
+ * are 16 at most (rpc-batch-permits.ts). A call that ends without a provider's answer
  * (none available, all failed, the deadline) gets a JSON-RPC error with the proxy's
  * sentence; a notification (no id) gets no answer, as the specification says (a batch
  * of notifications alone: 204, no body). In an evm pool a read asked twice in one
@@ -23,7 +24,7 @@ import type { ProxyRequest } from './forward.js'
 import { callRequest, jsonAnswer } from './rpc-admit.js'
 import { BatchGathering } from './rpc-batch-group.js'
 
-/** Upstream requests' worth of a batch's calls on their way at once (each up to the largest member's max_batch_size calls). */
+/** Upstream requests' worth of a batch's calls on their way at once (each up to the largest member's max_batch_size calls; the requests themselves: rpc-batch-permits.ts). */
 const CALLS_PER_UPSTREAM_REQUEST = 16
 
 /** Largest answer of one call put in a batch's answer. */
@@ -44,14 +45,14 @@ export interface BatchOptions {
  * Answers a batch: every call through `run`, in the client's order. In an evm pool
  * (`evm`), a read asked twice in one batch (the same method and params, rules/jsonrpc.ts
  * canonicalParams) is run once and its answer given to each, with its id.
- * With members taking more than one call at once (`largestBatch` > 1), the calls are
- * gathered into upstream batches (rpc-batch-group.ts).
+ * The calls are gathered into upstream batches where members take more than one call
+ * at once, and their sends bounded together (rpc-batch-group.ts).
  */
 export async function answerBatch (poolId: number, incoming: ProxyRequest, calls: readonly RpcCall[], run: Run, { evm = false, largestBatch = null }: BatchOptions = {}): Promise<ServedAnswer> {
   // One budget for every call of the batch (a log split's range calls: rpc-logs.ts).
   incoming.budget ??= { rangeCalls: 0 }
   const perRequest = Math.max(1, largestBatch ?? 1)
-  const gathering = perRequest > 1 ? new BatchGathering() : undefined
+  const gathering = new BatchGathering()
   const inFlight = Math.min(CALLS_PER_UPSTREAM_REQUEST * perRequest, MAX_BATCH_CALLS)
   const firstOf = evm ? sameAs(calls) : new Map<number, number>()
   const answers: Array<string | undefined> = new Array(calls.length)
@@ -106,17 +107,17 @@ function sameAs (calls: readonly RpcCall[]): Map<number, number> {
 const withId = (text: string, id: string | number | null): string => JSON.stringify({ ...(JSON.parse(text) as object), id })
 
 /** One call's answer as JSON text: the provider's, or an error of the service's. */
-async function answerCall (poolId: number, request: ProxyRequest, gathering: BatchGathering | undefined, run: Run): Promise<string> {
+async function answerCall (poolId: number, request: ProxyRequest, gathering: BatchGathering, run: Run): Promise<string> {
   const id = request.rpc?.call.id ?? null
   let served: ServedAnswer
   // Its slot is open until it sends (or leaves on its way); at its end at the latest.
-  const slot = request.upstreamBatch = gathering?.slot()
+  const slot = request.upstreamBatch = gathering.slot()
   try {
     served = await run(poolId, request)
   } catch (error) {
     return errorText(id, error instanceof Error ? error.message : 'The call failed')
   } finally {
-    slot?.leave()
+    slot.leave()
   }
   if (served.kind === 'unavailable') return errorText(id, `No available providers in pool ${poolId}`)
   if (served.kind === 'deadline') return errorText(id, `Deadline of ${served.deadlineMs} ms exceeded for pool ${poolId}`)

@@ -10,6 +10,11 @@
  * rate-limited call moves on alone; a call without its own answer fails over, never
  * given another's); a cache HIT, a read repeated in the batch and a read shared with
  * another client's call in flight never reach a provider, and do not hold the others back.
+ * And what a review found (each test failed before its fix): a flood of elements in
+ * a list's answer is the list's bad answer; a failure of a list is one health failure;
+ * a call that may not be repeated is never sent twice after an answer too big to hold;
+ * a refusal is learned only when the calls alone are then taken, per path; a 413
+ * halves the list; a batch keeps to 16 upstream requests open at once.
  */
 import assert from 'node:assert/strict'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -66,6 +71,12 @@ const answer = (res: ServerResponse, status: number, body: unknown): void => {
   res.end(JSON.stringify(body))
 }
 
+/** A JSON-RPC call of a method no table knows (so neither a read that may be repeated nor a transaction). */
+const filterChanges = (id: unknown): Call => ({ jsonrpc: '2.0', id, method: 'eth_getFilterChanges', params: ['0x1'] })
+
+/** How many calls each request an upstream was sent held: a list's length, 0 for a call alone. */
+const sizes = (up: Upstream): number[] => sent(up).map((one) => Array.isArray(one) ? one.length : 0)
+
 for (const dialect of dialects) {
   describeOn(dialect, 'RPC pools: upstream batches', () => {
     let t: TestApp
@@ -89,6 +100,13 @@ for (const dialect of dialects) {
     })
 
     const forget = () => { for (const front of fronts) front.seen.length = 0 }
+    /** The pool's member for the provider, as its status record shows it once the runtime has written its counts. */
+    const memberOf = async (poolId: number, providerId: number) => {
+      await t.app.runtime.flush()
+      const record = (await t.request({ method: 'GET', url: `/api/pools/${poolId}` })).body
+      return record.members.find((m: { provider_id: number }) => m.provider_id === providerId)
+    }
+    const batchesOf = async (providerId: number) => (await t.request({ method: 'GET', url: `/api/providers/${providerId}` })).body.batches
 
     it('sends viem\'s 50-call batch to two nodes as upstream batches of at most max_batch_size calls, each call once, answered in order', LIMIT, async () => {
       forget()
@@ -221,5 +239,134 @@ for (const dialect of dialects) {
         await gated.close()
       }
     })
+
+    it('takes a list answered with more elements than calls as the list\'s bad answer: each read moves on, and the member\'s health hears of it once', LIMIT, async () => {
+      forget()
+      // 200,000 empty objects for a list of 3 calls: cut by scanning, they would cost a copy per element.
+      const flood = `[${Array(200_000).fill('{}').join(',')}]`
+      const flooding = await scripted((_calls, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(flood) })
+      try {
+        const { poolId, providers } = await poolOfUrls(t, 'flooded', [flooding.url, fronts[1]?.url as string], { protocol: 'evm', rotation_strategy: 'priority', failure_threshold: 3 }, {}, true)
+        const answers = await post(`${base}/p/flooded/`, Array.from({ length: 3 }, (_, i) => getBalance(i)))
+        assert.deepEqual(answers.map((a: { id: number, result: string }) => [a.id, a.result]), [[0, '0x1'], [1, '0x2'], [2, '0x3']])
+        assert.deepEqual(asked(flooding), [[0, 1, 2]])
+        assert.deepEqual((asked(fronts[1] as Upstream) as number[]).sort(), [0, 1, 2], 'each call moved on to the node')
+        const member = await memberOf(poolId, providers[0] as number)
+        assert.deepEqual([member.health, member.consecutive_failures], ['healthy', 1])
+      } finally {
+        await flooding.close()
+      }
+    })
+
+    it('counts one upstream failure of a list once: a 502 to a 4-call list leaves a member with failure_threshold 3 in rotation', LIMIT, async () => {
+      const failing = await scripted((_calls, res) => { answer(res, 502, { error: 'bad gateway' }) })
+      try {
+        const { poolId, providers } = await poolOfUrls(t, 'one-blip', [failing.url], { protocol: 'jsonrpc', failure_threshold: 3 })
+        const answers = await post(`${base}/p/one-blip/`, Array.from({ length: 4 }, (_, i) => getBalance(i)))
+        // A jsonrpc pool's calls may not be repeated: each gets the failure as its answer.
+        assert.deepEqual(answers.map((a: { id: number, error?: { code: number } }) => [a.id, a.error?.code]), [[0, -32603], [1, -32603], [2, -32603], [3, -32603]])
+        assert.deepEqual(sizes(failing), [4])
+        const member = await memberOf(poolId, providers[0] as number)
+        assert.deepEqual([member.health, member.failure_count, member.consecutive_failures], ['healthy', 1, 1])
+      } finally {
+        await failing.close()
+      }
+    })
+
+    it('does not send again a call that may not be repeated when its list\'s answer is too big to hold; a read is sent again alone', LIMIT, async () => {
+      // The list's answer: over 32 MiB (the bound a list's answer is held to), after the provider ran every call.
+      const huge = Buffer.from(`[{"jsonrpc":"2.0","id":"pad","result":"0x${'0'.repeat(33 * 1024 * 1024)}"}]`)
+      const big = await scripted((_calls, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(huge) })
+      try {
+        await poolOfUrls(t, 'too-big', [big.url], { protocol: 'evm' })
+        const answers = await post(`${base}/p/too-big/`, [getBalance(0, 'read'), filterChanges('filter')])
+        assert.deepEqual(answers[0], { jsonrpc: '2.0', id: 'read', result: '0x1' })
+        assert.equal(answers[1].id, 'filter')
+        assert.equal(answers[1].error?.code, -32603)
+        assert.match(answers[1].error?.message, /may not be repeated, so it was not sent again/)
+        const methods = sent(big).map((one) => Array.isArray(one) ? one.map((c) => c.method) : one.method)
+        assert.deepEqual(methods, [['eth_getBalance', 'eth_getFilterChanges'], 'eth_getBalance'], 'the filter\'s call reached the provider once, in the list')
+      } finally {
+        await big.close()
+      }
+    })
+
+    it('learns a refusal of lists only when the same calls are then taken one by one, and on that path only', LIMIT, async () => {
+      // `/`: lists taken; `/single-only`: lists refused (400), single calls taken; any other path: 404.
+      const paths = await upstream((req, res, body) => {
+        const path = new URL(req.url ?? '/', 'http://x').pathname
+        const parsed = JSON.parse(body) as Call | Call[]
+        if (path !== '/' && path !== '/single-only') { answer(res, 404, { error: 'not found' }); return }
+        if (Array.isArray(parsed) && path === '/single-only') { answer(res, 400, { error: 'batch requests are not supported here' }); return }
+        answer(res, 200, Array.isArray(parsed) ? parsed.map(answerOf) : answerOf(parsed))
+      })
+      try {
+        const { providers } = await poolOfUrls(t, 'paths', [paths.url], { protocol: 'jsonrpc' })
+        const provider = providers[0] as number
+        const batch = Array.from({ length: 4 }, (_, i) => getBalance(i))
+        // A client's batch to a path the provider does not serve: no call is answered, and nothing is learned.
+        const typo = await post(`${base}/p/paths/typo`, batch.slice(0, 2))
+        assert.deepEqual(typo.map((a: { id: number, result?: string }) => [a.id, a.result]), [[0, undefined], [1, undefined]])
+        assert.deepEqual(sizes(paths), [2, 0, 0], 'the list, then its calls one by one')
+        assert.equal(await batchesOf(provider), null, 'a 404 for the calls too says nothing about lists')
+        paths.seen.length = 0
+        await post(`${base}/p/paths/`, batch)
+        assert.deepEqual(sizes(paths), [4], 'another client\'s batch still goes as one list')
+        // Lists refused where single calls are taken: learned, for that path.
+        paths.seen.length = 0
+        const balances = async (path: string) => (await post(`${base}/p/paths${path}`, batch)).map((a: { result: string }) => a.result)
+        assert.deepEqual(await balances('/single-only'), ['0x1', '0x2', '0x3', '0x4'])
+        assert.deepEqual(sizes(paths), [4, 0, 0, 0, 0])
+        assert.equal(await batchesOf(provider), 'refused')
+        paths.seen.length = 0
+        assert.deepEqual(await balances('/single-only'), ['0x1', '0x2', '0x3', '0x4'])
+        assert.deepEqual(sizes(paths), [0, 0, 0, 0], 'single calls from then on, on that path')
+        paths.seen.length = 0
+        assert.deepEqual(await balances('/'), ['0x1', '0x2', '0x3', '0x4'])
+        assert.deepEqual(sizes(paths), [4], 'lists still on the path that takes them')
+      } finally {
+        await paths.close()
+      }
+    })
+
+    it('halves a list answered 413 until the provider takes it, and learns no refusal', LIMIT, async () => {
+      const small = await scripted((calls, res) => {
+        if (calls.length > 2) { answer(res, 413, { error: 'request entity too large' }); return }
+        answer(res, 200, calls.map(answerOf))
+      })
+      try {
+        const { providers } = await poolOfUrls(t, 'halving', [small.url], { protocol: 'jsonrpc' })
+        const answers = await post(`${base}/p/halving/`, Array.from({ length: 8 }, (_, i) => getBalance(i)))
+        assert.deepEqual(answers.map((a: { id: number, result: string }) => [a.id, a.result]), Array.from({ length: 8 }, (_, i) => [i, scriptedBalance(i)]))
+        assert.deepEqual(sizes(small).sort((a, b) => b - a), [8, 4, 4, 2, 2, 2, 2])
+        assert.equal(await batchesOf(providers[0] as number), null)
+      } finally {
+        await small.close()
+      }
+    })
+
+    for (const [kind, call] of [['notifications', () => ({ jsonrpc: '2.0', method: 'note' })], ['calls with a null id', () => ({ jsonrpc: '2.0', id: null, method: 'x' })]] as const) {
+      it(`keeps a batch of 400 ${kind}, which never go in a list, to 16 upstream requests open at once`, LIMIT, async () => {
+        let open = 0
+        let most = 0
+        // The provider takes its time (50 ms a call), so that the calls a batch sends at once are open together.
+        const slow = await upstream((_req, res, body) => {
+          most = Math.max(most, ++open)
+          const parsed = JSON.parse(body) as { id?: unknown }
+          setTimeout(() => { open--; answer(res, 200, { jsonrpc: '2.0', id: parsed.id ?? null, result: '0x0' }) }, 50)
+        })
+        try {
+          const name = `fan-${kind.length}`
+          await poolOfUrls(t, name, [slow.url], { protocol: 'jsonrpc' })
+          const res = await fetch(`${base}/p/${name}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(Array.from({ length: 400 }, call)) })
+          assert.equal(res.status, kind === 'notifications' ? 204 : 200)
+          if (kind !== 'notifications') assert.equal((await res.json()).length, 400)
+          assert.equal(slow.seen.length, 400, 'every call sent, each alone')
+          assert.ok(most <= 16, `at most 16 open at once, not ${most}`)
+        } finally {
+          await slow.close()
+        }
+      })
+    }
   })
 }

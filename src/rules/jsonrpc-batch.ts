@@ -21,14 +21,20 @@ export const MAX_BATCH_SIZE = 1000
  */
 const NOT_ABOUT_THE_BATCH: ReadonlySet<number> = new Set([401, 402, 403, 407, 408, 429])
 
+/** 413 Content Too Large: nothing of the list ran, and it says the list was too big, not that lists are refused. */
+const TOO_LARGE = 413
+
 /**
  * True when an upstream batch answered `status` is refused as a batch (its calls then go
- * one by one): a 4xx about the request (400, 404, 405, 413, 415, 422…) or 501 Not
- * Implemented, which say the list was not taken, so no call of it ran. Any other 5xx may
- * have come after some calls ran: it is each call's own failure, as for a single call
- * (a read moves on, a call that may not be repeated does not).
+ * one by one): a 4xx about the request (400, 404, 405, 415, 422…; a 413 halves the list
+ * instead: halvesBatch) or 501 Not Implemented, which say the list was not taken, so no
+ * call of it ran. Any other 5xx may have come after some calls ran: it is the calls'
+ * failure, as for a single call (a read moves on, a call that may not be repeated does not).
  */
-export const refusesBatch = (status: number): boolean => status === 501 || (status >= 400 && status <= 499 && !NOT_ABOUT_THE_BATCH.has(status))
+export const refusesBatch = (status: number): boolean => status === 501 || (status >= 400 && status <= 499 && status !== TOO_LARGE && !NOT_ABOUT_THE_BATCH.has(status))
+
+/** True when an upstream batch answered `status` is to be sent again as two lists of half its calls (down to single calls). */
+export const halvesBatch = (status: number): boolean => status === TOO_LARGE
 
 /** What an upstream batch's answer body holds. */
 export type BatchAnswer =
@@ -36,8 +42,13 @@ export type BatchAnswer =
   | { readonly kind: 'list', readonly answers: ReadonlyArray<{ readonly text: string, readonly id: string | undefined }> }
   /** One object where a list was due (its text). */
   | { readonly kind: 'single', readonly text: string }
+  /** A list of more elements than the bound it was read with (the calls sent): the scan stopped there. */
+  | { readonly kind: 'too_many' }
   /** Not JSON, or not an object or a list of them. */
   | { readonly kind: 'garbage' }
+
+const GARBAGE: BatchAnswer = { kind: 'garbage' }
+const TOO_MANY: BatchAnswer = { kind: 'too_many' }
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
@@ -71,72 +82,110 @@ function stringEnd (text: string, at: number): number {
  * their nesting, each kept as its text; an element's top-level `id` is kept as its
  * JSON text, read by JSON.parse from that short slice only. The structure is checked
  * as far as cutting needs (balanced brackets, strings closed, commas between
- * elements); an element's own text is judged later, as a single answer is.
+ * elements); an element's own text is judged later, as a single answer is. The scan
+ * stops at element `maxElements` + 1 (`too_many`): a list longer than the calls sent
+ * cannot be their answer, and a provider's million empty objects cost no more than that.
  */
-export function readBatchAnswer (text: string): BatchAnswer {
+export function readBatchAnswer (text: string, maxElements = Infinity): BatchAnswer {
   let start = 0
   while (start < text.length && isSpace(text.charCodeAt(start))) start++
   let end = text.length
   while (end > start && isSpace(text.charCodeAt(end - 1))) end--
   const first = text.charCodeAt(start)
   if (first === OPEN_OBJECT && text.charCodeAt(end - 1) === CLOSE_OBJECT) return { kind: 'single', text: text.slice(start, end) }
-  if (first !== OPEN_LIST || text.charCodeAt(end - 1) !== CLOSE_LIST) return { kind: 'garbage' }
-  const answers: Array<{ text: string, id: string | undefined }> = []
-  let depth = 0
-  let element = -1
-  let id: string | undefined
-  // At depth 2 (an element's own members): the next string is a key when `keyNext`.
-  let keyNext = false
-  let idValueNext = false
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i)
-    if (isSpace(c)) continue
-    if (c === QUOTE) {
-      const after = stringEnd(text, i)
-      if (after === -1 || depth === 1) return { kind: 'garbage' }
-      if (depth === 2 && keyNext) {
-        idValueNext = text.slice(i, after) === '"id"'
-        keyNext = false
-      } else if (depth === 2 && idValueNext) {
-        id = text.slice(i, after)
-        idValueNext = false
-      }
-      i = after - 1
-      continue
+  if (first !== OPEN_LIST || text.charCodeAt(end - 1) !== CLOSE_LIST) return GARBAGE
+  return new ListScan(text, end, maxElements).read(start)
+}
+
+/** What a step of the scan gives: the index it stopped at, or how the scan ends early. */
+type Step = number | BatchAnswer
+
+/** One scan of a list's text, from its `[` to `end` (past its `]`): its elements, and where each stands. */
+class ListScan {
+  private readonly answers: Array<{ text: string, id: string | undefined }> = []
+  private depth = 0
+  /** Where the element being read starts (-1: between elements). */
+  private element = -1
+  private id: string | undefined
+  /** At depth 2 (an element's own members): the next string is a key. */
+  private keyNext = false
+  /** At depth 2: the next value is the element's id. */
+  private idValueNext = false
+
+  constructor (private readonly text: string, private readonly end: number, private readonly maxElements: number) {}
+
+  read (start: number): BatchAnswer {
+    const { text, end } = this
+    for (let i = start; i < end; i++) {
+      const c = text.charCodeAt(i)
+      if (isSpace(c) || c === COLON) continue
+      const step = c === QUOTE
+        ? this.string(i)
+        : c === OPEN_OBJECT || c === OPEN_LIST
+          ? this.open(c, i)
+          : c === CLOSE_OBJECT || c === CLOSE_LIST ? this.close(i) : c === COMMA ? this.comma(i) : this.bare(i)
+      if (typeof step !== 'number') return step
+      i = step
     }
-    if (c === OPEN_OBJECT || c === OPEN_LIST) {
-      if (depth === 1) {
-        if (element !== -1 || c !== OPEN_OBJECT) return { kind: 'garbage' }
-        element = i
-        id = undefined
-      }
-      depth++
-      keyNext = depth === 2 && c === OPEN_OBJECT
-      idValueNext = false
-      continue
-    }
-    if (c === CLOSE_OBJECT || c === CLOSE_LIST) {
-      depth--
-      if (depth < 0 || (depth === 0 && i !== end - 1)) return { kind: 'garbage' }
-      if (depth === 1) {
-        answers.push({ text: text.slice(element, i + 1), id })
-        element = -1
-      }
-      continue
-    }
-    if (c === COMMA) {
-      if (depth === 2) keyNext = true
-      continue
-    }
-    if (c === COLON) continue
-    // A bare value (a number, true, false, null): an element's id, or anything else skipped.
-    let stop = i
-    while (stop < end && !endsValue(text.charCodeAt(stop))) stop++
-    if (depth === 1) return { kind: 'garbage' }
-    if (depth === 2 && idValueNext) { id = text.slice(i, stop); idValueNext = false }
-    i = stop - 1
+    if (this.depth !== 0) return GARBAGE
+    return { kind: 'list', answers: this.answers.map((a) => ({ text: a.text, id: a.id === undefined ? undefined : idKey(a.id) })) }
   }
-  return depth === 0 ? { kind: 'list', answers: answers.map((a) => ({ text: a.text, id: a.id === undefined ? undefined : idKey(a.id) })) } : { kind: 'garbage' }
+
+  /** A string: a key of an element (is it `id`?), the element's id, or anything else skipped. */
+  private string (i: number): Step {
+    const after = stringEnd(this.text, i)
+    if (after === -1 || this.depth === 1) return GARBAGE
+    if (this.depth === 2 && this.keyNext) {
+      this.idValueNext = this.text.slice(i, after) === '"id"'
+      this.keyNext = false
+    } else if (this.depth === 2 && this.idValueNext) {
+      this.id = this.text.slice(i, after)
+      this.idValueNext = false
+    }
+    return after - 1
+  }
+
+  /** An object or list opens: at depth 1, a new element (an object, or the answer is garbage). */
+  private open (c: number, i: number): Step {
+    if (this.depth === 1) {
+      if (this.element !== -1 || c !== OPEN_OBJECT) return GARBAGE
+      if (this.answers.length >= this.maxElements) return TOO_MANY
+      this.element = i
+      this.id = undefined
+    }
+    this.depth++
+    this.keyNext = this.depth === 2 && c === OPEN_OBJECT
+    this.idValueNext = false
+    return i
+  }
+
+  /** An object or list closes: back at depth 1, the element is complete. */
+  private close (i: number): Step {
+    this.depth--
+    if (this.depth < 0 || (this.depth === 0 && i !== this.end - 1)) return GARBAGE
+    if (this.depth === 1) {
+      this.answers.push({ text: this.text.slice(this.element, i + 1), id: this.id })
+      this.element = -1
+    }
+    return i
+  }
+
+  private comma (i: number): Step {
+    if (this.depth === 2) this.keyNext = true
+    return i
+  }
+
+  /** A bare value (a number, true, false, null): an element's id, or anything else skipped. */
+  private bare (i: number): Step {
+    let stop = i
+    while (stop < this.end && !endsValue(this.text.charCodeAt(stop))) stop++
+    if (this.depth === 1) return GARBAGE
+    if (this.depth === 2 && this.idValueNext) {
+      this.id = this.text.slice(i, stop)
+      this.idValueNext = false
+    }
+    return stop - 1
+  }
 }
 
 /** An id's JSON text as written canonically (`1.0` and `1` alike), undefined when it is not JSON. */
