@@ -10,7 +10,7 @@ import { it } from 'node:test'
 import { sql } from 'kysely'
 import { columnsOf, describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
 import { createDb } from './create-db.js'
-import { creditsMigration } from './migrations/021-credits.js'
+import { migrateBefore } from './migrate.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
 const WINDOW = '2026-01-01T00:00:00.000Z'
@@ -36,12 +36,11 @@ for (const dialect of dialects) {
       try {
         const old = await createDb(database.url)
         try {
-          // No migration after 021 yet: it is the newest, undone alone.
-          await creditsMigration.down?.(old.db)
+          // The schema as the version before 021-credits left it (its down and every later one's, their records gone).
+          await migrateBefore(old.db, dialect.name, '021-credits')
           const left = await columnsOf(old.db, dialect, 'providers')
           assert.deepEqual(['rate_limit_unit', 'method_costs'].filter((c) => left.includes(c)), [], 'down drops the columns')
           assert.ok(left.includes('rate_limit_requests') && left.includes('max_logs_range'), 'and only them')
-          await sql`delete from kysely_migration where name = ${'021-credits'}`.execute(old.db)
           await old.db.insertInto('providers').values([oldProvider('metered', 600, 42), oldProvider('open', null, 0)] as never).execute()
         } finally {
           await old.close()

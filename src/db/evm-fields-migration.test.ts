@@ -7,18 +7,12 @@
  */
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
-import { sql, type Migration } from 'kysely'
+import { sql } from 'kysely'
 import { columnsOf, describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
 import { createDb } from './create-db.js'
-import { evmFieldsMigration } from './migrations/018-evm-fields.js'
-import { broadcastWritesMigration } from './migrations/019-broadcast-writes.js'
-import { maxBatchSizeMigration } from './migrations/020-max-batch-size.js'
-import { creditsMigration } from './migrations/021-credits.js'
+import { migrateBefore } from './migrate.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
-/** The migrations after 018, newest first: undone before it, as the previous version had none of them. */
-const LATER: ReadonlyArray<readonly [string, Migration]> = [['021-credits', creditsMigration], ['020-max-batch-size', maxBatchSizeMigration], ['019-broadcast-writes', broadcastWritesMigration]]
-
 const FIELDS = ['finality_depth', 'cache_unfinalized_ms', 'head_check_interval_s', 'max_block_lag'] as const
 
 /** A pool row as the previous version inserted it: none of the four fields. */
@@ -44,15 +38,11 @@ for (const dialect of dialects) {
       try {
         const old = await createDb(database.url)
         try {
-          for (const [name, migration] of LATER) {
-            await migration.down?.(old.db)
-            await sql`delete from kysely_migration where name = ${name}`.execute(old.db)
-          }
-          await evmFieldsMigration.down?.(old.db)
+          // The schema as the version before 018-evm-fields left it (its down and every later one's, their records gone).
+          await migrateBefore(old.db, dialect.name, '018-evm-fields')
           const left = await columnsOf(old.db, dialect, 'pools')
           assert.deepEqual(FIELDS.filter((field) => left.includes(field)), [], 'down drops the columns')
           assert.ok(left.includes('protocol'), 'and only them')
-          await sql`delete from kysely_migration where name = ${'018-evm-fields'}`.execute(old.db)
           await old.db.insertInto('pools').values([oldPool('prices', 'http', 60), oldPool('nodes', 'evm', 0)] as never).execute()
         } finally {
           await old.close()

@@ -10,8 +10,7 @@ import { it } from 'node:test'
 import { sql } from 'kysely'
 import { describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
 import { createDb } from './create-db.js'
-import { maxBatchSizeMigration } from './migrations/020-max-batch-size.js'
-import { creditsMigration } from './migrations/021-credits.js'
+import { migrateBefore } from './migrate.js'
 import type { Db } from './types.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
@@ -30,14 +29,11 @@ for (const dialect of dialects) {
       try {
         const old = await createDb(database.url)
         try {
-          // The migrations after 020 undone first, newest first: the previous version had none of them.
-          await creditsMigration.down?.(old.db)
-          await sql`delete from kysely_migration where name = ${'021-credits'}`.execute(old.db)
-          await maxBatchSizeMigration.down?.(old.db)
+          // The schema as the version before 020-max-batch-size left it (its down and every later one's, their records gone).
+          await migrateBefore(old.db, dialect.name, '020-max-batch-size')
           const left = await columnsOfProviders(old.db, dialect.name)
           assert.ok(!left.includes('max_batch_size'), 'down drops the column')
           assert.ok(left.includes('max_logs_range'), 'and only it')
-          await sql`delete from kysely_migration where name = ${'020-max-batch-size'}`.execute(old.db)
           await old.db.insertInto('providers').values([oldProvider('node-a', 2000), oldProvider('node-b', null)] as never).execute()
         } finally {
           await old.close()

@@ -2,7 +2,7 @@
  * Runs the schema migrations to the latest version; called at every start.
  * Kysely's migrator takes a lock, so processes starting together migrate once.
  */
-import { Migrator, type Migration } from 'kysely'
+import { Migrator, NO_MIGRATIONS, sql, type Migration } from 'kysely'
 import { initialMigration } from './migrations/001-initial.js'
 import { healthMigration } from './migrations/002-health.js'
 import { auditMigration } from './migrations/003-audit.js'
@@ -77,4 +77,25 @@ export async function migrateToLatest (db: Db, dialect: Dialect, schema?: string
     if (failed === undefined) throw error
     throw new MigrationError(failed, error)
   }
+}
+
+/**
+ * Undoes `name` and every migration after it (their `down`s, newest first, and their
+ * records), leaving the schema as the version before `name` left it: how the
+ * migration tests make "a database of the previous version" without a list of the
+ * later migrations to keep up by hand. On PostgreSQL the migrator's tables are in the
+ * connection's schema.
+ */
+export async function migrateBefore (db: Db, dialect: Dialect, name: string): Promise<void> {
+  const names = Object.keys(migrationsFor(dialect)).sort()
+  const at = names.indexOf(name)
+  if (at === -1) throw new Error(`no migration ${name}`)
+  const schema = dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrationsFor(dialect) },
+    ...(schema !== undefined ? { migrationTableSchema: schema } : {})
+  })
+  const { error } = await migrator.migrateTo(at === 0 ? NO_MIGRATIONS : names[at - 1] as string)
+  if (error !== undefined) throw error
 }

@@ -6,21 +6,12 @@
  */
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
-import { sql, type Migration } from 'kysely'
+import { sql } from 'kysely'
 import { columnsOf, describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
 import { createDb } from './create-db.js'
-import { protocolMigration } from './migrations/015-protocol.js'
-import { evmFieldsMigration } from './migrations/018-evm-fields.js'
-import { broadcastWritesMigration } from './migrations/019-broadcast-writes.js'
-import { maxBatchSizeMigration } from './migrations/020-max-batch-size.js'
-import { creditsMigration } from './migrations/021-credits.js'
-import { methodsMigration } from './migrations/016-methods.js'
-import { maxLogsRangeMigration } from './migrations/017-max-logs-range.js'
+import { migrateBefore } from './migrate.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
-
-/** The migrations after 015, newest first: undone before it, as the previous version had none of them. */
-const LATER: ReadonlyArray<readonly [string, Migration]> = [['021-credits', creditsMigration], ['020-max-batch-size', maxBatchSizeMigration], ['019-broadcast-writes', broadcastWritesMigration], ['018-evm-fields', evmFieldsMigration], ['017-max-logs-range', maxLogsRangeMigration], ['016-methods', methodsMigration]]
 
 /** A pool row as the previous version inserted it: no protocol. */
 const oldPool = (name: string, cacheTtl: number) => ({
@@ -44,13 +35,9 @@ for (const dialect of dialects) {
       try {
         const old = await createDb(database.url)
         try {
-          for (const [name, migration] of LATER) {
-            await migration.down?.(old.db)
-            await sql`delete from kysely_migration where name = ${name}`.execute(old.db)
-          }
-          await protocolMigration.down?.(old.db)
+          // The schema as the version before 015-protocol left it (its down and every later one's, their records gone).
+          await migrateBefore(old.db, dialect.name, '015-protocol')
           assert.ok(!(await columnsOf(old.db, dialect, 'pools')).includes('protocol'), 'down drops the column')
-          await sql`delete from kysely_migration where name = ${'015-protocol'}`.execute(old.db)
           await old.db.insertInto('pools').values([oldPool('prices', 60), oldPool('nodes', 0)]).execute()
         } finally {
           await old.close()
