@@ -14,6 +14,7 @@ import type { TSchema } from 'typebox'
 import { buildApp, type AppDeps } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { createDb, type DbHandle } from '../src/db/create-db.js'
+import { migrateBefore } from '../src/db/migrate.js'
 import type { Db } from '../src/db/types.js'
 
 export interface TestDatabase {
@@ -81,6 +82,28 @@ export async function columnsOf (db: Db, dialect: TestDialect, table: string): P
     ? await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db)
     : await sql<{ name: string }>`select column_name as name from information_schema.columns where table_name = ${table} and table_schema = current_schema()`.execute(db)
   return rows.rows.map((r) => r.name)
+}
+
+/**
+ * A migration met on a database the previous version left: on a fresh database of
+ * `dialect`, `before` runs once `name` and every later migration are undone (seed the
+ * old shape there), `after` once a start has migrated it again; the database is dropped.
+ */
+export async function acrossMigration (dialect: TestDialect, name: string, before: (db: Db) => Promise<void>, after: (db: Db) => Promise<void>): Promise<void> {
+  const database = await sharedDatabase(dialect)
+  try {
+    for (const [index, step] of [before, after].entries()) {
+      const handle = await createDb(database.url)
+      try {
+        if (index === 0) await migrateBefore(handle.db, dialect.name, name)
+        await step(handle.db)
+      } finally {
+        await handle.close()
+      }
+    }
+  } finally {
+    await database.drop()
+  }
 }
 
 /** Resolves after `ms`. */

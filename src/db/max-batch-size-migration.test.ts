@@ -8,16 +8,9 @@
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { sql } from 'kysely'
-import { describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
-import { createDb } from './create-db.js'
-import { migrateBefore } from './migrate.js'
-import type { Db } from './types.js'
+import { acrossMigration, columnsOf, describeOn, dialects } from '../../test/helpers.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
-
-const columnsOfProviders = async (db: Db, dialect: string): Promise<string[]> => dialect === 'sqlite'
-  ? (await sql<{ name: string }>`select name from pragma_table_info('providers')`.execute(db)).rows.map((r) => r.name)
-  : (await sql<{ name: string }>`select column_name as name from information_schema.columns where table_name = 'providers' and table_schema = current_schema()`.execute(db)).rows.map((r) => r.name)
 
 /** A provider row as the previous version inserted it: no max_batch_size. */
 const oldProvider = (name: string, maxLogsRange: number | null) => ({ name, category: 'rpc', base_url: `https://${name}.example`, description: null, created_at: AT, updated_at: AT, rate_limit_requests: null, rate_limit_per: null, quota_window_start: null, timeout_ms: 5000, auth_headers: null, health_check: null, check_due_at: null, last_check: null, quota_exhausted_window: null, methods: '{"deny":["debug_*"]}', max_logs_range: maxLogsRange })
@@ -25,34 +18,20 @@ const oldProvider = (name: string, maxLogsRange: number | null) => ({ name, cate
 for (const dialect of dialects) {
   describeOn(dialect, 'migration 020-max-batch-size', () => {
     it('keeps the providers of an existing database, each sending batches of up to 10 calls, when the service starts on it again', async () => {
-      const database = await sharedDatabase(dialect)
-      try {
-        const old = await createDb(database.url)
-        try {
-          // The schema as the version before 020-max-batch-size left it (its down and every later one's, their records gone).
-          await migrateBefore(old.db, dialect.name, '020-max-batch-size')
-          const left = await columnsOfProviders(old.db, dialect.name)
-          assert.ok(!left.includes('max_batch_size'), 'down drops the column')
-          assert.ok(left.includes('max_logs_range'), 'and only it')
-          await old.db.insertInto('providers').values([oldProvider('node-a', 2000), oldProvider('node-b', null)] as never).execute()
-        } finally {
-          await old.close()
-        }
-        const upgraded = await createDb(database.url)
-        try {
-          const rows = await upgraded.db.selectFrom('providers').select(['name', 'timeout_ms', 'methods', 'max_logs_range', 'max_batch_size']).orderBy('id').execute()
-          assert.deepEqual(rows.map((r) => ({ ...r, max_batch_size: Number(r.max_batch_size) })), [
-            { name: 'node-a', timeout_ms: 5000, methods: '{"deny":["debug_*"]}', max_logs_range: 2000, max_batch_size: 10 },
-            { name: 'node-b', timeout_ms: 5000, methods: '{"deny":["debug_*"]}', max_logs_range: null, max_batch_size: 10 }
-          ])
-          const applied = await sql<{ name: string }>`select name from kysely_migration where name = ${'020-max-batch-size'}`.execute(upgraded.db)
-          assert.equal(applied.rows.length, 1, 'recorded as applied')
-        } finally {
-          await upgraded.close()
-        }
-      } finally {
-        await database.drop()
-      }
+      await acrossMigration(dialect, '020-max-batch-size', async (db) => {
+        const left = await columnsOf(db, dialect, 'providers')
+        assert.ok(!left.includes('max_batch_size'), 'down drops the column')
+        assert.ok(left.includes('max_logs_range'), 'and only it')
+        await db.insertInto('providers').values([oldProvider('node-a', 2000), oldProvider('node-b', null)] as never).execute()
+      }, async (db) => {
+        const rows = await db.selectFrom('providers').select(['name', 'timeout_ms', 'methods', 'max_logs_range', 'max_batch_size']).orderBy('id').execute()
+        assert.deepEqual(rows.map((r) => ({ ...r, max_batch_size: Number(r.max_batch_size) })), [
+          { name: 'node-a', timeout_ms: 5000, methods: '{"deny":["debug_*"]}', max_logs_range: 2000, max_batch_size: 10 },
+          { name: 'node-b', timeout_ms: 5000, methods: '{"deny":["debug_*"]}', max_logs_range: null, max_batch_size: 10 }
+        ])
+        const applied = await sql<{ name: string }>`select name from kysely_migration where name = ${'020-max-batch-size'}`.execute(db)
+        assert.equal(applied.rows.length, 1, 'recorded as applied')
+      })
     })
   })
 }

@@ -7,9 +7,7 @@
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { sql } from 'kysely'
-import { columnsOf, describeOn, dialects, sharedDatabase } from '../../test/helpers.js'
-import { createDb } from './create-db.js'
-import { migrateBefore } from './migrate.js'
+import { acrossMigration, columnsOf, describeOn, dialects } from '../../test/helpers.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
 
@@ -31,33 +29,18 @@ const oldPool = (name: string, cacheTtl: number) => ({
 for (const dialect of dialects) {
   describeOn(dialect, 'migration 015-protocol', () => {
     it('keeps the pools of an existing database, each http, when the service starts on it again', async () => {
-      const database = await sharedDatabase(dialect)
-      try {
-        const old = await createDb(database.url)
-        try {
-          // The schema as the version before 015-protocol left it (its down and every later one's, their records gone).
-          await migrateBefore(old.db, dialect.name, '015-protocol')
-          assert.ok(!(await columnsOf(old.db, dialect, 'pools')).includes('protocol'), 'down drops the column')
-          await old.db.insertInto('pools').values([oldPool('prices', 60), oldPool('nodes', 0)]).execute()
-        } finally {
-          await old.close()
-        }
-
-        const upgraded = await createDb(database.url)
-        try {
-          const rows = await upgraded.db.selectFrom('pools').select(['name', 'rotation_strategy', 'cache_ttl_seconds', 'protocol']).orderBy('id').execute()
-          assert.deepEqual(rows, [
-            { name: 'prices', rotation_strategy: 'weighted', cache_ttl_seconds: 60, protocol: 'http' },
-            { name: 'nodes', rotation_strategy: 'weighted', cache_ttl_seconds: 0, protocol: 'http' }
-          ])
-          const applied = await sql<{ name: string }>`select name from kysely_migration where name = ${'015-protocol'}`.execute(upgraded.db)
-          assert.equal(applied.rows.length, 1, 'recorded as applied')
-        } finally {
-          await upgraded.close()
-        }
-      } finally {
-        await database.drop()
-      }
+      await acrossMigration(dialect, '015-protocol', async (db) => {
+        assert.ok(!(await columnsOf(db, dialect, 'pools')).includes('protocol'), 'down drops the column')
+        await db.insertInto('pools').values([oldPool('prices', 60), oldPool('nodes', 0)]).execute()
+      }, async (db) => {
+        const rows = await db.selectFrom('pools').select(['name', 'rotation_strategy', 'cache_ttl_seconds', 'protocol']).orderBy('id').execute()
+        assert.deepEqual(rows, [
+          { name: 'prices', rotation_strategy: 'weighted', cache_ttl_seconds: 60, protocol: 'http' },
+          { name: 'nodes', rotation_strategy: 'weighted', cache_ttl_seconds: 0, protocol: 'http' }
+        ])
+        const applied = await sql<{ name: string }>`select name from kysely_migration where name = ${'015-protocol'}`.execute(db)
+        assert.equal(applied.rows.length, 1, 'recorded as applied')
+      })
     })
   })
 }
