@@ -52,6 +52,15 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
   }
 }
 
+/** Kysely's migrator over this dialect's migrations, its own tables in `schema` when given (PostgreSQL). */
+function migratorFor (db: Db, dialect: Dialect, schema?: string): Migrator {
+  return new Migrator({
+    db,
+    provider: { getMigrations: async () => migrationsFor(dialect) },
+    ...(schema !== undefined ? { migrationTableSchema: schema } : {})
+  })
+}
+
 /** A migration failed; `cause` says why. */
 export class MigrationError extends Error {
   constructor (readonly migrationName: string, cause: unknown) {
@@ -66,12 +75,7 @@ export class MigrationError extends Error {
  * when a migration failed, or the driver's error when none could run.
  */
 export async function migrateToLatest (db: Db, dialect: Dialect, schema?: string): Promise<void> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrationsFor(dialect) },
-    ...(schema !== undefined ? { migrationTableSchema: schema } : {})
-  })
-  const { error, results } = await migrator.migrateToLatest()
+  const { error, results } = await migratorFor(db, dialect, schema).migrateToLatest()
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName
     if (failed === undefined) throw error
@@ -91,11 +95,6 @@ export async function migrateBefore (db: Db, dialect: Dialect, name: string): Pr
   const at = names.indexOf(name)
   if (at === -1) throw new Error(`no migration ${name}`)
   const schema = dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrationsFor(dialect) },
-    ...(schema !== undefined ? { migrationTableSchema: schema } : {})
-  })
-  const { error } = await migrator.migrateTo(at === 0 ? NO_MIGRATIONS : names[at - 1] as string)
+  const { error } = await migratorFor(db, dialect, schema).migrateTo(at === 0 ? NO_MIGRATIONS : names[at - 1] as string)
   if (error !== undefined) throw error
 }
