@@ -74,6 +74,7 @@ function fakeMember (poolId: number, m: number, strategy: Strategy): Member {
     quota_window_start: null,
     quota_used: 0,
     base_url: 'http://127.0.0.1:1',
+    ws_url: null,
     timeout_ms: null,
     auth_headers: null,
     health_check: null,

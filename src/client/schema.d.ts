@@ -874,6 +874,8 @@ export interface operations {
                         category: string | null;
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
+                        /** @description where its WebSocket streams go, masked as base_url is; null: base_url with ws:// or wss:// */
+                        ws_url: string | null;
                         description: string | null;
                         /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
@@ -1024,6 +1026,8 @@ export interface operations {
                     category?: string | null;
                     /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                     base_url?: string | null;
+                    /** @description ws:// or wss:// URL the provider's WebSocket streams go to, without user:password@ (credentials go in auth_headers); null: base_url with ws:// for http:// and wss:// for https:// */
+                    ws_url?: string | null;
                     description?: string | null;
                     /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                     rate_limit?: {
@@ -1088,6 +1092,8 @@ export interface operations {
                         category: string | null;
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
+                        /** @description where its WebSocket streams go, masked as base_url is; null: base_url with ws:// or wss:// */
+                        ws_url: string | null;
                         description: string | null;
                         /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
@@ -1296,6 +1302,8 @@ export interface operations {
                         category: string | null;
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
+                        /** @description where its WebSocket streams go, masked as base_url is; null: base_url with ws:// or wss:// */
+                        ws_url: string | null;
                         description: string | null;
                         /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
@@ -1470,6 +1478,8 @@ export interface operations {
                     category?: string | null;
                     /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                     base_url?: string | null;
+                    /** @description ws:// or wss:// URL the provider's WebSocket streams go to, without user:password@ (credentials go in auth_headers); null: base_url with ws:// for http:// and wss:// for https:// */
+                    ws_url?: string | null;
                     description?: string | null;
                     /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                     rate_limit?: {
@@ -1534,6 +1544,8 @@ export interface operations {
                         category: string | null;
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
+                        /** @description where its WebSocket streams go, masked as base_url is; null: base_url with ws:// or wss:// */
+                        ws_url: string | null;
                         description: string | null;
                         /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
@@ -1862,6 +1874,8 @@ export interface operations {
                         category: string | null;
                         /** @description as stored for admin callers; for others every query value and any password read *** */
                         base_url: string | null;
+                        /** @description where its WebSocket streams go, masked as base_url is; null: base_url with ws:// or wss:// */
+                        ws_url: string | null;
                         description: string | null;
                         /** @description quota per fixed, clock-aligned window, in requests or in credits; null without one */
                         rate_limit: {
@@ -2097,6 +2111,14 @@ export interface operations {
                                 head_check_interval_s: number;
                                 max_block_lag: number;
                                 broadcast_writes: boolean;
+                                ws_ping_interval_ms: number;
+                                /** @description streams: what a stream sends its new upstream after a failover: `none`, `first_second` (the client's messages of its first second; the default) or N (the client's first N messages) */
+                                ws_replay: ("none" | "first_second") | number;
+                                ws_max_streams: number;
+                                ws_max_streams_per_client: number;
+                                ws_max_message_bytes: number;
+                                ws_send_buffer_bytes: number;
+                                ws_idle_timeout_ms: number;
                             };
                             cache: {
                                 ttl_seconds: number;
@@ -2381,6 +2403,20 @@ export interface operations {
                     max_block_lag?: number | null;
                     /** @description evm: send each eth_sendRawTransaction to every eligible member at once and answer with the first acceptance (default false: one member) */
                     broadcast_writes?: boolean | null;
+                    /** @description streams: milliseconds between the pings sent on a stream's connections (default 30,000) */
+                    ws_ping_interval_ms?: number | null;
+                    /** @description streams: what a stream sends its new upstream after a failover: `none`, `first_second` (the client's messages of its first second; the default) or N (the client's first N messages) */
+                    ws_replay?: ("none" | "first_second" | null) | number;
+                    /** @description streams: streams open at once through the pool (default 1,000) */
+                    ws_max_streams?: number | null;
+                    /** @description streams: streams open at once through the pool from one client address (default 100) */
+                    ws_max_streams_per_client?: number | null;
+                    /** @description streams: the largest message a stream carries, either way, in bytes (default 1,048,576) */
+                    ws_max_message_bytes?: number | null;
+                    /** @description streams: bytes a stream may hold on their way to a slow reader (default 4,194,304) */
+                    ws_send_buffer_bytes?: number | null;
+                    /** @description streams: milliseconds a stream may carry no message before it is closed; 0: no limit (default 300,000) */
+                    ws_idle_timeout_ms?: number | null;
                 };
             };
         };
@@ -2582,6 +2618,14 @@ export interface operations {
                             head_check_interval_s: number;
                             max_block_lag: number;
                             broadcast_writes: boolean;
+                            ws_ping_interval_ms: number;
+                            /** @description streams: what a stream sends its new upstream after a failover: `none`, `first_second` (the client's messages of its first second; the default) or N (the client's first N messages) */
+                            ws_replay: ("none" | "first_second") | number;
+                            ws_max_streams: number;
+                            ws_max_streams_per_client: number;
+                            ws_max_message_bytes: number;
+                            ws_send_buffer_bytes: number;
+                            ws_idle_timeout_ms: number;
                         };
                         cache: {
                             ttl_seconds: number;
@@ -2845,6 +2889,20 @@ export interface operations {
                     max_block_lag?: number | null;
                     /** @description evm: send each eth_sendRawTransaction to every eligible member at once and answer with the first acceptance (default false: one member) */
                     broadcast_writes?: boolean | null;
+                    /** @description streams: milliseconds between the pings sent on a stream's connections (default 30,000) */
+                    ws_ping_interval_ms?: number | null;
+                    /** @description streams: what a stream sends its new upstream after a failover: `none`, `first_second` (the client's messages of its first second; the default) or N (the client's first N messages) */
+                    ws_replay?: ("none" | "first_second" | null) | number;
+                    /** @description streams: streams open at once through the pool (default 1,000) */
+                    ws_max_streams?: number | null;
+                    /** @description streams: streams open at once through the pool from one client address (default 100) */
+                    ws_max_streams_per_client?: number | null;
+                    /** @description streams: the largest message a stream carries, either way, in bytes (default 1,048,576) */
+                    ws_max_message_bytes?: number | null;
+                    /** @description streams: bytes a stream may hold on their way to a slow reader (default 4,194,304) */
+                    ws_send_buffer_bytes?: number | null;
+                    /** @description streams: milliseconds a stream may carry no message before it is closed; 0: no limit (default 300,000) */
+                    ws_idle_timeout_ms?: number | null;
                 };
             };
         };
@@ -9188,6 +9246,8 @@ export interface operations {
                         category?: string | null;
                         /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                         base_url?: string | null;
+                        /** @description ws:// or wss:// URL the provider's WebSocket streams go to, without user:password@ (credentials go in auth_headers); null: base_url with ws:// for http:// and wss:// for https:// */
+                        ws_url?: string | null;
                         description?: string | null;
                         /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                         rate_limit?: {
@@ -9289,6 +9349,20 @@ export interface operations {
                         max_block_lag?: number | null;
                         /** @description evm: send each eth_sendRawTransaction to every eligible member at once and answer with the first acceptance (default false: one member) */
                         broadcast_writes?: boolean | null;
+                        /** @description streams: milliseconds between the pings sent on a stream's connections (default 30,000) */
+                        ws_ping_interval_ms?: number | null;
+                        /** @description streams: what a stream sends its new upstream after a failover: `none`, `first_second` (the client's messages of its first second; the default) or N (the client's first N messages) */
+                        ws_replay?: ("none" | "first_second" | null) | number;
+                        /** @description streams: streams open at once through the pool (default 1,000) */
+                        ws_max_streams?: number | null;
+                        /** @description streams: streams open at once through the pool from one client address (default 100) */
+                        ws_max_streams_per_client?: number | null;
+                        /** @description streams: the largest message a stream carries, either way, in bytes (default 1,048,576) */
+                        ws_max_message_bytes?: number | null;
+                        /** @description streams: bytes a stream may hold on their way to a slow reader (default 4,194,304) */
+                        ws_send_buffer_bytes?: number | null;
+                        /** @description streams: milliseconds a stream may carry no message before it is closed; 0: no limit (default 300,000) */
+                        ws_idle_timeout_ms?: number | null;
                         enabled?: boolean | null;
                         members?: {
                             /** @description a provider declared in the same state, by name */
@@ -9464,6 +9538,8 @@ export interface operations {
                         category?: string | null;
                         /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                         base_url?: string | null;
+                        /** @description ws:// or wss:// URL the provider's WebSocket streams go to, without user:password@ (credentials go in auth_headers); null: base_url with ws:// for http:// and wss:// for https:// */
+                        ws_url?: string | null;
                         description?: string | null;
                         /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                         rate_limit?: {
@@ -9565,6 +9641,20 @@ export interface operations {
                         max_block_lag?: number | null;
                         /** @description evm: send each eth_sendRawTransaction to every eligible member at once and answer with the first acceptance (default false: one member) */
                         broadcast_writes?: boolean | null;
+                        /** @description streams: milliseconds between the pings sent on a stream's connections (default 30,000) */
+                        ws_ping_interval_ms?: number | null;
+                        /** @description streams: what a stream sends its new upstream after a failover: `none`, `first_second` (the client's messages of its first second; the default) or N (the client's first N messages) */
+                        ws_replay?: ("none" | "first_second" | null) | number;
+                        /** @description streams: streams open at once through the pool (default 1,000) */
+                        ws_max_streams?: number | null;
+                        /** @description streams: streams open at once through the pool from one client address (default 100) */
+                        ws_max_streams_per_client?: number | null;
+                        /** @description streams: the largest message a stream carries, either way, in bytes (default 1,048,576) */
+                        ws_max_message_bytes?: number | null;
+                        /** @description streams: bytes a stream may hold on their way to a slow reader (default 4,194,304) */
+                        ws_send_buffer_bytes?: number | null;
+                        /** @description streams: milliseconds a stream may carry no message before it is closed; 0: no limit (default 300,000) */
+                        ws_idle_timeout_ms?: number | null;
                         enabled?: boolean | null;
                         members?: {
                             /** @description a provider declared in the same state, by name */
@@ -9756,6 +9846,8 @@ export interface operations {
                             category?: string | null;
                             /** @description http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client's */
                             base_url?: string | null;
+                            /** @description ws:// or wss:// URL the provider's WebSocket streams go to, without user:password@ (credentials go in auth_headers); null: base_url with ws:// for http:// and wss:// for https:// */
+                            ws_url?: string | null;
                             description?: string | null;
                             /** @description quota per fixed, clock-aligned window: exactly one of `requests` and `credits`, with `per` */
                             rate_limit?: {
@@ -9857,6 +9949,20 @@ export interface operations {
                             max_block_lag?: number | null;
                             /** @description evm: send each eth_sendRawTransaction to every eligible member at once and answer with the first acceptance (default false: one member) */
                             broadcast_writes?: boolean | null;
+                            /** @description streams: milliseconds between the pings sent on a stream's connections (default 30,000) */
+                            ws_ping_interval_ms?: number | null;
+                            /** @description streams: what a stream sends its new upstream after a failover: `none`, `first_second` (the client's messages of its first second; the default) or N (the client's first N messages) */
+                            ws_replay?: ("none" | "first_second" | null) | number;
+                            /** @description streams: streams open at once through the pool (default 1,000) */
+                            ws_max_streams?: number | null;
+                            /** @description streams: streams open at once through the pool from one client address (default 100) */
+                            ws_max_streams_per_client?: number | null;
+                            /** @description streams: the largest message a stream carries, either way, in bytes (default 1,048,576) */
+                            ws_max_message_bytes?: number | null;
+                            /** @description streams: bytes a stream may hold on their way to a slow reader (default 4,194,304) */
+                            ws_send_buffer_bytes?: number | null;
+                            /** @description streams: milliseconds a stream may carry no message before it is closed; 0: no limit (default 300,000) */
+                            ws_idle_timeout_ms?: number | null;
                             enabled?: boolean | null;
                             members?: {
                                 /** @description a provider declared in the same state, by name */

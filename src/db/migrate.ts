@@ -24,6 +24,7 @@ import { evmFieldsMigration } from './migrations/018-evm-fields.js'
 import { broadcastWritesMigration } from './migrations/019-broadcast-writes.js'
 import { maxBatchSizeMigration } from './migrations/020-max-batch-size.js'
 import { creditsMigration } from './migrations/021-credits.js'
+import { streamsMigration } from './migrations/022-streams.js'
 import type { Db, Dialect } from './types.js'
 
 function migrationsFor (dialect: Dialect): Record<string, Migration> {
@@ -48,7 +49,8 @@ function migrationsFor (dialect: Dialect): Record<string, Migration> {
     '018-evm-fields': evmFieldsMigration,
     '019-broadcast-writes': broadcastWritesMigration,
     '020-max-batch-size': maxBatchSizeMigration,
-    '021-credits': creditsMigration
+    '021-credits': creditsMigration,
+    '022-streams': streamsMigration
   }
 }
 

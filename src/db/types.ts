@@ -9,6 +9,8 @@ export interface ProviderTable {
   name: string
   category: string | null
   base_url: string | null
+  /** Its WebSocket URL (ws:// or wss://), or null: streams use base_url with ws:// or wss:// for http:// or https:// (migration 022). */
+  ws_url: string | null
   description: string | null
   created_at: string
   updated_at: string
@@ -121,6 +123,18 @@ export interface PoolTable {
   max_block_lag: Generated<number>
   /** 1: an `evm` pool sends each eth_sendRawTransaction to every eligible member and answers with the first acceptance (migration 019; default 0). */
   broadcast_writes: Generated<number>
+  /** WebSocket streams through the pool (migration 022; defaults and bounds: rules/stream-settings.ts): ms between pings. */
+  ws_ping_interval_ms: Generated<number>
+  /** What a stream replays to a new upstream after a failover: 'none', 'first_second', or a count of the client's first messages in decimal. */
+  ws_replay: Generated<string>
+  /** Streams open at once through the pool, and per client address. */
+  ws_max_streams: Generated<number>
+  ws_max_streams_per_client: Generated<number>
+  /** The largest message of a stream, and a stream's send buffer, in bytes. */
+  ws_max_message_bytes: Generated<number>
+  ws_send_buffer_bytes: Generated<number>
+  /** How long a stream may carry no message before it is closed; 0: no limit. */
+  ws_idle_timeout_ms: Generated<number>
   /** Bumped by every write that changes the pool's status record (migration 008). */
   change_seq: Generated<number>
 }

@@ -68,6 +68,27 @@ describe('declared state files', () => {
     assert.equal(filled.desired.providers[0]?.base_url, 'https://a.example/?api_key=K')
   })
 
+  it('fills in a WebSocket URL\'s credentials and reads the streams\' settings; a URL of the other kind is told in words', () => {
+    const text = `providers:
+  - name: a
+    base_url: https://a.example
+    ws_url: wss://a.example/ws?api_key=\${A_KEY}
+pools:
+  - name: p
+    category: rpc
+    ws_replay: 5
+    ws_idle_timeout_ms: 0
+`
+    const { desired } = parseDeclaredFile(text, 'f.yaml', { A_KEY: 'K' })
+    assert.equal(desired.providers[0]?.ws_url, 'wss://a.example/ws?api_key=K')
+    assert.deepEqual([desired.pools[0]?.ws_replay, desired.pools[0]?.ws_idle_timeout_ms, desired.pools[0]?.ws_max_streams], ['5', 0, 1000])
+    assert.deepEqual(problems(text), ['sourcepool.yaml:4: providers[0].ws_url: environment variable A_KEY is not set'])
+    assert.deepEqual(problems('providers:\n  - name: a\n    base_url: wss://a.example\n    ws_url: https://a.example/ws\n'), [
+      'sourcepool.yaml:3: providers[0].base_url: must be an http:// or https:// URL, without spaces',
+      'sourcepool.yaml:4: providers[0].ws_url: must be a ws:// or wss:// URL, without spaces'
+    ])
+  })
+
   it('reads a file through a bounded read, and says why one cannot be read', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sourcepool-file-'))
     try {

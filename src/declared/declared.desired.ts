@@ -90,7 +90,7 @@ function firstDeclaration (seen: Map<string, number>, kind: 'provider' | 'pool',
 /** A placeholder still in a provider was never filled in (a file is filled in when read; a body must come filled in). */
 function unfilledPlaceholders (declared: DeclaredProvider, at: Loc): ValidationIssue[] {
   const places: Array<[Array<string | number>, unknown]> = [
-    [['base_url'], declared.base_url], [['health_check', 'path'], declared.health_check?.path],
+    [['base_url'], declared.base_url], [['ws_url'], declared.ws_url], [['health_check', 'path'], declared.health_check?.path],
     ...Object.entries(declared.auth_headers ?? {}).map(([name, value]): [Array<string | number>, unknown] => [['auth_headers', name], value])
   ]
   const issues: ValidationIssue[] = []

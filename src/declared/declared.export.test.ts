@@ -1,6 +1,6 @@
 /**
  * Export's placeholders, on stored rows (no database needed): one for every
- * credential — headers, userinfo, query values under names read decoded — the rest
+ * credential — headers, userinfo, query values (of base, WebSocket and check URLs) under names read decoded — the rest
  * written as stored, and variables that give back every value once filled in.
  */
 /* eslint-disable no-template-curly-in-string -- `${NAME}` placeholders are what these tests are about */
@@ -34,7 +34,7 @@ describe('export', () => {
           auth_headers: JSON.stringify({ 'x-api-key': 'H' }),
           health_check: check('/h?token=T&deep=1')
         }),
-        row(2, 'lone', { base_url: 'https://TOKEN@b.example/' })
+        row(2, 'lone', { base_url: 'https://TOKEN@b.example/', ws_url: 'wss://b.example/ws' })
       ],
       pools: [],
       members: []
@@ -44,12 +44,15 @@ describe('export', () => {
     assert.equal(a?.health_check?.path, '/h?token=${SOURCEPOOL_PORTAL_A_TOKEN}&deep=1')
     assert.deepEqual(a?.auth_headers, { 'x-api-key': '${SOURCEPOOL_PORTAL_A_X_API_KEY}' })
     assert.equal(lone?.base_url, 'https://${SOURCEPOOL_LONE_USERNAME}@b.example/')
+    assert.equal(lone?.ws_url, 'wss://b.example/ws', 'a WebSocket URL without credentials, as stored')
+    assert.equal('ws_url' in (a ?? {}), false, 'no WebSocket URL, none written')
   })
 
   it('shares a variable between credentials of one name and value, and numbers another value under a name taken', () => {
     const [p] = exportedState({
       providers: [row(1, 'p', {
         base_url: 'https://a.example/?api_key=K&token=T1',
+        ws_url: 'wss://a.example/ws?api_key=K&token=T3',
         auth_headers: JSON.stringify({ 'api-key': 'K', 'x-token': 'X' }),
         health_check: check('/h?token=T2&api_key=K')
       })],
@@ -58,6 +61,7 @@ describe('export', () => {
     }).providers ?? []
     assert.deepEqual(p?.auth_headers, { 'api-key': '${SOURCEPOOL_P_API_KEY}', 'x-token': '${SOURCEPOOL_P_X_TOKEN}' })
     assert.equal(p?.base_url, 'https://a.example/?api_key=${SOURCEPOOL_P_API_KEY}&token=${SOURCEPOOL_P_TOKEN}')
-    assert.equal(p?.health_check?.path, '/h?token=${SOURCEPOOL_P_TOKEN_2}&api_key=${SOURCEPOOL_P_API_KEY}')
+    assert.equal(p?.ws_url, 'wss://a.example/ws?api_key=${SOURCEPOOL_P_API_KEY}&token=${SOURCEPOOL_P_TOKEN_2}')
+    assert.equal(p?.health_check?.path, '/h?token=${SOURCEPOOL_P_TOKEN_3}&api_key=${SOURCEPOOL_P_API_KEY}')
   })
 })

@@ -2,8 +2,8 @@
  * The stored state exported as a declared state: nulls and defaults left out where
  * the file's defaults say the same, and every credential (rules/secrets.ts) written
  * as a `${SOURCEPOOL_<PROVIDER>_<NAME>}` placeholder, never its value — credential
- * headers, a base URL's userinfo password (or lone user name) and the secret-looking
- * query values of base URLs and check paths, percent-encoded names read decoded. The
+ * headers, a base or WebSocket URL's userinfo password (or lone user name) and the
+ * secret-looking query values of those URLs and check paths, percent-encoded names read decoded. The
  * rest is written as stored, so the file applies back to no change once the
  * placeholders are filled in (a base URL with userinfo, from an earlier version, is
  * refused until its credentials move to `auth_headers`).
@@ -11,6 +11,7 @@
 import { DEFAULT_BATCH_SIZE } from '../rules/jsonrpc-batch.js'
 import { shownRateLimit } from '../providers/provider.rules.js'
 import { credentialPieces, joinPieces } from '../rules/secrets.js'
+import { shownReplay } from '../rules/stream-settings.js'
 import type { Current } from './declared.rules.js'
 import type { DeclaredStateValue } from './declared.schemas.js'
 
@@ -65,6 +66,7 @@ function exportedProvider (p: Current['providers'][number], part: string): Expor
     name: p.name,
     ...(p.category === null ? {} : { category: p.category }),
     ...(p.base_url === null ? {} : { base_url: withPlaceholders(p.base_url, placeholder) }),
+    ...(p.ws_url == null ? {} : { ws_url: withPlaceholders(p.ws_url, placeholder) }),
     ...(p.description === null ? {} : { description: p.description }),
     ...(p.rate_limit_requests === null ? {} : { rate_limit: shownRateLimit(p) as NonNullable<ExportedProvider['rate_limit']> }),
     ...(p.timeout_ms === null ? {} : { timeout_ms: p.timeout_ms }),
@@ -117,6 +119,13 @@ export function exportedState (current: Current): DeclaredStateValue {
       head_check_interval_s: p.head_check_interval_s,
       max_block_lag: p.max_block_lag,
       broadcast_writes: p.broadcast_writes === 1,
+      ws_ping_interval_ms: p.ws_ping_interval_ms,
+      ws_replay: shownReplay(p.ws_replay),
+      ws_max_streams: p.ws_max_streams,
+      ws_max_streams_per_client: p.ws_max_streams_per_client,
+      ws_max_message_bytes: p.ws_max_message_bytes,
+      ws_send_buffer_bytes: p.ws_send_buffer_bytes,
+      ws_idle_timeout_ms: p.ws_idle_timeout_ms,
       members: (members.get(p.id) ?? []).map((m) => ({
         provider: providerNames.get(m.provider_id) as string, priority: m.priority, weight: m.weight, enabled: m.enabled === 1
       }))

@@ -7,10 +7,11 @@
  */
 import type { MemberRow } from '../pools/member.repository.js'
 import type { PoolRow } from '../pools/pool.repository.js'
-import type { StoredPool } from '../pools/pool.rules.js'
+import { STREAM_FIELDS, type StoredPool } from '../pools/pool.rules.js'
 import type { ProviderRow } from '../providers/provider.repository.js'
 import { shownRateLimit, type StoredProvider } from '../providers/provider.rules.js'
 import { DEFAULT_BATCH_SIZE } from '../rules/jsonrpc-batch.js'
+import { shownReplay } from '../rules/stream-settings.js'
 import { CHANGED_MASK, MASK, shownWithChanges } from '../rules/secrets.js'
 import { atOnce, type Desired, type DesiredMember, type DesiredPool } from './declared.desired.js'
 import type { ChangeValue } from './declared.schemas.js'
@@ -51,7 +52,7 @@ function headerKey (stored: string | null | undefined): string {
   return JSON.stringify(Object.entries(JSON.parse(stored) as Record<string, string>).sort(([a], [b]) => a.localeCompare(b)))
 }
 
-type ProviderFields = Pick<StoredProvider, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_unit' | 'rate_limit_per' | 'timeout_ms' |
+type ProviderFields = Pick<StoredProvider, 'category' | 'base_url' | 'ws_url' | 'description' | 'rate_limit_requests' | 'rate_limit_unit' | 'rate_limit_per' | 'timeout_ms' |
 'auth_headers' | 'health_check' | 'methods' | 'max_logs_range' | 'max_batch_size' | 'method_costs'>
 
 /**
@@ -63,6 +64,7 @@ function providerView (p: ProviderFields, other: ProviderFields | null): Record<
   return {
     category: p.category ?? null,
     base_url: p.base_url ?? null,
+    ws_url: p.ws_url ?? null,
     description: p.description ?? null,
     rate_limit: shownRateLimit({ rate_limit_requests: p.rate_limit_requests ?? null, rate_limit_unit: p.rate_limit_unit, rate_limit_per: p.rate_limit_per ?? null }),
     timeout_ms: p.timeout_ms ?? null,
@@ -78,7 +80,7 @@ function providerView (p: ProviderFields, other: ProviderFields | null): Record<
 
 /**
  * A provider's fields as a plan shows them: every credential masked by the one rule
- * (rules/secrets.ts) — header values, and in the base URL and the check's path the
+ * (rules/secrets.ts) — header values, and in the base and WebSocket URLs and the check's path the
  * userinfo's password and secret-looking query values — the rest as stored; against
  * `other` (the `from` side of an update) a credential whose value changes reads
  * `*** (changed)`.
@@ -89,6 +91,7 @@ function shownProvider (p: ProviderFields, other: ProviderFields | null): Record
   return {
     ...providerView(p, other),
     base_url: p.base_url == null ? null : shownWithChanges(p.base_url, other?.base_url),
+    ws_url: p.ws_url == null ? null : shownWithChanges(p.ws_url, other?.ws_url),
     health_check: check === null ? null : { ...check, path: shownWithChanges(check.path, otherPath) }
   }
 }
@@ -96,11 +99,15 @@ function shownProvider (p: ProviderFields, other: ProviderFields | null): Record
 const POOL_FIELDS = ['category', 'description', 'rotation_strategy', 'enabled', 'failure_threshold', 'cooldown_seconds', 'max_cooldown_seconds',
   'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds', 'cache_ttl_seconds', 'cache_stale_seconds',
   'max_wait_ms', 'deadline_ms', 'retry_budget_percent', 'retry_backoff_ms', 'hedge_after_ms', 'protocol',
-  'finality_depth', 'cache_unfinalized_ms', 'head_check_interval_s', 'max_block_lag', 'broadcast_writes'] as const
+  'finality_depth', 'cache_unfinalized_ms', 'head_check_interval_s', 'max_block_lag', 'broadcast_writes', ...STREAM_FIELDS] as const
 const FLAGS = new Set<string>(['enabled', 'retry_non_idempotent', 'forward_client_auth', 'broadcast_writes'])
 
-/** A pool's field as a plan shows and compares it: flags as booleans, absent as null. */
-const poolField = (p: Pick<StoredPool, typeof POOL_FIELDS[number]>, field: typeof POOL_FIELDS[number]) => FLAGS.has(field) ? p[field] === 1 : p[field] ?? null
+/** A pool's field as a plan shows and compares it: flags as booleans, `ws_replay` as the API answers it (a count as a number), absent as null. */
+function poolField (p: Pick<StoredPool, typeof POOL_FIELDS[number]>, field: typeof POOL_FIELDS[number]): unknown {
+  if (FLAGS.has(field)) return p[field] === 1
+  if (field === 'ws_replay' && p.ws_replay != null) return shownReplay(p.ws_replay)
+  return p[field] ?? null
+}
 
 function poolView (p: Pick<StoredPool, typeof POOL_FIELDS[number]>): Record<string, unknown> {
   return Object.fromEntries(POOL_FIELDS.map((field) => [field, poolField(p, field)]))

@@ -2,10 +2,11 @@
  * The shape of a declared state checked strictly, for files and request bodies
  * alike: unknown keys are refused, never dropped (the API's validator drops them
  * elsewhere, as FastAPI does, but a typo beside `prune: true` must not delete
- * everything); and the `${NAME}` placeholders that credentials, base URLs and check
- * paths may hold, filled in from an environment.
+ * everything); and the `${NAME}` placeholders that credentials, base and WebSocket
+ * URLs and check paths may hold, filled in from an environment.
  */
 import { Ajv, type ErrorObject } from 'ajv'
+import { urlSchemes } from '../http/url-words.js'
 import { DeclaredState } from './declared.schemas.js'
 
 // verbose: the API answers these errors in pydantic's words, which need the value and schema of each.
@@ -35,10 +36,9 @@ function fromSchema (error: ErrorObject): ShapeProblem {
     const types = ([] as unknown[]).concat((error.params as { type?: unknown }).type).filter((type) => type !== 'null')
     return { segments, message: `must be ${types.join(' or ')}`, keyword }
   }
-  // A URL is checked with a pattern (as providers' base_url): said in words, not as the expression.
-  if (keyword === 'pattern' && String((error.params as { pattern?: unknown }).pattern).startsWith('^https?://')) {
-    return { segments, message: 'must be an http:// or https:// URL, without spaces', keyword }
-  }
+  // A URL is checked with a pattern (as providers' base_url and ws_url): said in words, not as the expression.
+  const schemes = keyword === 'pattern' ? urlSchemes({ pattern: (error.params as { pattern?: unknown }).pattern }) : undefined
+  if (schemes !== undefined) return { segments, message: `must be ${schemes[0] === 'http' ? 'an' : 'a'} ${schemes[0]}:// or ${schemes[1]}:// URL, without spaces`, keyword }
   return { segments, message: error.message ?? 'is not valid', keyword }
 }
 
@@ -59,12 +59,12 @@ export function shapeProblems (value: unknown): ShapeProblem[] {
   })
 }
 
-/** `${NAME}`, as credentials, base URLs and check paths may hold it. */
+/** `${NAME}`, as credentials, base and WebSocket URLs and check paths may hold it. */
 export const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g
 
 /** The places of a provider that may hold placeholders, as paths under the provider. */
 function placesOf (provider: Record<string, unknown>): Array<Array<string>> {
-  const places: Array<Array<string>> = [['base_url']]
+  const places: Array<Array<string>> = [['base_url'], ['ws_url']]
   const check = provider.health_check
   if (check !== null && typeof check === 'object') places.push(['health_check', 'path'])
   const headers = provider.auth_headers
@@ -73,7 +73,7 @@ function placesOf (provider: Record<string, unknown>): Array<Array<string>> {
 }
 
 /**
- * Fills in `${NAME}` in every provider's credential values, base URL and check path
+ * Fills in `${NAME}` in every provider's credential values, base and WebSocket URLs and check path
  * (in place) from `env`; `unset` is told of each variable unset or empty, with its place.
  */
 export function fillPlaceholders (

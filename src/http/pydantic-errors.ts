@@ -9,7 +9,7 @@ import type { ErrorObject } from 'ajv'
 import { pydanticIssue, type ValidationIssue } from '../errors.js'
 import { enoughIssues } from './answered-issues.js'
 import { dateTimeWords } from './date-time-words.js'
-import { isUrlSchema, urlWords } from './url-words.js'
+import { isUrlSchema, urlSchemes, urlWords } from './url-words.js'
 
 /** A JSON pointer (`/a/0/b~1c`) as a `loc` tail (`['a', 0, 'b/c']`). */
 export const segmentsOf = (instancePath: string): Array<string | number> =>
@@ -100,9 +100,11 @@ function describe (error: ErrorObject, text: boolean): Words {
       return { type: 'less_than_equal', msg: `Input should be less than or equal to ${String(p.limit)}`, ctx: { le: p.limit } }
     case 'exclusiveMaximum':
       return { type: 'less_than', msg: `Input should be less than ${String(p.limit)}`, ctx: { lt: p.limit } }
-    case 'minLength':
-      if (isUrlSchema(schema)) return urlWords(String(data))
+    case 'minLength': {
+      const schemes = urlSchemes(schema)
+      if (schemes !== undefined) return urlWords(String(data), schemes)
       return { type: 'string_too_short', msg: `String should have at least ${String(p.limit)} character${plural(p.limit)}`, ctx: { min_length: p.limit } }
+    }
     case 'maxLength':
       if (isUrlSchema(schema)) return { type: 'url_too_long', msg: `URL should have at most ${String(p.limit)} character${plural(p.limit)}`, ctx: { max_length: p.limit } }
       return { type: 'string_too_long', msg: `String should have at most ${String(p.limit)} character${plural(p.limit)}`, ctx: { max_length: p.limit } }
@@ -135,9 +137,11 @@ function describe (error: ErrorObject, text: boolean): Words {
       const expected = expectedList([p.allowedValue])
       return { type: 'literal_error', msg: `Input should be ${expected}`, ctx: { expected } }
     }
-    case 'pattern':
-      if (isUrlSchema(schema)) return urlWords(String(data))
+    case 'pattern': {
+      const schemes = urlSchemes(schema)
+      if (schemes !== undefined) return urlWords(String(data), schemes)
       return { type: 'string_pattern_mismatch', msg: `String should match pattern '${String(p.pattern)}'`, ctx: { pattern: p.pattern } }
+    }
     case 'format':
       if (p.format === 'date-time') return dateTimeWords(String(data))
       return { type: 'value_error', msg: `Value error, not a valid ${String(p.format)}`, ctx: { error: {} } }

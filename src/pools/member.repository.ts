@@ -18,6 +18,8 @@ export type MemberWithName = MemberRow & {
   quota_window_start: string | null
   quota_used: number
   base_url: string | null
+  /** The provider's WebSocket URL, or null: streams go to base_url with ws:// or wss:// (streams/). */
+  ws_url: string | null
   timeout_ms: number | null
   auth_headers: string | null
   /** The provider's health check (JSON, its `path` first): a 401/402 on that path is our key rejected (rules/credential-refusal.ts). */
@@ -46,6 +48,7 @@ function selectMembersWithNames (db: Db) {
       'providers.quota_window_start',
       'providers.quota_used',
       'providers.base_url',
+      'providers.ws_url',
       'providers.timeout_ms',
       'providers.auth_headers',
       'providers.health_check',

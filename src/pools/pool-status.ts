@@ -19,6 +19,7 @@ import type { HistoryRecordValue } from './pool.schemas.js'
 import { assess } from '../rules/eligibility.js'
 import { healthAt, successRate } from '../rules/health.js'
 import { quotaAt, rateLimitUsage } from '../rules/quota.js'
+import { shownReplay } from '../rules/stream-settings.js'
 import { listMemberStatuses, type MemberStatusRow } from './member.repository.js'
 import { HEADS_VALID_MS, NO_HEADS, headFieldsOf, type MemberHeads } from './member-heads.js'
 import type { PoolWithCurrent } from './pool.repository.js'
@@ -77,7 +78,14 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], h
       cache_unfinalized_ms: pool.cache_unfinalized_ms,
       head_check_interval_s: pool.head_check_interval_s,
       max_block_lag: pool.max_block_lag,
-      broadcast_writes: pool.broadcast_writes === 1
+      broadcast_writes: pool.broadcast_writes === 1,
+      ws_ping_interval_ms: pool.ws_ping_interval_ms,
+      ws_replay: shownReplay(pool.ws_replay),
+      ws_max_streams: pool.ws_max_streams,
+      ws_max_streams_per_client: pool.ws_max_streams_per_client,
+      ws_max_message_bytes: pool.ws_max_message_bytes,
+      ws_send_buffer_bytes: pool.ws_send_buffer_bytes,
+      ws_idle_timeout_ms: pool.ws_idle_timeout_ms
     },
     cache: cacheOf(pool),
     retries: { made: pool.proxy_retries, hedges: pool.proxy_hedges, budget_exhausted: pool.retry_budget_exhausted },

@@ -3,7 +3,7 @@
  * (the API, or a declared state file): the defaults of the strategy and the
  * health and proxy policy (cache and bounded wait off by default, protocol `http`,
  * the `evm` fields' finality depth, unfinalized cache, head checks and block lag,
- * writes sent to one member),
+ * writes sent to one member, the WebSocket streams' settings),
  * and a cooldown cap never below the first cooldown.
  * Errors are 422s whose `loc` the caller chooses.
  */
@@ -12,6 +12,7 @@ import type { PoolTable } from '../db/types.js'
 import { RequestValidationError, valueError } from '../errors.js'
 import { DEFAULT_POLICY } from '../rules/health.js'
 import { DEFAULT_DEADLINE_MS, DEFAULT_RETRY_BUDGET_PERCENT } from '../rules/retry-policy.js'
+import { STREAM_DEFAULTS, storedReplay } from '../rules/stream-settings.js'
 import type { CreatePoolInput } from './pool.schemas.js'
 
 /** The cooldown cap may not be below the first cooldown (checked on the values that result; the 422's input is the cap). */
@@ -24,11 +25,15 @@ export function checkPolicy (cooldown: number, max: number, loc: ReadonlyArray<s
 /** The defaults of the fields an `evm` pool reads (issue 36), as migration 018 gives existing pools. */
 export const EVM_DEFAULTS = { finality_depth: 64, cache_unfinalized_ms: 0, head_check_interval_s: 5, max_block_lag: 5 } as const
 
+/** A pool's settings for WebSocket streams through it (rules/stream-settings.ts). */
+export const STREAM_FIELDS = ['ws_ping_interval_ms', 'ws_replay', 'ws_max_streams', 'ws_max_streams_per_client', 'ws_max_message_bytes', 'ws_send_buffer_bytes', 'ws_idle_timeout_ms'] as const
+type StreamField = typeof STREAM_FIELDS[number]
+
 /** A pool's settings as stored: everything a client or a file chooses, defaults filled in. */
 export type StoredPool = Pick<Insertable<PoolTable>, 'name' | 'category' | 'description' | 'rotation_strategy' | 'failure_threshold' | 'cooldown_seconds' |
 'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' | 'forbidden_ttl_seconds' |
 'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'deadline_ms' | 'retry_budget_percent' | 'retry_backoff_ms' | 'hedge_after_ms' | 'protocol' |
-'finality_depth' | 'cache_unfinalized_ms' | 'head_check_interval_s' | 'max_block_lag' | 'broadcast_writes'> & { enabled: number }
+'finality_depth' | 'cache_unfinalized_ms' | 'head_check_interval_s' | 'max_block_lag' | 'broadcast_writes' | StreamField> & { enabled: number }
 
 /** The stored form of a pool as sent on create (absent fields: their defaults); `loc` prefixes every error. */
 export function storedPool (input: CreatePoolInput & { enabled?: boolean | null }, loc: ReadonlyArray<string | number> = ['body']): StoredPool {
@@ -61,7 +66,14 @@ export function storedPool (input: CreatePoolInput & { enabled?: boolean | null 
     cache_unfinalized_ms: input.cache_unfinalized_ms ?? EVM_DEFAULTS.cache_unfinalized_ms,
     head_check_interval_s: input.head_check_interval_s ?? EVM_DEFAULTS.head_check_interval_s,
     max_block_lag: input.max_block_lag ?? EVM_DEFAULTS.max_block_lag,
-    broadcast_writes: input.broadcast_writes === true ? 1 : 0
+    broadcast_writes: input.broadcast_writes === true ? 1 : 0,
+    ws_ping_interval_ms: input.ws_ping_interval_ms ?? STREAM_DEFAULTS.ws_ping_interval_ms,
+    ws_replay: storedReplay(input.ws_replay ?? STREAM_DEFAULTS.ws_replay),
+    ws_max_streams: input.ws_max_streams ?? STREAM_DEFAULTS.ws_max_streams,
+    ws_max_streams_per_client: input.ws_max_streams_per_client ?? STREAM_DEFAULTS.ws_max_streams_per_client,
+    ws_max_message_bytes: input.ws_max_message_bytes ?? STREAM_DEFAULTS.ws_max_message_bytes,
+    ws_send_buffer_bytes: input.ws_send_buffer_bytes ?? STREAM_DEFAULTS.ws_send_buffer_bytes,
+    ws_idle_timeout_ms: input.ws_idle_timeout_ms ?? STREAM_DEFAULTS.ws_idle_timeout_ms
   }
 }
 

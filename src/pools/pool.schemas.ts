@@ -4,6 +4,7 @@
 import { Type, type Static } from 'typebox'
 import { Id, Nullable, Timestamp, wholeListPage } from '../http/schemas.js'
 import { LastCheck } from '../providers/provider.schemas.js'
+import { MAX_REPLAY_MESSAGES, REPLAY_MODES, STREAM_BOUNDS, STREAM_DEFAULTS, type ReplayMode, type StreamLimit } from '../rules/stream-settings.js'
 import { STRATEGIES } from '../rules/strategies.js'
 
 /** A member's health, as the status record and outcome reports show it. */
@@ -68,6 +69,27 @@ const HeadCheckIntervalS = Type.Integer({ minimum: 1, maximum: 3600, description
 const BroadcastWrites = Type.Boolean({ description: 'evm: send each eth_sendRawTransaction to every eligible member at once and answer with the first acceptance (default false: one member)' })
 const MaxBlockLag = Type.Integer({ minimum: 0, maximum: 1_000_000, description: "evm: a member more than this many blocks behind the pool's highest head is left out of calls at `latest` (default 5)" })
 
+// WebSocket streams through the pool (docs/api.md, Streams); stored and shown for any pool, as the other policy fields.
+/** A bounded stream setting: an integer within its STREAM_BOUNDS, its default said after `what`. */
+const streamLimit = (field: StreamLimit, what: string) =>
+  Type.Integer({ ...STREAM_BOUNDS[field], description: `streams: ${what} (default ${STREAM_DEFAULTS[field].toLocaleString('en-US')})` })
+const WsPingIntervalMs = streamLimit('ws_ping_interval_ms', 'milliseconds between the pings sent on a stream\'s connections')
+const WsMaxStreams = streamLimit('ws_max_streams', 'streams open at once through the pool')
+const WsMaxStreamsPerClient = streamLimit('ws_max_streams_per_client', 'streams open at once through the pool from one client address')
+const WsMaxMessageBytes = streamLimit('ws_max_message_bytes', 'the largest message a stream carries, either way, in bytes')
+const WsSendBufferBytes = streamLimit('ws_send_buffer_bytes', 'bytes a stream may hold on their way to a slow reader')
+const WsIdleTimeoutMs = streamLimit('ws_idle_timeout_ms', 'milliseconds a stream may carry no message before it is closed; 0: no limit')
+const ReplayModeField = Type.Unsafe<ReplayMode>({ type: 'string', enum: [...REPLAY_MODES] })
+const REPLAY_DESCRIPTION = 'streams: what a stream sends its new upstream after a failover: `none`, `first_second` (the client\'s messages of its first second; the default) or N (the client\'s first N messages)'
+/**
+ * `ws_replay` as sent: a mode, a count, or null (left as it is). Not Nullable: that takes one type, and this is two;
+ * null goes with the modes, so a refused value is told in the words of the two kinds only.
+ */
+const WsReplayInput = Type.Union([
+  Type.Unsafe<ReplayMode | null>({ type: ['string', 'null'], enum: [...REPLAY_MODES, null] }),
+  Type.Integer({ minimum: 0, maximum: MAX_REPLAY_MESSAGES })
+], { description: REPLAY_DESCRIPTION })
+
 /** The per-pool health policy fields, all optional, accepted on create and update. */
 const policyFields = {
   failure_threshold: Type.Optional(Nullable(FailureThreshold)),
@@ -90,7 +112,14 @@ const policyFields = {
   cache_unfinalized_ms: Type.Optional(Nullable(CacheUnfinalizedMs)),
   head_check_interval_s: Type.Optional(Nullable(HeadCheckIntervalS)),
   max_block_lag: Type.Optional(Nullable(MaxBlockLag)),
-  broadcast_writes: Type.Optional(Nullable(BroadcastWrites))
+  broadcast_writes: Type.Optional(Nullable(BroadcastWrites)),
+  ws_ping_interval_ms: Type.Optional(Nullable(WsPingIntervalMs)),
+  ws_replay: Type.Optional(WsReplayInput),
+  ws_max_streams: Type.Optional(Nullable(WsMaxStreams)),
+  ws_max_streams_per_client: Type.Optional(Nullable(WsMaxStreamsPerClient)),
+  ws_max_message_bytes: Type.Optional(Nullable(WsMaxMessageBytes)),
+  ws_send_buffer_bytes: Type.Optional(Nullable(WsSendBufferBytes)),
+  ws_idle_timeout_ms: Type.Optional(Nullable(WsIdleTimeoutMs))
 }
 
 export const PoolParams = Type.Object({ pool_id: Id })
@@ -225,7 +254,14 @@ export const PoolStatus = Type.Object({
     cache_unfinalized_ms: Type.Integer(),
     head_check_interval_s: Type.Integer(),
     max_block_lag: Type.Integer(),
-    broadcast_writes: Type.Boolean()
+    broadcast_writes: Type.Boolean(),
+    ws_ping_interval_ms: Type.Integer(),
+    ws_replay: Type.Union([ReplayModeField, Type.Integer()], { description: REPLAY_DESCRIPTION }),
+    ws_max_streams: Type.Integer(),
+    ws_max_streams_per_client: Type.Integer(),
+    ws_max_message_bytes: Type.Integer(),
+    ws_send_buffer_bytes: Type.Integer(),
+    ws_idle_timeout_ms: Type.Integer()
   }),
   cache: PoolCache,
   retries: PoolRetries,

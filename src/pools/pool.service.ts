@@ -13,6 +13,7 @@ import { touched, unitOfWork } from '../db/unit-of-work.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import { ConflictError, NotFoundError } from '../errors.js'
 import { audited, type Actor, type Change } from '../audit/audit.js'
+import { storedReplay } from '../rules/stream-settings.js'
 import * as repo from './pool.repository.js'
 import { checkPolicy, newPoolRow, storedPool, type StoredPool } from './pool.rules.js'
 import type {
@@ -138,6 +139,13 @@ export function createPoolService ({ database: handle, now, changes = NO_CHANGES
       if (input.head_check_interval_s != null) fields.head_check_interval_s = input.head_check_interval_s
       if (input.max_block_lag != null) fields.max_block_lag = input.max_block_lag
       if (input.broadcast_writes != null) fields.broadcast_writes = input.broadcast_writes ? 1 : 0
+      if (input.ws_ping_interval_ms != null) fields.ws_ping_interval_ms = input.ws_ping_interval_ms
+      if (input.ws_replay != null) fields.ws_replay = storedReplay(input.ws_replay)
+      if (input.ws_max_streams != null) fields.ws_max_streams = input.ws_max_streams
+      if (input.ws_max_streams_per_client != null) fields.ws_max_streams_per_client = input.ws_max_streams_per_client
+      if (input.ws_max_message_bytes != null) fields.ws_max_message_bytes = input.ws_max_message_bytes
+      if (input.ws_send_buffer_bytes != null) fields.ws_send_buffer_bytes = input.ws_send_buffer_bytes
+      if (input.ws_idle_timeout_ms != null) fields.ws_idle_timeout_ms = input.ws_idle_timeout_ms
       const pool = await database.transact((db) => updatePoolWork(db, id, fields, { actor, changes: input, at }))
       return {
         pool_id: pool.id,

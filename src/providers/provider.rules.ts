@@ -1,6 +1,6 @@
 /**
  * What a provider's fields must be and how they are stored, whoever sends them
- * (the API, or a declared state file): base URLs without credentials in them,
+ * (the API, or a declared state file): base and WebSocket URLs without credentials in them,
  * credential headers under names the proxy does not manage itself, health checks
  * with their defaults filled in, and the fields a changed check resets. Errors
  * are 422s (pydantic's URL words for a URL, `value_error` for this service's own
@@ -10,7 +10,7 @@
 import type { Insertable, Updateable } from 'kysely'
 import type { ProviderTable } from '../db/types.js'
 import { RequestValidationError, valueError, type ValidationIssue } from '../errors.js'
-import { urlIssue } from '../http/url-words.js'
+import { urlIssue, type UrlSchemes } from '../http/url-words.js'
 import { DEFAULT_BATCH_SIZE } from '../rules/jsonrpc-batch.js'
 import { CHECK_DEFAULTS, statusRange, type HealthCheck } from '../rules/health-check.js'
 import type { QuotaPeriod } from '../rules/quota.js'
@@ -43,16 +43,26 @@ export function storedAuthHeaders (headers: Record<string, string>, loc: Readonl
  * `auth_headers`, where they are never shown.
  */
 export function checkBaseUrl (baseUrl: string, loc: ReadonlyArray<string | number> = ['body', 'base_url']): void {
+  checkUrl(baseUrl, loc, 'base_url', ['http', 'https'])
+}
+
+/** 422 for a WebSocket URL (`ws_url`) that is not a ws:// or wss:// URL, or that carries userinfo, as checkBaseUrl. */
+export function checkWsUrl (wsUrl: string, loc: ReadonlyArray<string | number> = ['body', 'ws_url']): void {
+  checkUrl(wsUrl, loc, 'ws_url', ['ws', 'wss'])
+}
+
+/** 422 (at `loc`, naming `field`) for a URL that does not parse (in the words for `schemes`: the schema's pattern holds the scheme), or that carries userinfo. */
+function checkUrl (text: string, loc: ReadonlyArray<string | number>, field: string, schemes: UrlSchemes): void {
   let url: URL
   try {
-    url = new URL(baseUrl)
+    url = new URL(text)
   } catch {
-    throw new RequestValidationError([urlIssue(loc, baseUrl)])
+    throw new RequestValidationError([urlIssue(loc, text, schemes)])
   }
   if (url.username !== '' || url.password !== '') {
     // The input echoed is masked when answered (http/answered-issues.ts): the password never comes back.
-    throw new RequestValidationError([valueError(loc, baseUrl,
-      'base_url may not carry credentials (user:password@); put them in auth_headers, e.g. {"authorization": "Basic <base64 of user:password>"}')])
+    throw new RequestValidationError([valueError(loc, text,
+      `${field} may not carry credentials (user:password@); put them in auth_headers, e.g. {"authorization": "Basic <base64 of user:password>"}`)])
   }
 }
 
@@ -135,18 +145,20 @@ export function storedMethodCosts (costs: Record<string, number>): string | null
 export const needsBaseUrl = (check: unknown, loc: ReadonlyArray<string | number> = ['body', 'health_check']) => new RequestValidationError([valueError(loc, check, 'a health check needs the provider\'s base_url')])
 
 /** A provider's fields as stored (all but its name and timestamps), checked. */
-export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' |
+export type StoredProvider = Pick<Insertable<ProviderTable>, 'category' | 'base_url' | 'ws_url' | 'description' | 'rate_limit_requests' | 'rate_limit_per' | 'timeout_ms' |
 'auth_headers' | 'health_check' | 'methods' | 'max_logs_range' | 'max_batch_size' | 'method_costs'> & StoredRateLimit & { name: string }
 
 /** The stored form of a provider as sent on create (absent fields: null); `loc` prefixes every error. */
 export function storedProvider (input: CreateProviderInput, loc: ReadonlyArray<string | number> = ['body']): StoredProvider {
   if (input.base_url != null) checkBaseUrl(input.base_url, [...loc, 'base_url'])
+  if (input.ws_url != null) checkWsUrl(input.ws_url, [...loc, 'ws_url'])
   const healthCheck = input.health_check == null ? null : storedHealthCheck(input.health_check, [...loc, 'health_check'])
   if (healthCheck !== null && input.base_url == null) throw needsBaseUrl(input.health_check, [...loc, 'health_check'])
   return {
     name: input.name,
     category: input.category ?? null,
     base_url: input.base_url ?? null,
+    ws_url: input.ws_url ?? null,
     description: input.description ?? null,
     ...storedRateLimit(input.rate_limit, [...loc, 'rate_limit']),
     timeout_ms: input.timeout_ms ?? null,

@@ -15,6 +15,11 @@ const BaseUrl = Type.String({
   pattern: '^https?://[^\\s]+$',
   description: 'http:// or https:// URL, without user:password@ (credentials go in auth_headers); its query parameters are sent with every request, before the client\'s'
 })
+const WsUrl = Type.String({
+  maxLength: 2048,
+  pattern: '^wss?://[^\\s]+$',
+  description: 'ws:// or wss:// URL the provider\'s WebSocket streams go to, without user:password@ (credentials go in auth_headers); null: base_url with ws:// for http:// and wss:// for https://'
+})
 const Description = Type.String({ maxLength: 2000 })
 const TimeoutMs = Type.Integer({ minimum: 100, maximum: 600_000, description: 'proxy: how long an attempt may wait for the answer to start (default 10,000)' })
 const MaxLogsRange = Type.Integer({
@@ -124,6 +129,7 @@ export const CreateProviderBody = Type.Object({
   name: Name,
   category: Type.Optional(Nullable(Category)),
   base_url: Type.Optional(Nullable(BaseUrl)),
+  ws_url: Type.Optional(Nullable(WsUrl)),
   description: Type.Optional(Nullable(Description)),
   rate_limit: Type.Optional(Nullable(RateLimit)),
   timeout_ms: Type.Optional(Nullable(TimeoutMs)),
@@ -140,6 +146,8 @@ export const UpdateProviderBody = Type.Object({
   name: Type.Optional(Nullable(Name)),
   category: Type.Optional(Nullable(Category)),
   base_url: Type.Optional(Nullable(BaseUrl)),
+  // Unlike the fields around it, null is a value here (no URL of its own: streams go to base_url), so null clears it.
+  ws_url: Type.Optional(Nullable(WsUrl)),
   description: Type.Optional(Nullable(Description)),
   rate_limit: Type.Optional(Nullable(RateLimit)),
   timeout_ms: Type.Optional(Nullable(TimeoutMs)),
@@ -163,6 +171,7 @@ export const Provider = Type.Object({
   name: Type.String(),
   category: Nullable(Type.String()),
   base_url: Nullable(Type.String({ description: 'as stored for admin callers; for others every query value and any password read ***' })),
+  ws_url: Nullable(Type.String({ description: 'where its WebSocket streams go, masked as base_url is; null: base_url with ws:// or wss://' })),
   description: Nullable(Type.String()),
   rate_limit: RateLimitShown,
   timeout_ms: Nullable(Type.Integer()),

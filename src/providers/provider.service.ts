@@ -3,7 +3,7 @@
  * provider's memberships with it while history rows keep their (now nameless) ids,
  * and who sees what: credentials go in `auth_headers` (never in `base_url`'s
  * userinfo); no caller ever sees a stored credential (rules/secrets.ts): `admin`
- * sees `base_url` and the check path with their secret-looking query values and any
+ * sees `base_url`, `ws_url` and the check path with their secret-looking query values and any
  * password masked, callers below `admin` every query value masked. A URL sent back
  * exactly as it was shown to admin keeps the stored one (its credentials are
  * write-only: to change one, send the whole URL). A change to a provider declares it touched in its unit of
@@ -26,7 +26,7 @@ import { maskRequestTarget, maskUrl } from '../http/redact.js'
 import * as repo from './provider.repository.js'
 import { deleteCredentialRefusals } from './refusal.repository.js'
 import {
-  checkBaseUrl, healthCheckChange, needsBaseUrl, newProviderRow, shownRateLimit, storedAuthHeaders, storedHealthCheck, storedMethodCosts, storedMethods,
+  checkBaseUrl, checkWsUrl, healthCheckChange, needsBaseUrl, newProviderRow, shownRateLimit, storedAuthHeaders, storedHealthCheck, storedMethodCosts, storedMethods,
   storedProvider, storedRateLimit, type StoredProvider
 } from './provider.rules.js'
 import type { CreateProviderInput, ProviderRecord, UpdateProviderInput } from './provider.schemas.js'
@@ -38,24 +38,29 @@ function visibleHealthCheck (stored: string | null, callerScope: Scope | null): 
   return { ...check, path: maskRequestTarget(check.path, { everyQueryValue: callerScope !== 'admin' }) }
 }
 
-/** The base URL a caller may see, as visibleHealthCheck shows a check's path. */
-function visibleBaseUrl (stored: string | null, callerScope: Scope | null): string | null {
+/** A URL of the provider (`base_url`, `ws_url`) as a caller may see it, as visibleHealthCheck shows a check's path. */
+function visibleUrl (stored: string | null, callerScope: Scope | null): string | null {
   return stored === null ? null : maskUrl(stored, { everyQueryValue: callerScope !== 'admin' })
 }
 
+/** The provider's URLs, whose credentials are write-only. */
+const URL_FIELDS = ['base_url', 'ws_url'] as const
+
 /**
- * What an update writes of `base_url` and the check's path: a value sent back exactly
- * as admin was shown it (its credentials masked) keeps the stored one, so a record
+ * What an update writes of `base_url`, `ws_url` and the check's path: a value sent back
+ * exactly as admin was shown it (its credentials masked) keeps the stored one, so a record
  * read, edited elsewhere and sent back whole never overwrites a credential with `***`.
  */
 function * keepShownCredentials (db: Db, id: number, fields: Updateable<ProviderTable>, healthCheck: string | null | undefined): Work<string | null | undefined> {
-  const sentUrl = typeof fields.base_url === 'string' ? fields.base_url : undefined
+  const sentUrls = URL_FIELDS.filter((field) => typeof fields[field] === 'string')
   const sentCheck = typeof healthCheck === 'string' ? JSON.parse(healthCheck) as { path: string } : undefined
-  if (sentUrl === undefined && sentCheck === undefined) return healthCheck
+  if (sentUrls.length === 0 && sentCheck === undefined) return healthCheck
   const stored = yield * repo.findProvider(db, id)
   if (stored === undefined) return healthCheck
-  if (sentUrl !== undefined && stored.base_url !== null && sentUrl !== stored.base_url && sentUrl === visibleBaseUrl(stored.base_url, 'admin')) {
-    fields.base_url = stored.base_url
+  for (const field of sentUrls) {
+    const sent = fields[field] as string
+    const kept = stored[field]
+    if (kept !== null && sent !== kept && sent === visibleUrl(kept, 'admin')) fields[field] = kept
   }
   if (sentCheck === undefined || stored.health_check === null) return healthCheck
   const storedPath = (JSON.parse(stored.health_check) as { path: string }).path
@@ -79,7 +84,8 @@ function toRecord (row: repo.ProviderRow, callerScope: Scope | null, batchesRefu
     provider_id: row.id,
     name: row.name,
     category: row.category,
-    base_url: visibleBaseUrl(row.base_url, callerScope),
+    base_url: visibleUrl(row.base_url, callerScope),
+    ws_url: visibleUrl(row.ws_url, callerScope),
     description: row.description,
     rate_limit: shownRateLimit(row),
     timeout_ms: row.timeout_ms,
@@ -207,11 +213,12 @@ export function createProviderService ({ database: handle, now, changes = NO_CHA
 
     /**
      * Changes the fields that are present and not null (`methods` `{}` lifts the method
-     * rules), and `health_check` and `max_logs_range` when present (null turns the check off, lifts the limit); always refreshes updated_at. A changed check starts afresh
+     * rules), and `health_check`, `max_logs_range` and `ws_url` when present (null turns the check off, lifts the limit, clears the URL); always refreshes updated_at. A changed check starts afresh
      * (due at once, streaks at zero); the same check sent again changes nothing of it.
      */
     async updateProvider (id: number, input: UpdateProviderInput, actor: Actor, callerScope: Scope | null): Promise<ProviderRecord> {
       if (input.base_url != null) checkBaseUrl(input.base_url)
+      if (input.ws_url != null) checkWsUrl(input.ws_url)
       const healthCheck = input.health_check == null ? input.health_check : storedHealthCheck(input.health_check, ['body', 'health_check'])
       const at = now()
       const fields: Updateable<ProviderTable> = { updated_at: at.toISOString() }
@@ -223,6 +230,8 @@ export function createProviderService ({ database: handle, now, changes = NO_CHA
       if (input.max_batch_size != null) fields.max_batch_size = input.max_batch_size
       // Null is no limit: absent changes nothing, null lifts the limit.
       if (input.max_logs_range !== undefined) fields.max_logs_range = input.max_logs_range
+      // Null is no URL of its own (streams go to base_url): absent changes nothing, null clears it.
+      if (input.ws_url !== undefined) fields.ws_url = input.ws_url
       // An object replaces every credential header; {} removes them.
       if (input.auth_headers != null) fields.auth_headers = storedAuthHeaders(input.auth_headers)
       // An object replaces both lists; {} lifts them (every method).

@@ -30,6 +30,7 @@ for (const dialect of dialects) {
         name: 'transparency',
         category: 'public-spending',
         base_url: 'https://api.example.gov/v1',
+        ws_url: null,
         description: 'portal',
         rate_limit: null,
         timeout_ms: null,

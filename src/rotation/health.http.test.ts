@@ -185,10 +185,11 @@ for (const dialect of dialects) {
     })
 
     describe('pool policy', () => {
+      const STREAMS = { ws_ping_interval_ms: 30_000, ws_replay: 'first_second', ws_max_streams: 1000, ws_max_streams_per_client: 100, ws_max_message_bytes: 1_048_576, ws_send_buffer_bytes: 4_194_304, ws_idle_timeout_ms: 300_000 }
       it('is set on create and update, and a cap below the first cooldown is refused', async () => {
         const id = await createPool(t, 'pol', { failure_threshold: 5, cooldown_seconds: 60, max_cooldown_seconds: 600, all_down: 'fail', max_attempts: 2, retry_non_idempotent: true })
         let status = (await t.request({ method: 'GET', url: `/api/pools/${id}` })).body
-        const proxy = { max_attempts: 2, retry_non_idempotent: true, forward_client_auth: false, forbidden_ttl_seconds: 3600, cache_ttl_seconds: 0, cache_stale_seconds: 0, max_wait_ms: 0, deadline_ms: 30_000, retry_budget_percent: 20, retry_backoff_ms: 0, hedge_after_ms: null, protocol: 'http', finality_depth: 64, cache_unfinalized_ms: 0, head_check_interval_s: 5, max_block_lag: 5, broadcast_writes: false }
+        const proxy = { max_attempts: 2, retry_non_idempotent: true, forward_client_auth: false, forbidden_ttl_seconds: 3600, cache_ttl_seconds: 0, cache_stale_seconds: 0, max_wait_ms: 0, deadline_ms: 30_000, retry_budget_percent: 20, retry_backoff_ms: 0, hedge_after_ms: null, protocol: 'http', finality_depth: 64, cache_unfinalized_ms: 0, head_check_interval_s: 5, max_block_lag: 5, broadcast_writes: false, ...STREAMS }
         assert.deepEqual(status.policy, { failure_threshold: 5, cooldown_seconds: 60, max_cooldown_seconds: 600, all_down: 'fail', ...proxy })
         await t.request({ method: 'PUT', url: `/api/pools/${id}`, payload: { failure_threshold: 2, all_down: 'soonest', forward_client_auth: true, max_attempts: 4 } })
         status = (await t.request({ method: 'GET', url: `/api/pools/${id}` })).body

@@ -13,7 +13,10 @@ import type { PendingPool } from './batch.js'
 export type RuntimePoolRow = Pick<Selectable<PoolTable>, 'id' | 'name' | 'enabled' | 'rotation_strategy' | 'rotation_state' | 'current_provider_id' |
 'failure_threshold' | 'cooldown_seconds' | 'max_cooldown_seconds' | 'all_down' | 'max_attempts' | 'retry_non_idempotent' | 'forward_client_auth' |
 'forbidden_ttl_seconds' | 'cache_ttl_seconds' | 'cache_stale_seconds' | 'max_wait_ms' | 'deadline_ms' | 'retry_budget_percent' |
-'retry_backoff_ms' | 'hedge_after_ms' | 'protocol' | 'finality_depth' | 'cache_unfinalized_ms' | 'head_check_interval_s' | 'max_block_lag' | 'broadcast_writes' | 'change_seq'> & {
+'retry_backoff_ms' | 'hedge_after_ms' | 'protocol' | 'finality_depth' | 'cache_unfinalized_ms' | 'head_check_interval_s' | 'max_block_lag' | 'broadcast_writes' |
+'ws_ping_interval_ms' | 'ws_max_streams' | 'ws_max_streams_per_client' | 'ws_max_message_bytes' | 'ws_send_buffer_bytes' | 'ws_idle_timeout_ms' | 'change_seq'> & {
+  /** What a stream replays to a new upstream after a failover, as stored: 'none', 'first_second' or a count in decimal (rules/stream-settings.ts shownReplay reads it). */
+  readonly ws_replay: string
   /** The smallest `max_logs_range` among the pool's enabled members that set one (null: none does): an evm pool's eth_getLogs split (proxy/rpc-logs.ts). */
   readonly max_logs_range: number | null
   /** The largest `max_batch_size` among the pool's enabled members (null: none): how many of a client batch's calls may be on their way at once (proxy/rpc-batch.ts). */
@@ -26,7 +29,8 @@ export function * findRuntimePool (db: Db, id: number): Work<RuntimePoolRow | un
     .select(['id', 'name', 'enabled', 'rotation_strategy', 'rotation_state', 'current_provider_id', 'failure_threshold', 'cooldown_seconds',
       'max_cooldown_seconds', 'all_down', 'max_attempts', 'retry_non_idempotent', 'forward_client_auth', 'forbidden_ttl_seconds',
       'cache_ttl_seconds', 'cache_stale_seconds', 'max_wait_ms', 'deadline_ms', 'retry_budget_percent', 'retry_backoff_ms', 'hedge_after_ms', 'protocol',
-      'finality_depth', 'cache_unfinalized_ms', 'head_check_interval_s', 'max_block_lag', 'broadcast_writes', 'change_seq'])
+      'finality_depth', 'cache_unfinalized_ms', 'head_check_interval_s', 'max_block_lag', 'broadcast_writes',
+      'ws_ping_interval_ms', 'ws_replay', 'ws_max_streams', 'ws_max_streams_per_client', 'ws_max_message_bytes', 'ws_send_buffer_bytes', 'ws_idle_timeout_ms', 'change_seq'])
     // Members and providers changing touch the pool (its change_seq), so this is read again when it may have moved.
     .select((eb) => eb.selectFrom('pool_members').innerJoin('providers', 'providers.id', 'pool_members.provider_id')
       .select((inner) => inner.fn.min<number | null>('providers.max_logs_range').as('smallest'))
