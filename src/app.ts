@@ -11,7 +11,8 @@ import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerFactory } from 'fastify'
 import lightMyRequest from 'light-my-request'
 import { auditRoutes } from './audit/audit.routes.js'
@@ -53,6 +54,7 @@ import type { PoolRuntime } from './runtime/pool-runtime.js'
 import type { ServingPort } from './serving-port.js'
 import { buildServices, type Services } from './services.js'
 import { settleBeforeReading } from './settle.js'
+import { createStreams, type Streams } from './streams/streams.js'
 import { uiRoutes } from './ui/ui.routes.js'
 import { v1Routes } from './v1/v1.routes.js'
 
@@ -83,6 +85,8 @@ declare module 'fastify' {
     healthChecks: HealthChecker
     /** Pools as code: plan, apply and export a declared state (CONFIG_FILE is applied through it at start). */
     declared: DeclaredService
+    /** WebSocket streams through the pools (their counts for the status record and metrics). */
+    streams: Streams
   }
 }
 
@@ -135,10 +139,25 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     log: app.log,
     closing: connections.closing
   })
+  const streams = createStreams({
+    registry: services.streams,
+    runtime: services.runtime,
+    pipelines: services.pipelines,
+    poolNames: services.poolNames,
+    tokens: config.authTokens,
+    failures,
+    client: clientAddress(trustProxyOption(config.trustProxy)),
+    log: app.log
+  })
+  app.decorate('streams', streams)
+  // Once every plugin has added its own (the v1 routes' WebSocket), upgrades to a pool's URLs are the streams'.
+  app.addHook('onReady', async () => { streamUpgrades(app.server, streams, true) })
+  app.addHook('preClose', async () => { await streams.close() })
   if (deps.dataPlanePort !== undefined) {
     const plane = front.plane
     const server = deps.dataPlanePort.serverFactory((request, response) => { plane.servePort(request, response) }, {})
     connections.guard(server, config)
+    streamUpgrades(server, streams, false)
     app.addHook('onClose', async () => { await new Promise((resolve) => server.close(resolve)) })
   }
   await registerPlugins(app, config, services, failures)
@@ -147,6 +166,22 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   // Fastify closes only a server it listened on; added last, this runs before the background jobs' close.
   if (deps.serverFactory !== undefined) app.addHook('onClose', async () => { await new Promise((resolve) => app.server.close(resolve)) })
   return app
+}
+
+/**
+ * Upgrades to a pool's URLs go to the streams; the others to the listeners the
+ * server had (`others`: the v1 routes' WebSocket plugin on PORT), or, with none,
+ * nowhere (PROXY_PORT serves the data plane alone: its socket is closed).
+ */
+function streamUpgrades (server: Server, streams: Streams, others: boolean): void {
+  const listeners = others ? server.listeners('upgrade') as Array<(request: IncomingMessage, socket: Duplex, head: Buffer) => void> : []
+  server.removeAllListeners('upgrade')
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const target = streams.target(request)
+    if (target !== undefined) streams.upgrade(request, socket, head, target)
+    else if (listeners.length === 0) socket.destroy()
+    else for (const listener of listeners) listener.call(server, request, socket, head)
+  })
 }
 
 /**

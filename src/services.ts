@@ -32,6 +32,7 @@ import { createOutcomeService } from './rotation/outcome.service.js'
 import { createRotationService } from './rotation/rotation.service.js'
 import { healthAt } from './rules/health.js'
 import { createPoolRuntime } from './runtime/pool-runtime.js'
+import { createStreamRegistry } from './streams/stream-registry.js'
 
 /** The settings the services read. */
 export type ServicesConfig = Pick<Config,
@@ -138,7 +139,10 @@ export function buildServices ({ config, database, now, random, warn }: Services
   const poolNames = createPoolNames({ database, runtime })
   // What the data plane runs: each pool's stages, compiled per change of the pool.
   const pipelines = createPipelines({ runtime, cache: proxy, attempts: uncached, heads })
-  return { metrics, audit, providers, refusals, pools, members, activity, rotation, outcomes, explain, runtime, healthChecks, declared, hub, uncached, proxy, pipelines, poolNames, chunks, chunkSearch, housekeeping }
+  // This process's WebSocket streams: their bounds, and what the status records and metrics show of them.
+  const streams = createStreamRegistry()
+  metrics.streamsFrom(() => streams.poolIds().map((poolId) => ({ poolId, ...streams.counts(poolId) })))
+  return { metrics, streams, audit, providers, refusals, pools, members, activity, rotation, outcomes, explain, runtime, healthChecks, declared, hub, uncached, proxy, pipelines, poolNames, chunks, chunkSearch, housekeeping }
 }
 
 export type Services = ReturnType<typeof buildServices>

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
+import WebSocket from 'ws'
 import { http, startServer } from './server-process.js'
+import { echoUpstream } from './ws-upstreams.js'
 
 describe('graceful shutdown', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sourcepool-shutdown-'))
@@ -49,6 +51,29 @@ describe('graceful shutdown', () => {
       assert.equal(status.total_rotations, acknowledged, `acknowledged ${acknowledged}, refused ${refused}`)
     } finally {
       await again.stop()
+    }
+  })
+
+  it('SIGTERM closes every stream with 1001 and exits 0', async () => {
+    const echo = await echoUpstream()
+    const server = await startServer({ DATABASE_URL: 'sqlite::memory:' })
+    try {
+      const pool = (await http('POST', `${server.url}/api/pools`, { name: 'streams', category: 'market' })).body.pool_id
+      const provider = (await http('POST', `${server.url}/api/providers`, { name: 'echo', base_url: echo.url.replace('ws:', 'http:') })).body.provider_id
+      await http('POST', `${server.url}/api/pools/${pool}/members`, { provider_id: provider })
+      const clients = await Promise.all([1, 2, 3].map(async () => {
+        const ws = new WebSocket(`${server.url.replace('http:', 'ws:')}/p/streams/`)
+        const closed = new Promise<number>((resolve) => ws.once('close', resolve))
+        await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
+        return { closed }
+      }))
+      const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve))
+      server.child.kill('SIGTERM')
+      assert.deepEqual(await Promise.all(clients.map(async (c) => await c.closed)), [1001, 1001, 1001])
+      assert.equal(await exited, 0)
+    } finally {
+      await server.stop()
+      await echo.close()
     }
   })
 })

@@ -94,6 +94,12 @@ export const lacksHost = (raw: IncomingMessage): boolean => raw.headers.host ===
 export const NO_HOST_DETAIL = 'Malformed request: an HTTP/1.1 request needs a Host header'
 
 /**
+ * Sockets handed over to a WebSocket stream (streams/streams.ts): a shutdown leaves
+ * them to the stream, which says goodbye with a close frame, instead of cutting them.
+ */
+export const handedOver = new WeakSet<object>()
+
+/**
  * Registers the connection rules on `app`: unknown routes are answered 404 before
  * their body is read (closing the connection when a body was announced, so it is
  * never read), and once the app is closing, connections whose request has not fully
@@ -133,6 +139,7 @@ export function guardConnections (app: FastifyInstance): ConnectionGuard {
   app.addHook('preClose', (done) => {
     closing = true
     for (const socket of sockets) {
+      if (handedOver.has(socket)) continue
       const request = socket._httpMessage?.req
       if (request === undefined || !request.complete) socket.destroy()
     }

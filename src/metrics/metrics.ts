@@ -43,6 +43,18 @@ const MAX_OBSERVED = 4096
 /** One node's head in one evm pool, for the head gauges. */
 export interface NodeHeadSample { readonly poolId: number, readonly provider: string | null, readonly head: number | null, readonly lag: number | null }
 
+/** One pool's streams in this process, for the stream metrics (streams/stream-registry.ts). */
+export interface StreamSample {
+  readonly poolId: number
+  readonly open: number
+  readonly subscriptions: number
+  /** Upstream sockets open, by provider id. */
+  readonly upstreams: ReadonlyMap<number, number>
+  readonly failovers: number
+  readonly messages_to_clients: number
+  readonly messages_to_upstreams: number
+}
+
 export function createMetrics (membersByHealth: () => Promise<Record<string, number>>) {
   const registry = new Registry()
   const registers = [registry]
@@ -189,9 +201,37 @@ export function createMetrics (membersByHealth: () => Promise<Record<string, num
   headGauge('sourcepool_member_head_block', 'The head block of each node of an evm pool in use, as its checks and answers told this process', (s) => s.head)
   headGauge('sourcepool_member_block_lag', "How many blocks each node of an evm pool in use is behind the pool's highest head", (s) => s.lag)
 
+  // WebSocket streams through the pools, as this process's stream registry counts them at a scrape (issue 37 item 6).
+  let streams: () => readonly StreamSample[] = () => []
+  const streamMetric = (Kind: typeof Gauge | typeof Counter, name: string, help: string, labelNames: string[], fill: (sample: StreamSample, put: (labels: Record<string, string>, value: number) => void) => void): void => {
+    // eslint-disable-next-line no-new -- registered through `registers`
+    new Kind({
+      name,
+      help,
+      labelNames,
+      registers,
+      collect (this: Gauge | Counter) {
+        this.reset()
+        for (const sample of streams()) fill(sample, (labels, value) => { if (this instanceof Gauge) this.set(labels, value); else this.inc(labels, value) })
+      }
+    })
+  }
+  streamMetric(Gauge, 'sourcepool_streams_open', 'WebSocket client streams open in each pool on this process', ['pool_id'], (s, put) => { put({ pool_id: String(s.poolId) }, s.open) })
+  streamMetric(Gauge, 'sourcepool_stream_upstreams_open', 'Upstream WebSocket connections open, by pool and provider', ['pool_id', 'provider_id'], (s, put) => {
+    for (const [provider, count] of s.upstreams) put({ pool_id: String(s.poolId), provider_id: String(provider) }, count)
+  })
+  streamMetric(Gauge, 'sourcepool_stream_subscriptions', 'Upstream eth_subscribe subscriptions, each shared by its clients', ['pool_id'], (s, put) => { put({ pool_id: String(s.poolId) }, s.subscriptions) })
+  streamMetric(Counter, 'sourcepool_stream_failovers_total', 'Streams moved to another member after their upstream was lost', ['pool_id'], (s, put) => { put({ pool_id: String(s.poolId) }, s.failovers) })
+  streamMetric(Counter, 'sourcepool_stream_messages_total', 'Stream messages relayed, by direction (to_clients counts each client)', ['pool_id', 'direction'], (s, put) => {
+    put({ pool_id: String(s.poolId), direction: 'to_clients' }, s.messages_to_clients)
+    put({ pool_id: String(s.poolId), direction: 'to_upstreams' }, s.messages_to_upstreams)
+  })
+
   return {
     registry,
     events,
+    /** Where the stream metrics read the streams at a scrape. */
+    streamsFrom: (source: () => readonly StreamSample[]): void => { streams = source },
     /** Where the head gauges read the evm pools' heads at a scrape. */
     headsFrom: (source: () => readonly NodeHeadSample[]): void => { heads = source },
     checkEvents,

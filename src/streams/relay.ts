@@ -1,0 +1,210 @@
+/**
+ * An `http` pool's stream: client sockets relayed to one upstream socket, frame by
+ * frame, text as text and binary as binary. A relay with one client of its own
+ * (dedicated) has backpressure both ways: its upstream is paused while the client's
+ * send buffer is past half of `ws_send_buffer_bytes`, the client while the
+ * upstream's is. A shared relay (several clients of one path and subprotocol that
+ * send nothing, their credentials not forwarded: issue 37 item 4) fans each upstream
+ * message out to all and cannot pause for one: a client past `ws_send_buffer_bytes`
+ * is closed with 1013, the others go on. A shared relay's client that sends a
+ * message leaves it for a stream of its own (`leave`), unless it is the only one:
+ * then the relay becomes its own. When the upstream side closes, errors or misses
+ * its pong, the clients' sockets stay open: another member is chosen (restore.ts),
+ * the kept messages are sent to it again (`ws_replay`), then what was sent
+ * meanwhile, and the stream goes on.
+ */
+import type WebSocket from 'ws'
+import { watchIdle, watchUpstream } from './liveness.js'
+import { NO_MEMBER_CLOSE, restoreUpstream, type Restoring } from './restore.js'
+import type { StreamRegistry } from './stream-registry.js'
+import { keptForReplay, replayRule, type ReplayRule, type StreamSettings } from './stream-settings.js'
+import type { StreamMember } from './upstream-connect.js'
+import type { PickRuntime } from './upstream-pick.js'
+
+export interface Frame { readonly data: Buffer, readonly binary: boolean }
+
+/** Close codes an upstream ends a stream with that say nothing bad of the member. */
+const NORMAL_CLOSES = new Set([1000, 1001])
+
+/** What a relay is given. */
+export interface RelayDeps {
+  readonly registry: StreamRegistry
+  readonly restoring: Omit<Restoring, 'ended'>
+  readonly pool: StreamSettings
+  readonly runtime: PickRuntime
+  /** A shared relay: the clients that may still join it stop finding it (it is no longer shared). */
+  readonly unshare?: () => void
+  /** A shared relay's client that sent `frame` leaves for a stream of its own. */
+  readonly leave?: (client: WebSocket, address: string, frame: Frame) => void
+}
+
+interface Joined { readonly address: string, readonly uncount: () => void }
+
+/** Relays its clients to the upstream it was opened with, until the last one leaves. */
+export class Relay {
+  private upstream: WebSocket | undefined
+  private stopWatch = () => {}
+  private readonly stopIdle: () => void
+  private readonly rule: ReplayRule
+  private readonly opened = Date.now()
+  private lastActive = Date.now()
+  private sent = 0
+  private readonly clients = new Map<WebSocket, Joined>()
+  private readonly replay: Frame[] = []
+  private waiting: Frame[] = []
+  private waitingBytes = 0
+  private shared: boolean
+  private restoring = false
+  private paused = false
+  private ended = false
+
+  constructor (private readonly deps: RelayDeps, private member: StreamMember, socket: WebSocket) {
+    this.rule = replayRule(deps.pool.ws_replay)
+    this.shared = deps.unshare !== undefined
+    this.stopIdle = watchIdle(deps.pool.ws_idle_timeout_ms, () => this.lastActive, () => { this.end(1000, 'idle for ws_idle_timeout_ms') })
+    this.attach(member, socket)
+  }
+
+  /** True while more clients may join (shared, open, not ended). */
+  get joinable (): boolean { return this.shared && !this.ended }
+
+  /** Adds a client (the first, or one joining a shared relay); `first`: a message it sent before it came here. */
+  join (client: WebSocket, address: string, first?: Frame): void {
+    const joined: Joined = { address, uncount: this.deps.registry.opened(this.deps.restoring.poolId, address, { end: (code, reason) => { this.drop(client, code, reason) } }) }
+    this.clients.set(client, joined)
+    client.on('message', (data: Buffer, binary) => { this.fromClient(client, { data, binary }) })
+    client.on('close', () => { this.drop(client, 1000, '') })
+    client.on('error', () => {})
+    if (first !== undefined) this.fromClient(client, first)
+  }
+
+  /** Ends the stream for every client: `code` and `reason` to each still open, the upstream closed, the member let go. */
+  end (code: number, reason: string): void {
+    if (this.ended) return
+    this.ended = true
+    this.deps.unshare?.()
+    this.stopIdle()
+    this.detach()
+    for (const client of [...this.clients.keys()]) this.drop(client, code, reason)
+  }
+
+  /** One client leaves (closed with `code` when still open); the last one ends the stream. */
+  private drop (client: WebSocket, code: number, reason: string): void {
+    const joined = this.clients.get(client)
+    if (joined === undefined) return
+    this.clients.delete(client)
+    joined.uncount()
+    if (client.readyState === client.OPEN) client.close(code, reason)
+    else if (client.readyState === client.CONNECTING) client.terminate()
+    if (this.clients.size === 0) this.end(1000, '')
+  }
+
+  private attach (member: StreamMember, socket: WebSocket): void {
+    const { poolId } = this.deps.restoring
+    this.member = member
+    this.upstream = socket
+    this.deps.registry.upstream(poolId, member.provider_id, 1)
+    socket.on('message', (data: Buffer, binary) => { this.toClients({ data, binary }) })
+    socket.on('close', (code) => { if (this.upstream === socket) this.lost(NORMAL_CLOSES.has(code) ? undefined : `closed with ${code}`) })
+    socket.on('error', (error: Error & { code?: string }) => {
+      if (this.upstream === socket && error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') this.end(1009, 'an upstream message is larger than ws_max_message_bytes')
+    })
+    this.stopWatch = watchUpstream(socket, this.deps.pool.ws_ping_interval_ms, (why) => { if (this.upstream === socket) { socket.terminate(); this.lost(why) } })
+  }
+
+  /** Closes the upstream socket (if any) and lets its member go. */
+  private detach (): void {
+    const socket = this.upstream
+    if (socket === undefined) return
+    this.upstream = undefined
+    this.stopWatch()
+    if (socket.readyState === socket.OPEN) socket.close(1000)
+    else socket.terminate()
+    this.deps.registry.upstream(this.deps.restoring.poolId, this.member.provider_id, -1)
+    this.deps.runtime.release(this.member.id)
+  }
+
+  private fromClient (client: WebSocket, frame: Frame): void {
+    if (this.shared) {
+      if (this.clients.size > 1 && this.deps.leave !== undefined) {
+        const joined = this.clients.get(client) as Joined
+        this.clients.delete(client)
+        joined.uncount()
+        client.removeAllListeners('message')
+        client.removeAllListeners('close')
+        this.deps.leave(client, joined.address, frame)
+        return
+      }
+      this.shared = false
+      this.deps.unshare?.()
+    }
+    this.lastActive = Date.now()
+    const kept = keptForReplay(this.rule, this.sent++, Date.now() - this.opened)
+    if (kept) this.replay.push(frame)
+    const upstream = this.upstream
+    if (upstream !== undefined && !this.restoring) { this.send(upstream, client, frame); return }
+    if (kept) return
+    this.waitingBytes += frame.data.length
+    if (this.waitingBytes > this.deps.pool.ws_send_buffer_bytes) { this.end(1013, 'too much sent while the stream was being restored'); return }
+    this.waiting.push(frame)
+  }
+
+  private send (upstream: WebSocket, client: WebSocket | undefined, frame: Frame): void {
+    this.deps.registry.toUpstream(this.deps.restoring.poolId)
+    upstream.send(frame.data, { binary: frame.binary }, () => { if (client?.isPaused === true && upstream.bufferedAmount === 0) client.resume() })
+    if (client !== undefined && upstream.bufferedAmount > this.deps.pool.ws_send_buffer_bytes / 2) client.pause()
+  }
+
+  private toClients (frame: Frame): void {
+    this.lastActive = Date.now()
+    const limit = this.deps.pool.ws_send_buffer_bytes
+    let count = 0
+    for (const client of this.clients.keys()) {
+      if (client.readyState !== client.OPEN) continue
+      if (client.bufferedAmount > limit) { this.drop(client, 1013, 'the client fell behind: its send buffer is full'); continue }
+      client.send(frame.data, { binary: frame.binary }, this.shared ? undefined : this.drained)
+      count++
+      if (!this.shared && !this.paused && client.bufferedAmount > limit / 2) {
+        this.paused = true
+        this.upstream?.pause()
+      }
+    }
+    this.deps.registry.toClients(this.deps.restoring.poolId, count)
+  }
+
+  private readonly drained = (): void => {
+    if (!this.paused) return
+    const [client] = this.clients.keys()
+    if (client === undefined || client.bufferedAmount <= this.deps.pool.ws_send_buffer_bytes / 4) {
+      this.paused = false
+      this.upstream?.resume()
+    }
+  }
+
+  /** The upstream side is gone (`why`: a failure of the member's, undefined for a normal close): restore the stream on another member. */
+  private lost (why: string | undefined): void {
+    if (this.ended || this.restoring) return
+    const { poolId } = this.deps.restoring
+    const member = this.member
+    this.restoring = true
+    this.paused = false
+    if (why !== undefined) this.deps.runtime.report(poolId, member.provider_id, { success: false, error: `stream: ${why}` })
+    this.detach()
+    this.deps.registry.failedOver(poolId)
+    restoreUpstream({ ...this.deps.restoring, ended: () => this.ended }, member).then((next) => {
+      if (next === undefined) { this.end(NO_MEMBER_CLOSE, 'no member of the pool could take the stream over'); return }
+      if (this.ended) {
+        next.socket.close(1000)
+        this.deps.runtime.release(next.member.id)
+        return
+      }
+      this.attach(next.member, next.socket)
+      this.restoring = false
+      for (const frame of this.replay) this.send(next.socket, undefined, frame)
+      const waiting = this.waiting
+      this.waiting = []
+      this.waitingBytes = 0
+      for (const frame of waiting) this.send(next.socket, undefined, frame)
+    }, () => { this.end(1011, 'the stream could not be restored') })
+  }
+}

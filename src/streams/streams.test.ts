@@ -1,0 +1,213 @@
+/**
+ * WebSocket streams through an `http` pool (issue 37 items 1, 2, 5), end to end on
+ * real sockets: a client's stream through `/p/{name}/…` and `/api/pools/{id}/proxy/…`
+ * reaches the chosen member's WebSocket (path, query, subprotocol, the provider's
+ * credentials; never the client's token); when the member drops the stream, misses
+ * its pong or refuses the upgrade, another takes it over without the client seeing
+ * it, the subscription message replayed, and the history shows `stream_failover`;
+ * the bounds answer 429 before the upgrade and close with 1009 and 1000 as
+ * documented; a shutdown closes with 1001.
+ */
+import assert from 'node:assert/strict'
+import { after, afterEach, before, beforeEach, it } from 'node:test'
+import WebSocket from 'ws'
+import { poolOfUrls } from '../../test/fixtures.js'
+import { buildTestApp, describeOn, dialects, sqlite, type TestApp } from '../../test/helpers.js'
+import { echoUpstream, tickerUpstream, type TickerUpstream, type WsUpstream } from '../../test/ws-upstreams.js'
+import { openClient, until, type Client } from '../../test/ws-clients.js'
+
+/** The status of a refused upgrade. */
+async function refusal (url: string, headers: Record<string, string> = {}): Promise<{ status: number, body: any }> {
+  try {
+    const client = await openClient(url, [], headers)
+    client.ws.terminate()
+    throw new Error('the upgrade was taken')
+  } catch (error) {
+    const { status, body } = error as { status?: number, body?: string }
+    if (status === undefined) throw error
+    return { status, body: JSON.parse(body as string) }
+  }
+}
+
+const tickers = (messages: string[]) => messages.map((m) => JSON.parse(m)).filter((m) => m.channel === 'ticker')
+const SUBSCRIBE = JSON.stringify({ op: 'subscribe', channel: 'ticker', symbol: 'BTC-USD' })
+
+for (const dialect of dialects) {
+  describeOn(dialect, 'WebSocket streams through an http pool', () => {
+    let t: TestApp
+    let base: string
+    const ups: Array<WsUpstream | TickerUpstream> = []
+    before(async () => {
+      t = await buildTestApp(dialect)
+      await t.app.listen({ port: 0, host: '127.0.0.1' })
+      base = `ws://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
+    })
+    after(async () => { await t.close() })
+    afterEach(async () => { for (const up of ups.splice(0)) await up.close() })
+    let n = 0
+    let name: string
+    beforeEach(() => { name = `stream-${dialect.name}-${++n}` })
+
+    it('relays both ways through /p/{name} and the id route: path, query, subprotocol and the provider\'s credentials; never the client\'s token', async () => {
+      const echo = await echoUpstream({ protocols: ['v2.ticker'] })
+      ups.push(echo)
+      const { poolId } = await poolOfUrls(t, name, [echo.url.replace('ws:', 'http:')], {}, { auth_headers: { 'x-api-key': 'provider-key' } })
+      for (const url of [`${base}/p/${name}/ws/feed?x=1`, `${base}/api/pools/${poolId}/proxy/ws/feed?x=1`]) {
+        const client = await openClient(url, ['v1.ticker', 'v2.ticker'], { authorization: 'Bearer client-token', 'x-forwarded-host': 'evil.example' })
+        assert.equal(client.ws.protocol, 'v2.ticker')
+        client.ws.send('hello')
+        client.ws.send(Buffer.from([1, 2, 3]), { binary: true })
+        await until(() => client.messages.length === 2, 5_000, 'two echoes')
+        assert.equal(client.messages[0], 'hello')
+        client.ws.close()
+        assert.equal((await client.closed).code, 1005)
+      }
+      const seen = echo.connections[0]
+      assert.equal(seen?.path, '/ws/feed?x=1')
+      assert.deepEqual(seen?.protocolsAsked, ['v1.ticker', 'v2.ticker'])
+      assert.equal(seen?.headers['x-api-key'], 'provider-key')
+      assert.equal(seen?.headers.authorization, undefined)
+      assert.equal(seen?.headers['x-forwarded-host'], undefined)
+      assert.deepEqual(seen?.messages.map(String), ['hello', '\u0001\u0002\u0003'])
+    })
+
+    it('moves a dropped stream to another member without the client seeing it: the subscription replayed, ticks going on, stream_failover in the history', async () => {
+      const a = await tickerUpstream({ intervalMs: 10 })
+      const b = await tickerUpstream({ intervalMs: 10 })
+      ups.push(a, b)
+      const { poolId } = await poolOfUrls(t, name, [a.url, b.url].map((u) => u.replace('ws:', 'http:')), { rotation_strategy: 'priority' }, {}, true)
+      const client = await openClient(`${base}/p/${name}/`)
+      client.ws.send(SUBSCRIBE)
+      await until(() => tickers(client.messages).length >= 3, 5_000, 'ticks from the first member')
+      assert.equal(a.connections.length, 1)
+      a.dropAll()
+      // After the second member's 'subscribed' (the replayed subscription's answer), its ticks from seq 1.
+      const fromSecond = () => {
+        const all = client.messages.map((m) => JSON.parse(m) as { event?: string, channel?: string, seq?: number })
+        return all.slice(all.map((m) => m.event).lastIndexOf('subscribed'))
+      }
+      await until(() => b.connections.length === 1 && fromSecond().filter((m) => m.seq !== undefined).length >= 3, 5_000, 'ticks from the second member')
+      assert.deepEqual(fromSecond().filter((m) => m.seq !== undefined).slice(0, 3).map((m) => m.seq), [1, 2, 3])
+      assert.equal(client.messages.filter((m) => JSON.parse(m).event === 'subscribed').length, 2, 'one answer from each member: the client saw no close')
+      assert.deepEqual(b.connections[0]?.messages.map(String), [SUBSCRIBE])
+      assert.equal(client.ws.readyState, WebSocket.OPEN)
+      await t.app.runtime.flush()
+      const history = await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })
+      const moved = history.body.history.filter((r: { reason: string }) => r.reason === 'stream_failover')
+      assert.deepEqual(moved.map((r: { from_provider: string, to_provider: string }) => [r.from_provider, r.to_provider]), [[`${name}-0`, `${name}-1`]])
+      client.ws.close()
+    })
+
+    it('moves on from a member that refuses the upgrade or never answers its pings', async () => {
+      const a = await tickerUpstream({ intervalMs: 0 })
+      const b = await tickerUpstream({ intervalMs: 0 })
+      ups.push(a, b)
+      await poolOfUrls(t, name, [a.url, b.url].map((u) => u.replace('ws:', 'http:')), { rotation_strategy: 'priority', ws_ping_interval_ms: 1000 }, {}, true)
+      a.refuseUpgrades(403)
+      const first = await openClient(`${base}/p/${name}/ws/btc@ticker`)
+      assert.equal(b.connections.length, 1, 'the refused upgrade moved on')
+      first.ws.close()
+      a.acceptUpgrades()
+      await until(() => b.connections[0]?.closed !== undefined, 5_000, 'the first stream closed upstream')
+      b.stopPonging()
+      const second = await openClient(`${base}/p/${name}/ws/btc@ticker`)
+      const on = a.connections.length === 1 ? a : b
+      const other = on === a ? b : a
+      if (on === b) { b.refuseUpgrades(503) }
+      on.stopPonging()
+      await until(() => other.connections.some((c) => c.closed === undefined && c.path === '/ws/btc@ticker' && c !== on.connections.at(-1)), 6_000, 'the stream on another member after a missed pong')
+      assert.equal(second.ws.readyState, WebSocket.OPEN)
+      second.ws.close()
+    })
+
+    it('answers an upgrade no member can take as HTTP: 502 with the attempts, 503 with none, 404 for an unknown pool', async () => {
+      const a = await tickerUpstream({ intervalMs: 0 })
+      ups.push(a)
+      const { poolId } = await poolOfUrls(t, name, [a.url.replace('ws:', 'http:')])
+      a.refuseUpgrades(500)
+      const failed = await refusal(`${base}/p/${name}/`)
+      assert.equal(failed.status, 502)
+      assert.equal(failed.body.detail, `All providers failed for pool ${poolId}`)
+      assert.equal(failed.body.attempts[0].status_code, 500)
+      const empty = await t.request({ method: 'POST', url: '/api/pools', payload: { name: `${name}-empty`, category: 'market' } })
+      const none = await refusal(`${base}/p/${name}-empty/`)
+      assert.deepEqual(none, { status: 503, body: { detail: `No available providers in pool ${empty.body.pool_id as number}` } })
+      assert.deepEqual(await refusal(`${base}/p/nope-${name}/`), { status: 404, body: { detail: `Pool 'nope-${name}' not found` } })
+    })
+
+    it('holds the bounds: 429 before the upgrade past ws_max_streams and ws_max_streams_per_client, 1009 for a message too large either way, 1000 when idle', async () => {
+      const echo = await echoUpstream()
+      ups.push(echo)
+      const { poolId } = await poolOfUrls(t, name, [echo.url.replace('ws:', 'http:')], { ws_max_streams: 2, ws_max_streams_per_client: 1, ws_max_message_bytes: 1024, ws_idle_timeout_ms: 300 })
+      const one = await openClient(`${base}/p/${name}/`)
+      const perClient = await refusal(`${base}/p/${name}/`)
+      assert.equal(perClient.status, 429)
+      assert.equal(perClient.body.detail, `This client has 1 streams open in pool ${poolId}, its ws_max_streams_per_client`)
+      assert.equal((await t.request({ method: 'PUT', url: `/api/pools/${poolId}`, payload: { ws_max_streams_per_client: 5, ws_max_streams: 1 } })).status, 200)
+      const pool = await refusal(`${base}/p/${name}/`)
+      assert.equal(pool.status, 429)
+      assert.equal(pool.body.detail, `Pool ${poolId} has 1 streams open, its ws_max_streams`)
+      one.ws.send('x'.repeat(1025))
+      assert.equal((await one.closed).code, 1009)
+      const two = await openClient(`${base}/p/${name}/`)
+      echo.sendRaw(2048)
+      assert.equal((await two.closed).code, 1009)
+      const three = await openClient(`${base}/p/${name}/`)
+      three.ws.send('keep')
+      const idle = await three.closed
+      assert.deepEqual([idle.code, idle.reason], [1000, 'idle for ws_idle_timeout_ms'])
+    })
+
+    it('shares one upstream among clients of one path that send nothing; one that speaks gets its own; a client that falls behind is closed with 1013 while the others keep up', async () => {
+      const ticker = await tickerUpstream({ intervalMs: 0 })
+      ups.push(ticker)
+      const { poolId } = await poolOfUrls(t, name, [ticker.url.replace('ws:', 'http:')], { ws_send_buffer_bytes: 2 * 1024 * 1024 })
+      const clients = await Promise.all([1, 2, 3].map(async () => await openClient(`${base}/p/${name}/ws/eth@ticker`)))
+      assert.equal(ticker.connections.length, 1, 'one upstream for three')
+      ticker.tick()
+      await until(() => clients.every((c) => c.messages.length === 1), 5_000, 'the tick to all three')
+      const [slow, speaker, reader] = clients as [Client, Client, Client]
+      speaker.ws.send(SUBSCRIBE)
+      await until(() => ticker.connections.length === 2 && ticker.connections[1]?.messages.length === 1, 5_000, 'the speaker on its own upstream')
+      assert.deepEqual(ticker.connections[1]?.messages.map(String), [SUBSCRIBE])
+      assert.equal(ticker.connections[1]?.path, '/ws/eth@ticker')
+      const socket = (slow.ws as unknown as { _socket: { pause: () => void, resume: () => void } })._socket
+      socket.pause()
+      // A megabyte every 20 ms: the reader takes each as it comes, the paused client's pile grows past kernel buffers and ws_send_buffer_bytes.
+      for (let i = 0; i < 24; i++) {
+        ticker.sendRaw(1_000_000)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      await until(() => t.app.streams.registry.counts(poolId).open === 2, 20_000, 'the slow client dropped')
+      await until(() => reader.messages.length === 25, 20_000, 'every message to the reader')
+      socket.resume()
+      const closed = await slow.closed
+      assert.deepEqual([closed.code, closed.reason], [1013, 'the client fell behind: its send buffer is full'])
+      assert.equal(reader.ws.readyState, WebSocket.OPEN)
+      reader.ws.close()
+      speaker.ws.close()
+    })
+  })
+}
+
+it('asks for a client token before the upgrade: 401 without one, 403 for a read token, a stream for a client token', async () => {
+  const echo = await echoUpstream()
+  const t = await buildTestApp(sqlite, {}, { AUTH_TOKENS: 'grafana:read:read-secret-0123456789,app:client:client-secret-0123456789,ops:admin:admin-secret-0123456789', AUTH_FAILURE_LIMIT: 'off' })
+  try {
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const url = `ws://127.0.0.1:${(t.app.server.address() as { port: number }).port}/p/guarded/`
+    const admin = { authorization: 'Bearer admin-secret-0123456789' }
+    const pool = await t.request({ method: 'POST', url: '/api/pools', headers: admin, payload: { name: 'guarded', category: 'market' } })
+    const provider = await t.request({ method: 'POST', url: '/api/providers', headers: admin, payload: { name: 'echo', base_url: echo.url.replace('ws:', 'http:') } })
+    await t.request({ method: 'POST', url: `/api/pools/${pool.body.pool_id as number}/members`, headers: admin, payload: { provider_id: provider.body.provider_id } })
+    assert.deepEqual(await refusal(url), { status: 401, body: { detail: 'Not authenticated' } })
+    assert.deepEqual(await refusal(url, { authorization: 'Bearer read-secret-0123456789' }), { status: 403, body: { detail: 'Not enough permissions' } })
+    const client = await openClient(url, [], { authorization: 'Bearer client-secret-0123456789' })
+    assert.equal(echo.connections[0]?.headers.authorization, undefined, 'the token stays here')
+    client.ws.close()
+    await client.closed
+  } finally {
+    await t.close()
+    await echo.close()
+  }
+})
