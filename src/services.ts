@@ -72,7 +72,10 @@ export function buildServices ({ config, database, now, random, warn }: Services
   // data plane below (after the runtime, whose change listener must come after the read model's);
   // it is only asked once requests are served.
   const memberHeads = (poolId: number) => heads.heads(poolId)
-  const pools = createPoolService({ ...base, memberHeads })
+  // This process's WebSocket streams: their bounds, and what the status records and metrics show of them.
+  const streams = createStreamRegistry()
+  const streamCounts = (poolId: number) => streams.has(poolId) ? streams.counts(poolId) : undefined
+  const pools = createPoolService({ ...base, memberHeads, streamCounts })
   const members = createMemberService(base)
   const activity = createActivityService(base)
   const historyRetention = createHistoryRetention({ ...base, maxPerPool: config.historyMaxPerPool, maxAgeDays: config.historyMaxAgeDays })
@@ -139,8 +142,6 @@ export function buildServices ({ config, database, now, random, warn }: Services
   const poolNames = createPoolNames({ database, runtime })
   // What the data plane runs: each pool's stages, compiled per change of the pool.
   const pipelines = createPipelines({ runtime, cache: proxy, attempts: uncached, heads })
-  // This process's WebSocket streams: their bounds, and what the status records and metrics show of them.
-  const streams = createStreamRegistry()
   metrics.streamsFrom(() => streams.poolIds().map((poolId) => ({ poolId, ...streams.counts(poolId) })))
   return { metrics, streams, audit, providers, refusals, pools, members, activity, rotation, outcomes, explain, runtime, healthChecks, declared, hub, uncached, proxy, pipelines, poolNames, chunks, chunkSearch, housekeeping }
 }

@@ -2142,6 +2142,24 @@ export interface operations {
                                 /** @description requests whose failing attempt could not be retried because the retry budget was spent */
                                 budget_exhausted: number;
                             };
+                            /** @description WebSocket streams through the pool on the process that answered (see Streams); exact to within a second */
+                            streams: {
+                                /** @description WebSocket client streams open in the pool on the process that answered */
+                                open: number;
+                                /** @description upstream eth_subscribe subscriptions, each shared by its clients (an RPC pool's) */
+                                subscriptions: number;
+                                /** @description streams moved to another member after their upstream was lost, since the process started */
+                                failovers: number;
+                                /** @description messages relayed to clients (each client counted), since the process started */
+                                messages_to_clients: number;
+                                /** @description messages sent to upstreams, since the process started */
+                                messages_to_upstreams: number;
+                                /** @description upstream WebSocket connections open, by provider */
+                                upstreams: {
+                                    provider_id: number;
+                                    open: number;
+                                }[];
+                            };
                             members: {
                                 member_id: number;
                                 provider_id: number;
@@ -2648,6 +2666,24 @@ export interface operations {
                             hedges: number;
                             /** @description requests whose failing attempt could not be retried because the retry budget was spent */
                             budget_exhausted: number;
+                        };
+                        /** @description WebSocket streams through the pool on the process that answered (see Streams); exact to within a second */
+                        streams: {
+                            /** @description WebSocket client streams open in the pool on the process that answered */
+                            open: number;
+                            /** @description upstream eth_subscribe subscriptions, each shared by its clients (an RPC pool's) */
+                            subscriptions: number;
+                            /** @description streams moved to another member after their upstream was lost, since the process started */
+                            failovers: number;
+                            /** @description messages relayed to clients (each client counted), since the process started */
+                            messages_to_clients: number;
+                            /** @description messages sent to upstreams, since the process started */
+                            messages_to_upstreams: number;
+                            /** @description upstream WebSocket connections open, by provider */
+                            upstreams: {
+                                provider_id: number;
+                                open: number;
+                            }[];
                         };
                         members: {
                             member_id: number;

@@ -22,6 +22,7 @@ import { quotaAt, rateLimitUsage } from '../rules/quota.js'
 import { shownReplay } from '../rules/stream-settings.js'
 import { listMemberStatuses, type MemberStatusRow } from './member.repository.js'
 import { HEADS_VALID_MS, NO_HEADS, headFieldsOf, type MemberHeads } from './member-heads.js'
+import { NO_STREAMS, STREAMS_VALID_MS, streamsField, type StreamCountsOf } from './pool-streams.js'
 import type { PoolWithCurrent } from './pool.repository.js'
 import type { PoolStatusValue, PoolSummaryValue, Protocol } from './pool.schemas.js'
 
@@ -39,7 +40,7 @@ export interface BuiltStatus {
   readonly validUntil: number
 }
 
-function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], history: HistoryRecordValue[], now: Date, heads: MemberHeads): PoolStatusValue {
+function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], history: HistoryRecordValue[], now: Date, heads: MemberHeads, streams: StreamCountsOf): PoolStatusValue {
   // Only an evm pool's members carry heads: other pools keep the members' shape the original service's clients read.
   const headsOf = pool.protocol === 'evm' ? headFieldsOf(heads(pool.id), pool.max_block_lag) : undefined
   return {
@@ -89,6 +90,7 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], h
     },
     cache: cacheOf(pool),
     retries: { made: pool.proxy_retries, hedges: pool.proxy_hedges, budget_exhausted: pool.retry_budget_exhausted },
+    streams: streamsField(streams(pool.id)),
     members: members.map((m) => ({
       member_id: m.id,
       provider_id: m.provider_id,
@@ -167,7 +169,7 @@ export function nextChangeAt (members: readonly MemberStatusRow[], now: Date): n
 }
 
 /** The status record of `pool`, with health and quotas as of `now` (and, for an evm pool, its members' heads as `heads` knows them). */
-export function * buildPoolStatus (db: Db, pool: PoolWithCurrent, now: Date, heads: MemberHeads = NO_HEADS): Work<BuiltStatus> {
+export function * buildPoolStatus (db: Db, pool: PoolWithCurrent, now: Date, heads: MemberHeads = NO_HEADS, streams: StreamCountsOf = NO_STREAMS): Work<BuiltStatus> {
   const members = yield * listMemberStatuses(db, pool.id)
   // Members and the current provider already carry most names the history mentions.
   const known = new Map(members.map((m) => [m.provider_id, m.provider_name]))
@@ -181,14 +183,16 @@ export function * buildPoolStatus (db: Db, pool: PoolWithCurrent, now: Date, hea
   }
   const next = nextChangeAt(members, now)
   // Heads move without a write: an evm pool's record is rebuilt after a short while (member-heads.ts).
-  const validUntil = pool.protocol === 'evm' ? Math.min(next, now.getTime() + HEADS_VALID_MS) : next
-  return { record: toStatus(pool, members, history, now, heads), changeSeq: pool.change_seq, providerIds, validUntil }
+  const headsValid = pool.protocol === 'evm' ? Math.min(next, now.getTime() + HEADS_VALID_MS) : next
+  // So do streams: a pool that has had streams here is rebuilt after a short while too (pool-streams.ts).
+  const validUntil = streams(pool.id) === undefined ? headsValid : Math.min(headsValid, now.getTime() + STREAMS_VALID_MS)
+  return { record: toStatus(pool, members, history, now, heads, streams), changeSeq: pool.change_seq, providerIds, validUntil }
 }
 
 /** Status records for `pools`, in their order, with health and quotas as of `now`. */
-export function * buildPoolStatuses (db: Db, pools: readonly PoolWithCurrent[], now: Date, heads: MemberHeads = NO_HEADS): Work<PoolStatusValue[]> {
+export function * buildPoolStatuses (db: Db, pools: readonly PoolWithCurrent[], now: Date, heads: MemberHeads = NO_HEADS, streams: StreamCountsOf = NO_STREAMS): Work<PoolStatusValue[]> {
   const statuses: PoolStatusValue[] = []
-  for (const pool of pools) statuses.push((yield * buildPoolStatus(db, pool, now, heads)).record)
+  for (const pool of pools) statuses.push((yield * buildPoolStatus(db, pool, now, heads, streams)).record)
   return statuses
 }
 

@@ -220,6 +220,15 @@ export const PoolRetries = Type.Object({
   budget_exhausted: Type.Integer({ description: 'requests whose failing attempt could not be retried because the retry budget was spent' })
 })
 
+export const PoolStreams = Type.Object({
+  open: Type.Integer({ description: 'WebSocket client streams open in the pool on the process that answered' }),
+  subscriptions: Type.Integer({ description: "upstream eth_subscribe subscriptions, each shared by its clients (an RPC pool's)" }),
+  failovers: Type.Integer({ description: 'streams moved to another member after their upstream was lost, since the process started' }),
+  messages_to_clients: Type.Integer({ description: 'messages relayed to clients (each client counted), since the process started' }),
+  messages_to_upstreams: Type.Integer({ description: 'messages sent to upstreams, since the process started' }),
+  upstreams: Type.Array(Type.Object({ provider_id: Type.Integer(), open: Type.Integer() }), { description: 'upstream WebSocket connections open, by provider' })
+}, { description: 'WebSocket streams through the pool on the process that answered (see Streams); exact to within a second' })
+
 export const PoolStatus = Type.Object({
   pool_id: Type.Integer(),
   name: Type.String(),
@@ -265,6 +274,7 @@ export const PoolStatus = Type.Object({
   }),
   cache: PoolCache,
   retries: PoolRetries,
+  streams: PoolStreams,
   members: Type.Array(MemberStatus),
   recent_rotations: Type.Array(HistoryRecord)
 })

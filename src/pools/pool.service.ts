@@ -20,6 +20,7 @@ import type {
   CreatePoolInput, PoolCreatedValue, PoolDeletedValue, PoolListQueryValue, PoolUpdatedValue, UpdatePoolInput
 } from './pool.schemas.js'
 import type { MemberHeads } from './member-heads.js'
+import type { StreamCountsOf } from './pool-streams.js'
 import { createPoolReadModel, type ListBody } from './read-model.js'
 
 /** The error operations 3, 4 and 5 give for an unknown pool. */
@@ -72,12 +73,14 @@ export interface PoolServiceDeps {
   changes?: ChangeFeed
   /** The evm members' heads this process tracks, shown in their pools' status records (member-heads.ts). */
   memberHeads?: MemberHeads
+  /** This process's streams, shown in the pools' status records (pool-streams.ts). */
+  streamCounts?: StreamCountsOf
 }
 
 /** Builds the pool service over the database's work runner, a clock and the change feed. */
-export function createPoolService ({ database: handle, now, changes = NO_CHANGES, memberHeads }: PoolServiceDeps) {
+export function createPoolService ({ database: handle, now, changes = NO_CHANGES, memberHeads, streamCounts }: PoolServiceDeps) {
   const database = unitOfWork(handle, changes)
-  const statuses = createPoolReadModel({ database, now, changes, memberHeads })
+  const statuses = createPoolReadModel({ database, now, changes, memberHeads, streamCounts })
   return {
     async createPool (input: CreatePoolInput, actor: Actor): Promise<PoolCreatedValue> {
       const created = now()

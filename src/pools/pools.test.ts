@@ -116,8 +116,9 @@ for (const dialect of dialects) {
         const body = res.body
         assert.deepEqual(Object.keys(body).sort(), [
           'cache', 'category', 'created_at', 'current_provider', 'description', 'enabled', 'last_rotation', 'members', 'name',
-          'policy', 'pool_id', 'pool_name', 'recent_rotations', 'retries', 'rotation_strategy', 'total_rotations', 'updated_at'
+          'policy', 'pool_id', 'pool_name', 'recent_rotations', 'retries', 'rotation_strategy', 'streams', 'total_rotations', 'updated_at'
         ])
+        assert.deepEqual(body.streams, { open: 0, subscriptions: 0, failovers: 0, messages_to_clients: 0, messages_to_upstreams: 0, upstreams: [] })
         assert.deepEqual(body.policy, {
           failure_threshold: 3,
           cooldown_seconds: 30,

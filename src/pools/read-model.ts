@@ -43,6 +43,7 @@ import type { ChangeFeed } from '../changes.js'
 import type { Db } from '../db/types.js'
 import type { Work, WorkRunner } from '../db/work.js'
 import { NO_HEADS, type MemberHeads } from './member-heads.js'
+import { NO_STREAMS, type StreamCountsOf } from './pool-streams.js'
 import { buildPoolStatus, toPoolSummary } from './pool-status.js'
 import { findChangeSeq, findPool, listChangeSeqsOf, listEveryPoolChangeSeq } from './pool.repository.js'
 
@@ -76,6 +77,8 @@ export interface ReadModelDeps {
   changes: ChangeFeed
   /** The evm members' heads this process tracks (member-heads.ts); none when not given. */
   memberHeads?: MemberHeads
+  /** This process's streams (pool-streams.ts); none when not given. */
+  streamCounts?: StreamCountsOf
 }
 
 const LIST_OPEN = Buffer.from('{"pools":[')
@@ -97,10 +100,10 @@ export const CHECK_REBUILDS = 64
 /** Rounds of slices after which the answering check rebuilds whatever is stale (writes keep coming faster than slices). */
 const ROUNDS = 5
 
-function * rebuild (db: Db, id: number, at: Date, heads: MemberHeads): Work<Entry | undefined> {
+function * rebuild (db: Db, id: number, at: Date, heads: MemberHeads, streams: StreamCountsOf): Work<Entry | undefined> {
   const pool = yield * findPool(db, id)
   if (pool === undefined) return undefined
-  const built = yield * buildPoolStatus(db, pool, at, heads)
+  const built = yield * buildPoolStatus(db, pool, at, heads, streams)
   return {
     id,
     changeSeq: built.changeSeq,
@@ -152,6 +155,8 @@ interface ReadModelState {
   refreshing: Promise<void> | null
   /** The members' heads an evm pool's record shows. */
   readonly heads: MemberHeads
+  /** The streams a pool's record shows (pool-streams.ts). */
+  readonly streams: StreamCountsOf
 }
 
 /** A change told by this process: the pool's entry dropped (and the ids read again), or every entry showing the provider. */
@@ -218,7 +223,7 @@ function * checkPage (
   const rebuilt: Entry[] = []
   let torn = false
   for (const id of stale) {
-    const entry = yield * rebuild(db, id, at, state.heads)
+    const entry = yield * rebuild(db, id, at, state.heads, state.streams)
     // Deleted since the ids were read (PostgreSQL reads are not one snapshot).
     if (entry === undefined) {
       torn = true
@@ -271,7 +276,7 @@ function * rebuildSlice (db: Db, state: ReadModelState, ids: readonly number[], 
     const id = ids[next++] as number
     const entry = state.entries.get(id)
     if (entry !== undefined && fresh(entry, at)) continue
-    const built = yield * rebuild(db, id, at, state.heads)
+    const built = yield * rebuild(db, id, at, state.heads, state.streams)
     if (built !== undefined) state.entries.set(id, built)
     if (++rebuilt >= SLICE_POOLS || performance.now() >= until) break
   }
@@ -385,7 +390,7 @@ function * checkOne (db: Db, state: ReadModelState, id: number, token: string | 
     entry.checkedAt = token
     return entry.full
   }
-  const rebuilt = seq === undefined ? undefined : yield * rebuild(db, id, at, state.heads)
+  const rebuilt = seq === undefined ? undefined : yield * rebuild(db, id, at, state.heads, state.streams)
   if (rebuilt === undefined) {
     state.entries.delete(id)
     return undefined
@@ -396,7 +401,7 @@ function * checkOne (db: Db, state: ReadModelState, id: number, token: string | 
 }
 
 /** Builds the read model and starts following `changes`. */
-export function createPoolReadModel ({ database, now, changes, memberHeads = NO_HEADS }: ReadModelDeps) {
+export function createPoolReadModel ({ database, now, changes, memberHeads = NO_HEADS, streamCounts = NO_STREAMS }: ReadModelDeps) {
   const changeToken = database.changeToken ?? (() => null)
   const state: ReadModelState = {
     entries: new Map(),
@@ -406,7 +411,8 @@ export function createPoolReadModel ({ database, now, changes, memberHeads = NO_
     segments: { full: new Map(), summary: new Map() },
     generation: 0,
     refreshing: null,
-    heads: memberHeads
+    heads: memberHeads,
+    streams: streamCounts
   }
   changes.listen((change) => { forget(state, change) })
 

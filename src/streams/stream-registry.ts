@@ -96,6 +96,9 @@ export function createStreamRegistry () {
       }
     },
 
+    /** Whether `poolId` has had streams on this process (its counts move then). */
+    has: (poolId: number): boolean => pools.has(poolId),
+
     /** Every pool with streams counted, for Prometheus. */
     poolIds: (): number[] => [...pools.keys()],
 

@@ -18,6 +18,8 @@ import { browserSkip, collectErrors, launchBrowser, screenshot } from '../../tes
 import { buildTestApp, describeOn, dialects, sqlite, type TestApp } from '../../test/helpers.js'
 import { startServer, type ServerProcess } from '../../test/server-process.js'
 import { json, upstream, type Upstream } from '../../test/upstreams.js'
+import { openClient } from '../../test/ws-clients.js'
+import { echoUpstream } from '../../test/ws-upstreams.js'
 
 const ADMIN = 'admin-secret-0123456789'
 const READER = 'reader-secret-0123456789'
@@ -274,6 +276,27 @@ describe('the dashboard in Chromium: the cache and the providers\' own signals',
     await page.locator(`tr[data-member="${ids.keyed}"] .health[data-state="healthy"]`).waitFor({ timeout: 5000 })
     assert.equal(await health(ids.keyed).getAttribute('data-cooldown'), null)
     await page.close()
+  })
+
+  it('shows a pool\'s open streams, upstream connections and failovers once it has had streams; a pool without shows none', async () => {
+    const echo = await echoUpstream()
+    try {
+      const provider = (await call('POST', '/api/providers', { name: 'echo-d', base_url: echo.url.replace('ws:', 'http:') })).provider_id
+      const pool = (await call('POST', '/api/pools', { name: 'streamed', category: 'market' })).pool_id
+      await call('POST', `/api/pools/${pool}/members`, { provider_id: provider })
+      const clients = await Promise.all([1, 2].map(async () => await openClient(`${server.url.replace('http:', 'ws:')}/p/streamed/feed`)))
+      const page = await open(`#/pools/${pool}`)
+      await page.locator('[data-fact="streams"]').waitFor()
+      assert.equal(await page.locator('[data-fact="streams"] dd').textContent(), '2 open · 1 upstream · 0 failovers')
+      await page.close()
+      for (const client of clients) client.ws.close()
+      const cached = await open(`#/pools/${ids.cached}`)
+      await cached.locator('[data-cache="ratio"]').waitFor()
+      assert.equal(await cached.locator('[data-fact="streams"]').count(), 0)
+      await cached.close()
+    } finally {
+      await echo.close()
+    }
   })
 
   it('passes axe-core\'s WCAG 2 A and AA checks with the new badges and cache facts shown', async () => {

@@ -142,6 +142,16 @@ function CacheFacts ({ cache }) {
     <div data-cache="saved"><dt>Quota saved</dt><dd class="num">${calls(cache.saved)}</dd></div>`
 }
 
+/** Whether the pool has had streams on the answering process (an older service sends no `streams`). */
+const hasStreams = (streams) => streams !== undefined && (streams.open > 0 || streams.failovers > 0 || streams.messages_to_clients > 0)
+
+/** A pool's WebSocket streams on the process that answered, once it has had any: open streams, upstream connections, failovers. */
+function StreamFacts ({ streams }) {
+  const upstreams = streams.upstreams.reduce((sum, one) => sum + one.open, 0)
+  return html`<div data-fact="streams"><dt><span class="explained" title="WebSocket streams through this pool on the instance that answered; several clients can share one upstream connection">Streams</span></dt>
+    <dd class="num">${streams.open} open <span class="muted">· ${upstreams} upstream${upstreams === 1 ? '' : 's'}${streams.subscriptions > 0 ? ` · ${streams.subscriptions} subscription${streams.subscriptions === 1 ? '' : 's'}` : ''} · ${streams.failovers} failover${streams.failovers === 1 ? '' : 's'}</span></dd></div>`
+}
+
 const PALETTE = ['#0b5cad', '#b35900', '#1a7f37', '#8250df', '#cf222e', '#1b7c83', '#6e5494', '#946300']
 
 function Charts ({ activity }) {
@@ -211,6 +221,7 @@ export function PoolPage ({ id, session }) {
         <div><dt>Last rotation</dt><dd>${ago(status.last_rotation, now)}</dd></div>
         <div><dt>Enabled</dt><dd>${status.enabled ? 'yes' : 'no'}</dd></div>
         ${cache === null ? null : html`<${CacheFacts} cache=${cache} />`}
+        ${hasStreams(status.streams) ? html`<${StreamFacts} streams=${status.streams} />` : null}
       </dl>
       ${alerts.length > 0 ? html`<ul class="alerts">${alerts.map((alert) => html`<li key=${alert}>${alert}</li>`)}</ul>` : null}
       <p class="next" data-next=${next.provider_id ?? ''}><strong>Next:</strong> ${next.explanation}</p>
