@@ -52,6 +52,8 @@ export class Relay {
   private readonly clients = new Map<WebSocket, Joined>()
   private readonly replay: Frame[] = []
   private waiting: Frame[] = []
+  /** Frames a lost upstream never took, sent again after the replay. */
+  private resend: Frame[] = []
   private waitingBytes = 0
   private shared: boolean
   private restoring = false
@@ -142,16 +144,29 @@ export class Relay {
     const kept = keptForReplay(this.rule, this.sent++, Date.now() - this.opened)
     if (kept) this.replay.push(frame)
     const upstream = this.upstream
-    if (upstream !== undefined && !this.restoring) { this.send(upstream, client, frame); return }
+    if (upstream !== undefined && !this.restoring) { this.send(upstream, client, frame, kept); return }
     if (kept) return
     this.waitingBytes += frame.data.length
     if (this.waitingBytes > this.deps.pool.ws_send_buffer_bytes) { this.end(1013, 'too much sent while the stream was being restored'); return }
     this.waiting.push(frame)
   }
 
-  private send (upstream: WebSocket, client: WebSocket | undefined, frame: Frame): void {
-    this.deps.registry.toUpstream(this.deps.restoring.poolId)
-    upstream.send(frame.data, { binary: frame.binary }, () => { if (client?.isPaused === true && upstream.bufferedAmount === 0) client.resume() })
+  /**
+   * Sends a client's frame upstream. One the upstream never took (its socket died under
+   * it) goes again to the member that takes the stream over, unless the replay sends it
+   * anyway (`kept`).
+   */
+  private send (upstream: WebSocket, client: WebSocket | undefined, frame: Frame, kept: boolean): void {
+    upstream.send(frame.data, { binary: frame.binary }, (error) => {
+      if (error != null) {
+        if (kept || this.ended) return
+        if (this.restoring || this.upstream === upstream || this.upstream === undefined) this.resend.push(frame)
+        else this.send(this.upstream, undefined, frame, false)
+        return
+      }
+      this.deps.registry.toUpstream(this.deps.restoring.poolId)
+      if (client?.isPaused === true && upstream.bufferedAmount === 0) client.resume()
+    })
     if (client !== undefined && upstream.bufferedAmount > this.deps.pool.ws_send_buffer_bytes / 2) client.pause()
   }
 
@@ -200,11 +215,12 @@ export class Relay {
       }
       this.attach(next.member, next.socket)
       this.restoring = false
-      for (const frame of this.replay) this.send(next.socket, undefined, frame)
-      const waiting = this.waiting
+      for (const frame of this.replay) this.send(next.socket, undefined, frame, true)
+      const waiting = [...this.resend, ...this.waiting]
+      this.resend = []
       this.waiting = []
       this.waitingBytes = 0
-      for (const frame of waiting) this.send(next.socket, undefined, frame)
+      for (const frame of waiting) this.send(next.socket, undefined, frame, false)
     }, () => { this.end(1011, 'the stream could not be restored') })
   }
 }

@@ -31,6 +31,7 @@ async function refusal (url: string, headers: Record<string, string> = {}): Prom
 
 const tickers = (messages: string[]) => messages.map((m) => JSON.parse(m)).filter((m) => m.channel === 'ticker')
 const SUBSCRIBE = JSON.stringify({ op: 'subscribe', channel: 'ticker', symbol: 'BTC-USD' })
+const SUBSCRIBE_ETH = JSON.stringify({ op: 'subscribe', channel: 'ticker', symbol: 'ETH-USD' })
 
 for (const dialect of dialects) {
   describeOn(dialect, 'WebSocket streams through an http pool', () => {
@@ -75,21 +76,27 @@ for (const dialect of dialects) {
       const a = await tickerUpstream({ intervalMs: 10 })
       const b = await tickerUpstream({ intervalMs: 10 })
       ups.push(a, b)
-      const { poolId, providers } = await poolOfUrls(t, name, [a.url, b.url].map((u) => u.replace('ws:', 'http:')), { rotation_strategy: 'priority' }, {}, true)
+      const { poolId, providers } = await poolOfUrls(t, name, [a.url, b.url].map((u) => u.replace('ws:', 'http:')), { rotation_strategy: 'priority', ws_replay: 1 }, {}, true)
       const client = await openClient(`${base}/p/${name}/`)
       client.ws.send(SUBSCRIBE)
       await until(() => tickers(client.messages).length >= 3, 5_000, 'ticks from the first member')
       assert.equal(a.connections.length, 1)
       a.dropAll()
-      // After the second member's 'subscribed' (the replayed subscription's answer), its ticks from seq 1.
-      const fromSecond = () => {
-        const all = client.messages.map((m) => JSON.parse(m) as { event?: string, channel?: string, seq?: number })
-        return all.slice(all.map((m) => m.event).lastIndexOf('subscribed'))
+      // Sent once the loss is known (while the stream moves, or just after): not a kept message (ws_replay 1), it still reaches the next member, after the replay.
+      await until(() => t.app.streams.registry.counts(poolId).failovers === 1, 5_000, 'the loss seen')
+      client.ws.send(SUBSCRIBE_ETH)
+      // After the second member's answer to the replayed subscription, its BTC ticks from seq 1.
+      const parsed = () => client.messages.map((m) => JSON.parse(m) as { event?: string, symbol?: string, seq?: number })
+      const btcFromSecond = () => {
+        const all = parsed()
+        return all.slice(all.map((m) => m.event === 'subscribed' && m.symbol === 'BTC-USD').lastIndexOf(true)).filter((m) => m.symbol === 'BTC-USD' && m.seq !== undefined)
       }
-      await until(() => b.connections.length === 1 && fromSecond().filter((m) => m.seq !== undefined).length >= 3, 5_000, 'ticks from the second member')
-      assert.deepEqual(fromSecond().filter((m) => m.seq !== undefined).slice(0, 3).map((m) => m.seq), [1, 2, 3])
-      assert.equal(client.messages.filter((m) => JSON.parse(m).event === 'subscribed').length, 2, 'one answer from each member: the client saw no close')
-      assert.deepEqual(b.connections[0]?.messages.map(String), [SUBSCRIBE])
+      await until(() => b.connections.length === 1 && btcFromSecond().length >= 3, 5_000, 'ticks from the second member')
+      assert.deepEqual(btcFromSecond().slice(0, 3).map((m) => m.seq), [1, 2, 3])
+      const answers = parsed().filter((m) => m.event === 'subscribed').map((m) => m.symbol)
+      assert.deepEqual(answers, ['BTC-USD', 'BTC-USD', 'ETH-USD'], 'the first member\'s answer, then the second\'s to the replay and to what was sent meanwhile: the client saw no close')
+      await until(() => b.connections[0]?.messages.length === 2, 5_000, 'the message sent meanwhile')
+      assert.deepEqual(b.connections[0]?.messages.map(String), [SUBSCRIBE, SUBSCRIBE_ETH])
       assert.equal(client.ws.readyState, WebSocket.OPEN)
       await t.app.runtime.flush()
       const history = await t.request({ method: 'GET', url: `/api/pools/${poolId}/history` })
@@ -99,7 +106,7 @@ for (const dialect of dialects) {
       const { messages_to_clients: toClients, messages_to_upstreams: toUpstreams, ...streams } = status.body.streams
       assert.deepEqual(streams, { open: 1, subscriptions: 0, failovers: 1, upstreams: [{ provider_id: providers[1], open: 1 }] })
       assert.ok(toClients >= 8, `messages to the client: ${toClients as number}`)
-      assert.equal(toUpstreams, 2, 'the subscription, then its replay')
+      assert.equal(toUpstreams, 3, 'the subscription, its replay, and the message sent meanwhile')
       const metrics = await (await fetch(`${base.replace('ws:', 'http:')}/metrics`)).text()
       assert.match(metrics, new RegExp(`sourcepool_streams_open\\{pool_id="${poolId}"\\} 1\n`))
       assert.match(metrics, new RegExp(`sourcepool_stream_failovers_total\\{pool_id="${poolId}"\\} 1\n`))
