@@ -203,6 +203,19 @@ for (const dialect of dialects) {
       reader.ws.close()
       speaker.ws.close()
     })
+
+    it('spends one use of the provider\'s quota per upstream connection: three clients sharing one spend one, a stream of its own one more', async () => {
+      const ticker = await tickerUpstream({ intervalMs: 0 })
+      ups.push(ticker)
+      const { poolId } = await poolOfUrls(t, name, [ticker.url.replace('ws:', 'http:')], {}, { rate_limit: { requests: 100, per: 'day' } })
+      const shared = await Promise.all([1, 2, 3].map(async () => await openClient(`${base}/p/${name}/ws/sol@ticker`)))
+      const own = await openClient(`${base}/p/${name}/ws/btc@ticker?depth=5`)
+      assert.equal(ticker.connections.length, 2)
+      await t.app.runtime.flush()
+      const status = await t.request({ method: 'GET', url: `/api/pools/${poolId}` })
+      assert.equal(status.body.members[0].quota.used, 2)
+      for (const client of [...shared, own]) client.ws.close()
+    })
   })
 }
 
