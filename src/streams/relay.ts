@@ -51,6 +51,7 @@ export class Relay {
   private sent = 0
   private readonly clients = new Map<WebSocket, Joined>()
   private readonly replay: Frame[] = []
+  private replayBytes = 0
   private waiting: Frame[] = []
   /** Frames a lost upstream never took, sent again after the replay. */
   private resend: Frame[] = []
@@ -141,8 +142,12 @@ export class Relay {
       this.deps.unshare?.()
     }
     this.lastActive = Date.now()
-    const kept = keptForReplay(this.rule, this.sent++, Date.now() - this.opened)
-    if (kept) this.replay.push(frame)
+    // Kept for replays as ws_replay says, within ws_send_buffer_bytes in all (a client cannot grow it without bound).
+    const kept = keptForReplay(this.rule, this.sent++, Date.now() - this.opened) && this.replayBytes + frame.data.length <= this.deps.pool.ws_send_buffer_bytes
+    if (kept) {
+      this.replay.push(frame)
+      this.replayBytes += frame.data.length
+    }
     const upstream = this.upstream
     if (upstream !== undefined && !this.restoring) { this.send(upstream, client, frame, kept); return }
     if (kept) return

@@ -11,15 +11,18 @@
  */
 import type WebSocket from 'ws'
 import type { Pipelines } from '../proxy/pipeline.js'
+import { MAX_BATCH_CALLS } from '../rules/jsonrpc.js'
 import { watchIdle } from './liveness.js'
 import { callPool, errorText, type CallOrigin } from './pool-calls.js'
 import { NO_MEMBER_CLOSE } from './restore.js'
 import type { StreamRegistry } from './stream-registry.js'
 import type { StreamSettings } from './stream-settings.js'
-import type { Hub, Sink } from './subscription-hub.js'
+import { LIMIT_EXCEEDED, type Hub, type Sink } from './subscription-hub.js'
 
 /** Calls of one stream in flight at once. */
 export const MAX_CALLS = 64
+/** Subscriptions one client stream may hold. */
+export const MAX_SUBSCRIPTIONS = 100
 
 type Call = { readonly jsonrpc?: unknown, readonly id?: unknown, readonly method?: unknown, readonly params?: unknown }
 
@@ -40,6 +43,7 @@ export interface SessionDeps {
 export class RpcSession implements Sink {
   private readonly subscriptions = new Map<string, Hub>()
   private inFlight = 0
+  private subscribing = 0
   private ended = false
   private lastActive = Date.now()
   private readonly stopIdle: () => void
@@ -102,6 +106,7 @@ export class RpcSession implements Sink {
   private async answer (data: Buffer, parsed: unknown): Promise<string | undefined> {
     const { origin } = this.deps
     if (Array.isArray(parsed)) {
+      if (parsed.length > MAX_BATCH_CALLS) return errorText(null, -32600, `Invalid Request: a batch of more than ${MAX_BATCH_CALLS} calls`)
       if (!parsed.some((call: Call) => SUBSCRIPTION_METHODS.has(call?.method as string))) return await callPool(this.deps.pipelines, origin, data.toString('utf8'), null)
       const answers = await Promise.all(parsed.map(async (call: Call) => await this.one(call, JSON.stringify(call))))
       const given = answers.filter((text) => text !== undefined)
@@ -127,6 +132,16 @@ export class RpcSession implements Sink {
 
   private async subscribe (call: Call): Promise<string> {
     if (!Array.isArray(call.params) || typeof call.params[0] !== 'string') return errorText(call.id, -32602, 'eth_subscribe needs a subscription name')
+    if (this.subscriptions.size + this.subscribing >= MAX_SUBSCRIPTIONS) return errorText(call.id, LIMIT_EXCEEDED, `a stream keeps at most ${MAX_SUBSCRIPTIONS} subscriptions`)
+    this.subscribing++
+    try {
+      return await this.made(call as Call & { params: unknown[] })
+    } finally {
+      this.subscribing--
+    }
+  }
+
+  private async made (call: Call & { params: unknown[] }): Promise<string> {
     const hub = this.deps.hub()
     const made = await hub.subscribe(call.params, this)
     if ('error' in made) return JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, error: made.error })

@@ -126,5 +126,38 @@ for (const dialect of dialects) {
         await twins.close()
       }
     })
+
+    it('speaks JSON-RPC over the socket: a parse error, a batch with a subscription inside, an unknown unsubscribe, a notification unanswered, and at most 100 subscriptions a stream', LIMIT, async () => {
+      const twins: Twins = await startTwins(1)
+      try {
+        const name = `evm-rpc-${dialect.name}`
+        await poolOfUrls(t, name, twins.nodes.map((n) => n.url), { protocol: 'evm' })
+        const client = await openClient(`${base}/p/${name}/`)
+        const ask = async (text: string) => {
+          const before = client.messages.length
+          client.ws.send(text)
+          await until(() => client.messages.length > before, 5_000, `an answer to ${text.slice(0, 60)}`)
+          return JSON.parse(client.messages[before] as string)
+        }
+        assert.deepEqual(await ask('{"jsonrpc":'), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })
+        const batch = await ask(JSON.stringify([
+          { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] },
+          { jsonrpc: '2.0', id: 2, method: 'eth_subscribe', params: ['newHeads'] },
+          { jsonrpc: '2.0', method: 'eth_chainId', params: [] }
+        ]))
+        assert.deepEqual(batch.map((a: { id: number }) => a.id), [1, 2], 'the notification has no answer')
+        assert.equal(batch[0].result, '0x539')
+        assert.match(batch[1].result, /^0x[0-9a-f]{32}$/)
+        assert.deepEqual(await ask(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'eth_unsubscribe', params: ['0x00'] })), { jsonrpc: '2.0', id: 3, result: false })
+        for (let i = 0; i < 99; i++) client.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 100 + i, method: 'eth_subscribe', params: ['logs', { topics: [`0x${i.toString(16).padStart(64, '0')}`] }] }))
+        await until(() => client.messages.length === 3 + 99, 20_000, 'the 99 subscriptions answered')
+        const refused = await ask(JSON.stringify({ jsonrpc: '2.0', id: 999, method: 'eth_subscribe', params: ['logs', {}] }))
+        assert.deepEqual(refused, { jsonrpc: '2.0', id: 999, error: { code: -32005, message: 'a stream keeps at most 100 subscriptions' } })
+        client.ws.close()
+        await client.closed
+      } finally {
+        await twins.close()
+      }
+    })
   })
 }

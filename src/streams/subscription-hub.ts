@@ -34,6 +34,11 @@ export interface Sink {
 /** A subscription's answer: the client's id, or the JSON-RPC error to give. */
 export type Subscribed = { readonly id: string } | { readonly error: { readonly code: number, readonly message: string } }
 
+/** Distinct upstream subscriptions one hub (a pool and path) keeps at most. */
+export const MAX_SHARED = 10_000
+/** EIP-1474's code for a limit exceeded. */
+export const LIMIT_EXCEEDED = -32005
+
 /** The longest an upstream eth_subscribe may take. */
 const SUBSCRIBE_TIMEOUT_MS = 10_000
 
@@ -93,6 +98,7 @@ export class Hub {
   async subscribe (params: unknown[], sink: Sink): Promise<Subscribed> {
     const key = canonical(params)
     let entry = this.shared.get(key)
+    if (entry === undefined && this.shared.size >= MAX_SHARED) return { error: { code: LIMIT_EXCEEDED, message: `this pool has ${MAX_SHARED} distinct subscriptions open, the most it keeps` } }
     if (entry === undefined) {
       entry = this.create(key, params)
       entry.made = this.make(entry)
