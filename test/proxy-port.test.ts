@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { json, upstream, type Upstream } from './upstreams.js'
+import { openClient, until } from './ws-clients.js'
+import { echoUpstream } from './ws-upstreams.js'
 import { freePort, http, runMain, startServer, type ServerProcess } from './server-process.js'
 
 describe('PROXY_PORT', () => {
@@ -50,6 +52,25 @@ describe('PROXY_PORT', () => {
       assert.match(answer.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/)
     }
     assert.equal((await fetch(`${proxyUrl}/api/pools/${poolId}/cache`, { method: 'DELETE' })).status, 404)
+  })
+
+  it('carries streams on PROXY_PORT, and no other upgrade (the v1 chat is PORT\'s)', async () => {
+    const echo = await echoUpstream()
+    try {
+      const provider = (await http('POST', `${service.url}/api/providers`, { name: 'echo', base_url: echo.url.replace('ws:', 'http:') })).body.provider_id
+      const pool = (await http('POST', `${service.url}/api/pools`, { name: 'feed', category: 'market-data' })).body.pool_id
+      await http('POST', `${service.url}/api/pools/${pool}/members`, { provider_id: provider })
+      const client = await openClient(`${proxyUrl.replace('http:', 'ws:')}/p/feed/`)
+      client.ws.send('ping')
+      await until(() => client.messages.length === 1, 5_000, 'the echo')
+      client.ws.close()
+      await client.closed
+      await assert.rejects(openClient(`${proxyUrl.replace('http:', 'ws:')}/api/v1/ws/chat`), /socket hang up|ECONNRESET/)
+      const chat = await openClient(`${service.url.replace('http:', 'ws:')}/api/v1/ws/chat`)
+      chat.ws.close()
+    } finally {
+      await echo.close()
+    }
   })
 
   it('answers what Node would answer bare as PORT does: malformed HTTP and an unmet Expect get a {"detail"} body and an id', async () => {
