@@ -147,7 +147,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     tokens: config.authTokens,
     failures,
     client: clientAddress(trustProxyOption(config.trustProxy)),
-    log: app.log
+    log: app.log,
+    random: deps.random
   })
   app.decorate('streams', streams)
   // Once every plugin has added its own (the v1 routes' WebSocket), upgrades to a pool's URLs are the streams'.

@@ -39,6 +39,13 @@ describe('HeadsContinuity', () => {
     assert.equal(out.length, 2 + MAX_FILL + 1)
   })
 
+  it('passes anything but a head as it is (a provider\'s null), and a log subscription the same', async () => {
+    const out: unknown[] = []
+    await new HeadsContinuity(async () => undefined, (h) => out.push(h)).accept(null)
+    new LogsContinuity({}, async () => [], (l) => out.push(l), undefined).accept('x')
+    assert.deepEqual(out, [null, 'x'])
+  })
+
   it('skips a block the pool could not give and goes on', async () => {
     const out: number[] = []
     const heads = new HeadsContinuity(async (_m, params) => Number(params[0]) === 3 ? undefined : head(Number(params[0])), (h) => out.push(Number((h as { number: string }).number)))

@@ -46,8 +46,10 @@ export class HeadsContinuity {
 
   constructor (private readonly fetch: Fetch, private readonly emit: Emit) {}
 
-  /** Delivers `head` (and the heads missed before it); resolves when they are out. */
-  async accept (head: Head): Promise<void> {
+  /** Delivers `head` (and the heads missed before it); resolves when they are out. Anything but a head passes as it is. */
+  async accept (given: unknown): Promise<void> {
+    if (typeof given !== 'object' || given === null) { this.emit(given); return }
+    const head = given as Head
     const n = numberOf(head.number)
     const hash = typeof head.hash === 'string' ? head.hash : undefined
     if (n === undefined || hash === undefined) { this.emit(head); return }
@@ -85,8 +87,10 @@ export class LogsContinuity {
   /** Sets the block the subscription began at (asked of the pool when it was made). */
   began (block: number | undefined): void { this.startBlock ??= block }
 
-  /** Delivers `log` unless it was delivered. */
-  accept (log: Log): void {
+  /** Delivers `log` unless it was delivered. Anything but a log passes as it is. */
+  accept (given: unknown): void {
+    if (typeof given !== 'object' || given === null) { this.emit(given); return }
+    const log = given as Log
     const n = numberOf(log.blockNumber)
     const key = `${String(log.blockHash)}/${String(log.transactionHash)}/${String(log.logIndex)}/${log.removed === true ? 1 : 0}`
     if (n !== undefined) {

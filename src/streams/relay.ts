@@ -4,24 +4,37 @@
  * (dedicated) has backpressure both ways: its upstream is paused while the client's
  * send buffer is past half of `ws_send_buffer_bytes`, the client while the
  * upstream's is. A shared relay (several clients of one path and subprotocol that
- * send nothing, their credentials not forwarded: issue 37 item 4) fans each upstream
- * message out to all and cannot pause for one: a client past `ws_send_buffer_bytes`
- * is closed with 1013, the others go on. A shared relay's client that sends a
- * message leaves it for a stream of its own (`leave`), unless it is the only one:
- * then the relay becomes its own. When the upstream side closes, errors or misses
- * its pong, the clients' sockets stay open: another member is chosen (restore.ts),
- * the kept messages are sent to it again (`ws_replay`), then what was sent
- * meanwhile, and the stream goes on.
+ * send nothing: issue 37 item 4) fans each upstream message out to all and cannot
+ * pause for one: a client past `ws_send_buffer_bytes` is closed with 1013, the
+ * others go on (while it has one client, it pauses as a dedicated one does). Each
+ * relay passes on at most TURN_MESSAGES upstream messages per turn of the event loop. A shared relay's client that sends a message leaves it for a stream
+ * of its own (`leave`), unless it is the only one: then the relay becomes its own.
+ * When the upstream side closes, errors or misses its pong, the clients' sockets
+ * stay open: another member is chosen (restore.ts), the kept messages are sent to it
+ * again (`ws_replay`), then what was sent meanwhile, and the stream goes on. A stream
+ * lost again soon after it moved waits longer each time before moving (so a member
+ * that closes every stream it is given is not called in a loop), and is closed with
+ * 1014 after MAX_QUICK_LOSSES such losses in a row.
  */
 import type WebSocket from 'ws'
 import { watchIdle, watchUpstream } from './liveness.js'
-import { NO_MEMBER_CLOSE, restoreUpstream, type Restoring } from './restore.js'
-import type { StreamRegistry } from './stream-registry.js'
+import { MAX_QUICK_LOSSES, NO_MEMBER_CLOSE, QUICK_LOSS_MS, restoreUpstream, type Restoring } from './restore.js'
+import type { OpenStream, StreamRegistry } from './stream-registry.js'
 import { keptForReplay, replayRule, type ReplayRule, type StreamSettings } from './stream-settings.js'
-import type { StreamMember } from './upstream-connect.js'
+import type { ClientAsk, StreamMember } from './upstream-connect.js'
 import type { PickRuntime } from './upstream-pick.js'
 
 export interface Frame { readonly data: Buffer, readonly binary: boolean }
+
+/** Upstream messages a relay passes on in one turn of the event loop before it lets others run. */
+const TURN_MESSAGES = 256
+
+/** A client's place in the registry (taken before its upgrade was answered): the stream it ends, its release, what it asked. */
+export interface Counted {
+  readonly slot: OpenStream
+  readonly uncount: () => void
+  readonly ask: ClientAsk
+}
 
 /** Close codes an upstream ends a stream with that say nothing bad of the member. */
 const NORMAL_CLOSES = new Set([1000, 1001])
@@ -35,10 +48,14 @@ export interface RelayDeps {
   /** A shared relay: the clients that may still join it stop finding it (it is no longer shared). */
   readonly unshare?: () => void
   /** A shared relay's client that sent `frame` leaves for a stream of its own. */
-  readonly leave?: (client: WebSocket, address: string, frame: Frame) => void
+  readonly leave?: (client: WebSocket, counted: Counted, frame: Frame) => void
 }
 
-interface Joined { readonly address: string, readonly uncount: () => void }
+interface Joined {
+  readonly counted: Counted
+  readonly onMessage: (data: Buffer, binary: boolean) => void
+  readonly onClose: () => void
+}
 
 /** Relays its clients to the upstream it was opened with, until the last one leaves. */
 export class Relay {
@@ -48,17 +65,21 @@ export class Relay {
   private readonly rule: ReplayRule
   private readonly opened = Date.now()
   private lastActive = Date.now()
+  private attachedAt = Date.now()
+  private quickLosses = 0
   private sent = 0
   private readonly clients = new Map<WebSocket, Joined>()
   private readonly replay: Frame[] = []
   private replayBytes = 0
   private waiting: Frame[] = []
+  private waitingBytes = 0
   /** Frames a lost upstream never took, sent again after the replay. */
   private resend: Frame[] = []
-  private waitingBytes = 0
   private shared: boolean
   private restoring = false
   private paused = false
+  /** Upstream messages relayed in this turn of the event loop. */
+  private turnMessages = 0
   private ended = false
 
   constructor (private readonly deps: RelayDeps, private member: StreamMember, socket: WebSocket) {
@@ -68,17 +89,22 @@ export class Relay {
     this.attach(member, socket)
   }
 
-  /** True while more clients may join (shared, open, not ended). */
+  /** True while more clients may join (shared, not ended). */
   get joinable (): boolean { return this.shared && !this.ended }
 
-  /** Adds a client (the first, or one joining a shared relay); `first`: a message it sent before it came here. */
-  join (client: WebSocket, address: string, first?: Frame): void {
-    const joined: Joined = { address, uncount: this.deps.registry.opened(this.deps.restoring.poolId, address, { end: (code, reason) => { this.drop(client, code, reason) } }) }
+  /** Adds a client, counted before it came (the first, or one joining a shared relay); `said`: what it sent before it came here. */
+  join (client: WebSocket, counted: Counted, said: readonly Frame[] = []): void {
+    counted.slot.end = (code, reason) => { this.drop(client, code, reason) }
+    const joined: Joined = {
+      counted,
+      onMessage: (data, binary) => { this.fromClient(client, { data, binary }) },
+      onClose: () => { this.drop(client, 1000, '') }
+    }
     this.clients.set(client, joined)
-    client.on('message', (data: Buffer, binary) => { this.fromClient(client, { data, binary }) })
-    client.on('close', () => { this.drop(client, 1000, '') })
+    client.on('message', joined.onMessage)
+    client.on('close', joined.onClose)
     client.on('error', () => {})
-    if (first !== undefined) this.fromClient(client, first)
+    for (const frame of said) this.fromClient(client, frame)
   }
 
   /** Ends the stream for every client: `code` and `reason` to each still open, the upstream closed, the member let go. */
@@ -93,19 +119,30 @@ export class Relay {
 
   /** One client leaves (closed with `code` when still open); the last one ends the stream. */
   private drop (client: WebSocket, code: number, reason: string): void {
-    const joined = this.clients.get(client)
+    const joined = this.unjoin(client)
     if (joined === undefined) return
-    this.clients.delete(client)
-    joined.uncount()
+    joined.counted.uncount()
     if (client.readyState === client.OPEN) client.close(code, reason)
     else if (client.readyState === client.CONNECTING) client.terminate()
     if (this.clients.size === 0) this.end(1000, '')
+  }
+
+  /** Takes a client off this relay (its own listeners only), resumed if it was paused here. */
+  private unjoin (client: WebSocket): Joined | undefined {
+    const joined = this.clients.get(client)
+    if (joined === undefined) return undefined
+    this.clients.delete(client)
+    client.off('message', joined.onMessage)
+    client.off('close', joined.onClose)
+    if (client.isPaused) client.resume()
+    return joined
   }
 
   private attach (member: StreamMember, socket: WebSocket): void {
     const { poolId } = this.deps.restoring
     this.member = member
     this.upstream = socket
+    this.attachedAt = Date.now()
     this.deps.registry.upstream(poolId, member.provider_id, 1)
     socket.on('message', (data: Buffer, binary) => { this.toClients({ data, binary }) })
     socket.on('close', (code) => { if (this.upstream === socket) this.lost(NORMAL_CLOSES.has(code) ? undefined : `closed with ${code}`) })
@@ -130,12 +167,8 @@ export class Relay {
   private fromClient (client: WebSocket, frame: Frame): void {
     if (this.shared) {
       if (this.clients.size > 1 && this.deps.leave !== undefined) {
-        const joined = this.clients.get(client) as Joined
-        this.clients.delete(client)
-        joined.uncount()
-        client.removeAllListeners('message')
-        client.removeAllListeners('close')
-        this.deps.leave(client, joined.address, frame)
+        const joined = this.unjoin(client) as Joined
+        this.deps.leave(client, joined.counted, frame)
         return
       }
       this.shared = false
@@ -154,16 +187,20 @@ export class Relay {
     this.waitingBytes += frame.data.length
     if (this.waitingBytes > this.deps.pool.ws_send_buffer_bytes) { this.end(1013, 'too much sent while the stream was being restored'); return }
     this.waiting.push(frame)
+    // Past half the bound, the client is read no further until the stream has moved.
+    if (this.waitingBytes > this.deps.pool.ws_send_buffer_bytes / 2) client.pause()
   }
 
   /**
    * Sends a client's frame upstream. One the upstream never took (its socket died under
    * it) goes again to the member that takes the stream over, unless the replay sends it
-   * anyway (`kept`).
+   * anyway (`kept`). A client paused for a slow upstream is read again once the
+   * upstream took everything, or failed.
    */
   private send (upstream: WebSocket, client: WebSocket | undefined, frame: Frame, kept: boolean): void {
     upstream.send(frame.data, { binary: frame.binary }, (error) => {
       if (error != null) {
+        if (client?.isPaused === true) client.resume()
         if (kept || this.ended) return
         if (this.restoring || this.upstream === upstream || this.upstream === undefined) this.resend.push(frame)
         else this.send(this.upstream, undefined, frame, false)
@@ -178,18 +215,30 @@ export class Relay {
   private toClients (frame: Frame): void {
     this.lastActive = Date.now()
     const limit = this.deps.pool.ws_send_buffer_bytes
+    // One client (dedicated, or alone on a shared relay) slows its provider down; several cannot, for one.
+    const alone = this.clients.size === 1
     let count = 0
     for (const client of this.clients.keys()) {
       if (client.readyState !== client.OPEN) continue
       if (client.bufferedAmount > limit) { this.drop(client, 1013, 'the client fell behind: its send buffer is full'); continue }
-      client.send(frame.data, { binary: frame.binary }, this.shared ? undefined : this.drained)
+      client.send(frame.data, { binary: frame.binary }, alone ? this.drained : undefined)
       count++
-      if (!this.shared && !this.paused && client.bufferedAmount > limit / 2) {
+      if (alone && !this.paused && client.bufferedAmount > limit / 2) {
         this.paused = true
         this.upstream?.pause()
       }
     }
     this.deps.registry.toClients(this.deps.restoring.poolId, count)
+    // A fast provider does not hold the event loop: after TURN_MESSAGES in one turn, its socket waits for the next.
+    if (++this.turnMessages === TURN_MESSAGES) {
+      this.upstream?.pause()
+      setImmediate(this.nextTurn)
+    }
+  }
+
+  private readonly nextTurn = (): void => {
+    this.turnMessages = 0
+    if (!this.paused) this.upstream?.resume()
   }
 
   private readonly drained = (): void => {
@@ -197,7 +246,7 @@ export class Relay {
     const [client] = this.clients.keys()
     if (client === undefined || client.bufferedAmount <= this.deps.pool.ws_send_buffer_bytes / 4) {
       this.paused = false
-      this.upstream?.resume()
+      if (this.turnMessages < TURN_MESSAGES) this.upstream?.resume()
     }
   }
 
@@ -206,12 +255,16 @@ export class Relay {
     if (this.ended || this.restoring) return
     const { poolId } = this.deps.restoring
     const member = this.member
+    this.quickLosses = Date.now() - this.attachedAt < QUICK_LOSS_MS ? this.quickLosses + 1 : 0
+    if (this.quickLosses >= MAX_QUICK_LOSSES) { this.end(NO_MEMBER_CLOSE, 'every member the stream moved to closed it at once'); return }
     this.restoring = true
     this.paused = false
+    // Clients paused for the lost upstream are read again: what they send waits for the next member.
+    for (const client of this.clients.keys()) if (client.isPaused) client.resume()
     if (why !== undefined) this.deps.runtime.report(poolId, member.provider_id, { success: false, error: `stream: ${why}` })
     this.detach()
     this.deps.registry.failedOver(poolId)
-    restoreUpstream({ ...this.deps.restoring, ended: () => this.ended }, member).then((next) => {
+    restoreUpstream({ ...this.deps.restoring, ended: () => this.ended }, member, undefined, this.quickLosses).then((next) => {
       if (next === undefined) { this.end(NO_MEMBER_CLOSE, 'no member of the pool could take the stream over'); return }
       if (this.ended) {
         next.socket.close(1000)
@@ -226,6 +279,7 @@ export class Relay {
       this.waiting = []
       this.waitingBytes = 0
       for (const frame of waiting) this.send(next.socket, undefined, frame, false)
+      for (const client of this.clients.keys()) if (client.isPaused) client.resume()
     }, () => { this.end(1011, 'the stream could not be restored') })
   }
 }

@@ -15,6 +15,11 @@ export const RESTORE_DEADLINE_MS = 30_000
 /** The close code of a stream no member could take over: 1014, "bad gateway" (RFC 6455 registry). */
 export const NO_MEMBER_CLOSE = 1014
 
+/** A loss this soon after the stream moved counts as a quick one: the next restore starts later. */
+export const QUICK_LOSS_MS = 5_000
+/** Quick losses in a row after which a stream is given up (1014). */
+export const MAX_QUICK_LOSSES = 8
+
 /** The wait before restore round `round` (≥ 1): full jitter over 100 ms · 2^(round−1), at most 5 s. */
 export function backoffMs (round: number, random: () => number): number {
   return Math.floor(random() * Math.min(5_000, 100 * 2 ** Math.min(round - 1, 10)))
@@ -31,12 +36,16 @@ export interface Restoring {
   readonly ended: () => boolean
 }
 
-/** A member that took the stream over and its open socket, or undefined when none did in time. */
-export async function restoreUpstream (r: Restoring, lost: StreamMember, deadlineMs = RESTORE_DEADLINE_MS): Promise<{ member: StreamMember, socket: WebSocket } | undefined> {
+/**
+ * A member that took the stream over and its open socket, or undefined when none did in
+ * time. `after`: how many times the stream was lost again soon after moving; the first
+ * try then waits as round `after` would.
+ */
+export async function restoreUpstream (r: Restoring, lost: StreamMember, deadlineMs = RESTORE_DEADLINE_MS, after = 0): Promise<{ member: StreamMember, socket: WebSocket } | undefined> {
   const deadline = Date.now() + deadlineMs
   const failed = { providerId: lost.provider_id, reason: STREAM_FAILOVER }
   let exclude = new Set([lost.provider_id])
-  for (let round = 0; !r.ended(); round++) {
+  for (let round = after; !r.ended(); round++) {
     if (round > 0) {
       const wait = Math.min(backoffMs(round, r.random), deadline - Date.now())
       if (wait < 0) return undefined

@@ -17,10 +17,13 @@ import { callPool, errorText, type CallOrigin } from './pool-calls.js'
 import { NO_MEMBER_CLOSE } from './restore.js'
 import type { StreamRegistry } from './stream-registry.js'
 import type { StreamSettings } from './stream-settings.js'
+import type { Counted } from './relay.js'
 import { LIMIT_EXCEEDED, type Hub, type Sink } from './subscription-hub.js'
 
 /** Calls of one stream in flight at once. */
 export const MAX_CALLS = 64
+/** Calls of a batch holding a subscription sent at once (a batch without one goes whole, as a POST). */
+const BATCH_CONCURRENCY = 16
 /** Subscriptions one client stream may hold. */
 export const MAX_SUBSCRIPTIONS = 100
 
@@ -49,8 +52,10 @@ export class RpcSession implements Sink {
   private readonly stopIdle: () => void
   private readonly uncount: () => void
 
-  constructor (private readonly deps: SessionDeps, private readonly client: WebSocket, clientAddress: string) {
-    this.uncount = deps.registry.opened(deps.poolId, clientAddress, this)
+  /** Serves `client`, counted in the registry before its upgrade was answered. */
+  constructor (private readonly deps: SessionDeps, private readonly client: WebSocket, counted: Counted) {
+    this.uncount = counted.uncount
+    counted.slot.end = (code, reason) => { this.end(code, reason) }
     client.on('message', (data: Buffer) => { this.received(data) })
     client.on('close', () => { this.end(1000, '') })
     client.on('error', () => {})
@@ -58,7 +63,9 @@ export class RpcSession implements Sink {
   }
 
   deliver (subscription: string, resultJson: string): void {
-    this.send(`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${subscription}","result":${resultJson}}}`)
+    const text = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${subscription}","result":${resultJson}}}`
+    if (text.length > this.deps.pool.ws_max_message_bytes && Buffer.byteLength(text) > this.deps.pool.ws_max_message_bytes) { this.end(1009, 'a notification is larger than ws_max_message_bytes'); return }
+    this.send(text)
   }
 
   abandoned (): void { this.end(NO_MEMBER_CLOSE, 'no member of the pool could take the subscriptions over') }
@@ -91,13 +98,21 @@ export class RpcSession implements Sink {
       this.send(errorText(null, -32700, 'Parse error'))
       return
     }
-    this.track(this.answer(data, parsed))
+    this.track(this.answer(data, parsed), parsed)
   }
 
-  /** Counts a call in flight, reading the socket no further while MAX_CALLS are. */
-  private track (work: Promise<string | undefined>): void {
+  /**
+   * Counts a call in flight, reading the socket no further while MAX_CALLS are; its
+   * answer goes back, or, when larger than ws_max_message_bytes, an error in its place.
+   */
+  private track (work: Promise<string | undefined>, parsed: unknown): void {
     if (++this.inFlight >= MAX_CALLS) this.client.pause()
-    work.then((text) => { if (text !== undefined) this.send(text) }, () => {}).finally(() => {
+    const limit = this.deps.pool.ws_max_message_bytes
+    work.then((text) => {
+      if (text === undefined) return
+      const id = Array.isArray(parsed) ? null : (parsed as Call | null)?.id
+      this.send(text.length > limit && Buffer.byteLength(text) > limit ? errorText(id, -32603, `the answer is larger than ws_max_message_bytes (${limit})`) : text)
+    }, () => {}).finally(() => {
       if (this.inFlight-- === MAX_CALLS && !this.ended) this.client.resume()
     })
   }
@@ -108,7 +123,11 @@ export class RpcSession implements Sink {
     if (Array.isArray(parsed)) {
       if (parsed.length > MAX_BATCH_CALLS) return errorText(null, -32600, `Invalid Request: a batch of more than ${MAX_BATCH_CALLS} calls`)
       if (!parsed.some((call: Call) => SUBSCRIPTION_METHODS.has(call?.method as string))) return await callPool(this.deps.pipelines, origin, data.toString('utf8'), null)
-      const answers = await Promise.all(parsed.map(async (call: Call) => await this.one(call, JSON.stringify(call))))
+      // Call by call, BATCH_CONCURRENCY at a time: a batch holding a subscription is not sent whole.
+      const answers: Array<string | undefined> = []
+      for (let i = 0; i < parsed.length; i += BATCH_CONCURRENCY) {
+        answers.push(...await Promise.all(parsed.slice(i, i + BATCH_CONCURRENCY).map(async (call: Call) => await this.one(call, JSON.stringify(call)))))
+      }
       const given = answers.filter((text) => text !== undefined)
       return given.length === 0 ? undefined : `[${given.join(',')}]`
     }

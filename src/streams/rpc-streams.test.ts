@@ -131,7 +131,7 @@ for (const dialect of dialects) {
       const twins: Twins = await startTwins(1)
       try {
         const name = `evm-rpc-${dialect.name}`
-        await poolOfUrls(t, name, twins.nodes.map((n) => n.url), { protocol: 'evm' })
+        const { poolId } = await poolOfUrls(t, name, twins.nodes.map((n) => n.url), { protocol: 'evm' })
         const client = await openClient(`${base}/p/${name}/`)
         const ask = async (text: string) => {
           const before = client.messages.length
@@ -155,6 +155,15 @@ for (const dialect of dialects) {
         assert.deepEqual(refused, { jsonrpc: '2.0', id: 999, error: { code: -32005, message: 'a stream keeps at most 100 subscriptions' } })
         client.ws.close()
         await client.closed
+        // An answer larger than ws_max_message_bytes: an error in its place, the stream open.
+        assert.equal((await t.request({ method: 'PUT', url: `/api/pools/${poolId}`, payload: { ws_max_message_bytes: 1024 } })).status, 200)
+        const small = await openClient(`${base}/p/${name}/`)
+        // Three blocks (each with its 512-byte bloom) in answer to a request of under 200 bytes.
+        small.ws.send(JSON.stringify(Array.from({ length: 3 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getBlockByNumber', params: ['0x0', false] }))))
+        await until(() => small.messages.length === 1, 5_000, 'the batch\'s answer')
+        assert.deepEqual(JSON.parse(small.messages[0] as string), { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'the answer is larger than ws_max_message_bytes (1024)' } })
+        assert.equal(small.ws.readyState, small.ws.OPEN)
+        small.ws.close()
       } finally {
         await twins.close()
       }

@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, it } from 'node:test'
-import WebSocket from 'ws'
+import WebSocket, { WebSocketServer } from 'ws'
 import { poolOfUrls } from '../../test/fixtures.js'
 import { buildTestApp, describeOn, dialects, sqlite, type TestApp } from '../../test/helpers.js'
 import { echoUpstream, tickerUpstream, type TickerUpstream, type WsUpstream } from '../../test/ws-upstreams.js'
@@ -216,27 +216,97 @@ for (const dialect of dialects) {
       assert.equal(status.body.members[0].quota.used, 2)
       for (const client of [...shared, own]) client.ws.close()
     })
+
+    it('counts a stream from its upgrade: upgrades still waiting for a slow member hold their place in the bounds', async () => {
+      const slow = new WebSocketServer({ port: 0, host: '127.0.0.1', verifyClient: (_info, done) => { setTimeout(() => { done(true) }, 300) } })
+      await new Promise((resolve) => slow.once('listening', resolve))
+      try {
+        const url = `http://127.0.0.1:${(slow.address() as { port: number }).port}`
+        await poolOfUrls(t, name, [url], { ws_max_streams: 3, ws_max_streams_per_client: 2 })
+        const tries = await Promise.allSettled(Array.from({ length: 10 }, async () => await openClient(`${base}/p/${name}/`)))
+        assert.equal(tries.filter((r) => r.status === 'fulfilled').length, 2)
+        assert.ok(tries.every((r) => r.status === 'fulfilled' || (r.reason as { status?: number }).status === 429))
+        for (const r of tries) if (r.status === 'fulfilled') r.value.ws.close()
+      } finally {
+        for (const ws of slow.clients) ws.terminate()
+        await new Promise((resolve) => slow.close(resolve))
+      }
+    })
+
+    it('refuses a handshake whose subprotocols repeat, before any member is asked', async () => {
+      const echo = await echoUpstream()
+      ups.push(echo)
+      await poolOfUrls(t, name, [echo.url.replace('ws:', 'http:')])
+      const refused = await refusal(`${base}/p/${name}/`, { 'sec-websocket-protocol': 'a, a' })
+      assert.deepEqual(refused, { status: 400, body: { detail: 'Malformed WebSocket upgrade: Sec-WebSocket-Protocol must list distinct tokens' } })
+      assert.equal(echo.connections.length, 0)
+    })
+
+    it('shares nothing of a client\'s own headers: a client with a key of its own gets its own connection, the shared one carries none', async () => {
+      const echo = await echoUpstream()
+      ups.push(echo)
+      await poolOfUrls(t, name, [echo.url.replace('ws:', 'http:')])
+      const keyed = await openClient(`${base}/p/${name}/feed`, [], { 'x-api-key': 'alice-secret' })
+      const plain = await Promise.all([1, 2].map(async () => await openClient(`${base}/p/${name}/feed`, [], { 'user-agent': 'app/1' })))
+      assert.equal(echo.connections.length, 2, 'the keyed client alone, the plain ones together')
+      assert.equal(echo.connections[0]?.headers['x-api-key'], 'alice-secret')
+      assert.equal(echo.connections[1]?.headers['x-api-key'], undefined)
+      assert.equal(echo.connections[1]?.headers['user-agent'], undefined, 'no client\'s headers on a shared connection')
+      // A plain client that speaks leaves for a connection of its own, with everything it said.
+      const [speaker] = plain as [Client, Client]
+      for (const text of ['one', 'two', 'three']) speaker.ws.send(text)
+      await until(() => speaker.messages.length === 3, 5_000, 'three echoes')
+      assert.deepEqual(speaker.messages, ['one', 'two', 'three'])
+      assert.equal(echo.connections[2]?.headers['user-agent'], 'app/1', 'its own connection carries its headers')
+      for (const c of [keyed, ...plain]) c.ws.close()
+    })
   })
 }
 
-it('asks for a client token before the upgrade: 401 without one, 403 for a read token, a stream for a client token', async () => {
-  const echo = await echoUpstream()
-  const t = await buildTestApp(sqlite, {}, { AUTH_TOKENS: 'grafana:read:read-secret-0123456789,app:client:client-secret-0123456789,ops:admin:admin-secret-0123456789', AUTH_FAILURE_LIMIT: 'off' })
+it('gives a stream up (1014) when every member closes it as soon as it moves, instead of moving it in a loop', async () => {
+  const closing = await Promise.all([1, 2].map(async () => {
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1' })
+    await new Promise((resolve) => server.once('listening', resolve))
+    server.on('connection', (ws) => { ws.on('message', () => { ws.close(1000) }) })
+    return server
+  }))
+  const t = await buildTestApp(sqlite, { random: () => 0 })
   try {
     await t.app.listen({ port: 0, host: '127.0.0.1' })
-    const url = `ws://127.0.0.1:${(t.app.server.address() as { port: number }).port}/p/guarded/`
-    const admin = { authorization: 'Bearer admin-secret-0123456789' }
-    const pool = await t.request({ method: 'POST', url: '/api/pools', headers: admin, payload: { name: 'guarded', category: 'market' } })
-    const provider = await t.request({ method: 'POST', url: '/api/providers', headers: admin, payload: { name: 'echo', base_url: echo.url.replace('ws:', 'http:') } })
-    await t.request({ method: 'POST', url: `/api/pools/${pool.body.pool_id as number}/members`, headers: admin, payload: { provider_id: provider.body.provider_id } })
-    assert.deepEqual(await refusal(url), { status: 401, body: { detail: 'Not authenticated' } })
-    assert.deepEqual(await refusal(url, { authorization: 'Bearer read-secret-0123456789' }), { status: 403, body: { detail: 'Not enough permissions' } })
-    const client = await openClient(url, [], { authorization: 'Bearer client-secret-0123456789' })
-    assert.equal(echo.connections[0]?.headers.authorization, undefined, 'the token stays here')
+    const { poolId } = await poolOfUrls(t, 'closing', closing.map((s) => `http://127.0.0.1:${(s.address() as { port: number }).port}`))
+    const client = await openClient(`ws://127.0.0.1:${(t.app.server.address() as { port: number }).port}/p/closing/`)
+    client.ws.send('subscribe')
+    const closed = await client.closed
+    assert.deepEqual([closed.code, closed.reason], [1014, 'every member the stream moved to closed it at once'])
+    assert.equal(t.app.streams.registry.counts(poolId).failovers, 7)
+  } finally {
+    await t.close()
+    for (const server of closing) await new Promise((resolve) => server.close(resolve))
+  }
+})
+
+it('reads a client paused for a stalled member again once the stream has moved: what it sends then arrives', async () => {
+  const stalled = new WebSocketServer({ port: 0, host: '127.0.0.1', autoPong: false })
+  await new Promise((resolve) => stalled.once('listening', resolve))
+  const echo = await echoUpstream()
+  stalled.on('connection', (ws) => { (ws as unknown as { _socket: { pause: () => void } })._socket.pause() })
+  const t = await buildTestApp(sqlite)
+  try {
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const urls = [`http://127.0.0.1:${(stalled.address() as { port: number }).port}`, echo.url.replace('ws:', 'http:')]
+    await poolOfUrls(t, 'stalled', urls, { rotation_strategy: 'priority', ws_ping_interval_ms: 1000, ws_send_buffer_bytes: 65536, ws_replay: 'none' }, {}, true)
+    const client = await openClient(`ws://127.0.0.1:${(t.app.server.address() as { port: number }).port}/p/stalled/`)
+    const big = 'x'.repeat(60_000)
+    for (let i = 0; i < 200; i++) client.ws.send(`${i}:${big}`)
+    await until(() => echo.connections.length === 1, 10_000, 'the stream on the second member')
+    await until(() => client.ws.bufferedAmount === 0, 10_000, 'everything the client sent taken')
+    client.ws.send('after')
+    await until(() => client.messages.includes('after'), 10_000, 'the echo of a message sent after the move')
     client.ws.close()
-    await client.closed
   } finally {
     await t.close()
     await echo.close()
+    for (const ws of stalled.clients) ws.terminate()
+    await new Promise((resolve) => stalled.close(resolve))
   }
 })

@@ -17,7 +17,7 @@ import type { Pipelines } from '../proxy/pipeline.js'
 import { HeadsContinuity, LogsContinuity, logsFilter } from './evm-continuity.js'
 import { watchUpstream } from './liveness.js'
 import { callHeaders, resultOf, type CallOrigin } from './pool-calls.js'
-import { restoreUpstream, type Restoring } from './restore.js'
+import { MAX_QUICK_LOSSES, QUICK_LOSS_MS, restoreUpstream, type Restoring } from './restore.js'
 import type { StreamRegistry } from './stream-registry.js'
 import type { StreamSettings } from './stream-settings.js'
 import type { ClientAsk, StreamMember } from './upstream-connect.js'
@@ -39,6 +39,11 @@ export const MAX_SHARED = 10_000
 /** EIP-1474's code for a limit exceeded. */
 export const LIMIT_EXCEEDED = -32005
 
+/** Notifications of one subscription waiting behind a fill, at most. */
+const MAX_QUEUED = 1_000
+/** The error a request gets when its upstream is lost before it answers. */
+const LOST = { code: -32603, message: 'the upstream stream was lost' }
+
 /** The longest an upstream eth_subscribe may take. */
 const SUBSCRIBE_TIMEOUT_MS = 10_000
 
@@ -49,8 +54,9 @@ interface Shared {
   readonly clients: Map<string, Sink>
   /** Resolves once the upstream answered the first subscribe. */
   made: Promise<Subscribed> | undefined
-  /** Deliveries in order (an evm fill holds the live ones behind it). */
+  /** Deliveries in order (an evm fill holds the live ones behind it), and how many wait. */
   chain: Promise<void>
+  queued: number
   readonly heads: HeadsContinuity | undefined
   readonly logs: LogsContinuity | undefined
 }
@@ -79,6 +85,10 @@ export class Hub {
   private connecting: Promise<boolean> | undefined
   private stopWatch = () => {}
   private restoring = false
+  /** While restoring: resolves once the stream is restored (true) or given up (false). */
+  private restored: Promise<boolean> | undefined
+  private attachedAt = 0
+  private quickLosses = 0
   private closed = false
   private nextId = 1
   private readonly pending = new Map<number, (answer: { result?: unknown, error?: { code: number, message: string } }) => void>()
@@ -131,7 +141,7 @@ export class Hub {
   private create (key: string, params: unknown[]): Shared {
     const evm = this.pool.protocol === 'evm'
     const fetch = async (method: string, p: unknown[]) => await resultOf(this.deps.pipelines, this.origin, method, p)
-    const emit = (result: unknown) => { this.fanOut(entry, JSON.stringify(result)) }
+    const emit = (result: unknown) => { this.fanOut(entry, JSON.stringify(result) ?? 'null') }
     const entry: Shared = {
       key,
       params,
@@ -139,6 +149,7 @@ export class Hub {
       clients: new Map(),
       made: undefined,
       chain: Promise.resolve(),
+      queued: 0,
       heads: evm && params[0] === 'newHeads' ? new HeadsContinuity(fetch, emit) : undefined,
       logs: evm && params[0] === 'logs' ? new LogsContinuity(logsFilter(params), fetch, emit, undefined) : undefined
     }
@@ -157,9 +168,14 @@ export class Hub {
       return { error: { code: -32603, message: 'no member of the pool could open a stream' } }
     }
     const answer = await this.request('eth_subscribe', entry.params)
+    // Asked of an upstream lost before it answered: the member that takes over makes it (resubscribe).
+    if (answer.error === LOST && await (this.restored ?? Promise.resolve(false)) && entry.upstreamId !== undefined) {
+      this.deps.registry.subscribed(this.poolId, 1)
+      return { id: entry.upstreamId }
+    }
     if (answer.error !== undefined || typeof answer.result !== 'string') {
       this.forget(entry)
-      return { error: answer.error ?? { code: -32603, message: 'the member gave no subscription id' } }
+      return { error: answer.error === undefined || answer.error === LOST ? { code: -32603, message: 'the member gave no subscription id' } : answer.error }
     }
     entry.upstreamId = answer.result
     this.byUpstream.set(answer.result, entry)
@@ -189,7 +205,8 @@ export class Hub {
 
   /** Opens the upstream socket if none is open; false when no member could. */
   private async connect (): Promise<boolean> {
-    if (this.socket !== undefined && !this.restoring) return true
+    if (this.restoring) return await (this.restored as Promise<boolean>)
+    if (this.socket !== undefined) return true
     if (this.connecting !== undefined) return await this.connecting
     this.connecting = (async () => {
       const picked = await pickUpstream(this.deps.runtime, this.poolId, this.ask, this.options)
@@ -204,6 +221,7 @@ export class Hub {
   private attach (member: StreamMember, socket: WebSocket): void {
     this.member = member
     this.socket = socket
+    this.attachedAt = Date.now()
     this.deps.registry.upstream(this.poolId, member.provider_id, 1)
     socket.on('message', (data: Buffer) => { this.fromUpstream(data) })
     socket.on('close', (code) => { if (this.socket === socket) this.lost(code === 1000 || code === 1001 ? undefined : `closed with ${code}`) })
@@ -258,15 +276,30 @@ export class Hub {
   }
 
   private deliver (entry: Shared, result: unknown): void {
-    if (entry.heads !== undefined) { const heads = entry.heads; entry.chain = entry.chain.then(async () => { await heads.accept(result as object) }); return }
-    if (entry.logs !== undefined) { const logs = entry.logs; entry.chain = entry.chain.then(() => { logs.accept(result as object) }); return }
-    this.fanOut(entry, JSON.stringify(result))
+    const { heads, logs } = entry
+    if (heads === undefined && logs === undefined) { this.fanOut(entry, JSON.stringify(result) ?? 'null'); return }
+    this.inOrder(entry, async () => { if (heads !== undefined) await heads.accept(result); else logs?.accept(result) })
+  }
+
+  /**
+   * Runs `step` after the entry's deliveries before it (a fill holds the live ones
+   * behind it). At most MAX_QUEUED wait: past that (heads coming faster than fills
+   * end) a notification is dropped, and the next head's fill brings back what it had.
+   */
+  private inOrder (entry: Shared, step: () => Promise<void>): void {
+    if (entry.queued >= MAX_QUEUED) return
+    entry.queued++
+    entry.chain = entry.chain.then(step).catch((error: unknown) => {
+      this.deps.log.warn({ err: error, pool_id: this.poolId }, 'a subscription\'s notification could not be delivered')
+    }).finally(() => { entry.queued-- })
   }
 
   /** The upstream socket is gone (`why`: the member's failure; undefined for a normal close): another member takes every subscription over. */
   private lost (why: string | undefined): void {
     if (this.closed || this.restoring) return
     const member = this.member as StreamMember
+    this.quickLosses = Date.now() - this.attachedAt < QUICK_LOSS_MS ? this.quickLosses + 1 : 0
+    if (this.quickLosses >= MAX_QUICK_LOSSES) { this.abandon(); return }
     this.restoring = true
     if (why !== undefined) this.deps.runtime.report(this.poolId, member.provider_id, { success: false, error: `stream: ${why}` })
     this.stopWatch()
@@ -274,17 +307,21 @@ export class Hub {
     this.deps.registry.upstream(this.poolId, member.provider_id, -1)
     this.deps.runtime.release(member.id)
     this.deps.registry.failedOver(this.poolId)
+    for (const answer of this.pending.values()) answer({ error: LOST })
+    this.pending.clear()
     for (const entry of this.shared.values()) { if (entry.upstreamId !== undefined) this.byUpstream.delete(entry.upstreamId); entry.upstreamId = undefined }
     const restoring: Restoring = { runtime: this.deps.runtime, poolId: this.poolId, ask: this.ask, options: this.options, random: this.deps.random, ended: () => this.closed || this.shared.size === 0 }
-    restoreUpstream(restoring, member).then(async (next) => {
-      if (next === undefined) { this.abandon(); return }
-      if (this.closed || this.shared.size === 0) { next.socket.close(1000); this.deps.runtime.release(next.member.id); this.restoring = false; this.disconnect(); return }
+    this.restored = restoreUpstream(restoring, member, undefined, this.quickLosses).then(async (next) => {
+      if (next === undefined) { this.abandon(); return false }
+      if (this.closed || this.shared.size === 0) { next.socket.close(1000); this.deps.runtime.release(next.member.id); this.restoring = false; this.disconnect(); return false }
       this.attach(next.member, next.socket)
       this.restoring = false
       await this.resubscribe()
+      return true
     }).catch((error: unknown) => {
       this.deps.log.warn({ err: error, pool_id: this.poolId }, 'a stream could not be restored')
       this.abandon()
+      return false
     })
   }
 
@@ -299,7 +336,7 @@ export class Hub {
       entry.upstreamId = answer.result
       this.byUpstream.set(answer.result, entry)
       const logs = entry.logs
-      if (logs !== undefined) entry.chain = entry.chain.then(async () => { await logs.fill() })
+      if (logs !== undefined) this.inOrder(entry, async () => { await logs.fill() })
     }
   }
 

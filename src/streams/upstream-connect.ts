@@ -76,14 +76,20 @@ export async function connectUpstream (
   }
   for (const name of HANDSHAKE) delete headers[name]
   const started = performance.now()
-  return await new Promise((resolve) => {
-    const socket = new WebSocket(url, [...ask.protocols], {
+  let socket: WebSocket
+  try {
+    socket = new WebSocket(url, [...ask.protocols], {
       headers: headers as Record<string, string>,
       maxPayload: options.maxPayload,
       handshakeTimeout: member.timeout_ms ?? HANDSHAKE_TIMEOUT_MS,
       perMessageDeflate: false,
       followRedirects: false
     })
+  } catch (error) {
+    // A URL or a subprotocol `ws` will not send (the handshake check lets none through).
+    return { kind: 'failed', error: (error as Error).message }
+  }
+  return await new Promise((resolve) => {
     let settled = false
     const settle = (result: Connected) => {
       if (settled) return
