@@ -1,10 +1,10 @@
 /**
  * Reads a V8 CPU profile (`.cpuprofile`, as node:inspector or `node --cpu-prof` writes it) into the
  * shares the streams benchmark prints when it profiles (BENCH_STREAMS_PROFILE): the process's busy
- * samples (idle left out) by where their code lives — each file of the service's src/, each file of a
- * package, Node's internals, the garbage collector — and the service's own functions with the share of
- * the samples they were on the stack for (their callees included), so a share can be named by file
- * and function.
+ * samples (idle left out) by where their code lives — each file of the service (dist/ when compiled),
+ * each file of a package, Node's internals, the garbage collector — and the service's own functions with
+ * the share of the samples they were on the stack for (their callees included), so a share can be named
+ * by file and function.
  */
 import { readFileSync } from 'node:fs'
 
@@ -22,15 +22,22 @@ export interface Share { readonly name: string, readonly share: number }
 /** A profile's busy samples by place (self time) and the service's own functions (their callees included). */
 export interface ProfileSummary { readonly busySamples: number, readonly byPlace: Share[], readonly ownFunctions: Share[] }
 
-/** Where a frame's code lives: `src/streams/relay.ts`, `ws/lib/sender.js`, `node:internal`, `(garbage collector)`. */
+/**
+ * Where a frame's code lives: `dist/streams/relay.js` (the compiled service: line numbers are dist's),
+ * `src/streams/relay.ts` (run through tsx), `ws/lib/sender.js`, `node:internal`, `(native) writev`,
+ * `(garbage collector)`.
+ */
 function placeOf (url: string, functionName: string): string {
-  if (url === '') return functionName.startsWith('(') ? functionName : '(native)'
-  const own = /\/(?:src|dist)\/(.+?)\.[cm]?[jt]s$/.exec(url)
-  if (own !== null && !url.includes('node_modules')) return `src/${own[1] as string}.ts`
+  // Native frames by name: the write syscalls (`writev`, `writeBuffer`) are most of a relay's time.
+  if (url === '') return functionName.startsWith('(') ? functionName : `(native) ${functionName === '' ? '(anonymous)' : functionName}`
+  const own = /\/((?:src|dist)\/.+)$/.exec(url)
+  if (own !== null && !url.includes('node_modules')) return own[1] as string
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.+)$/.exec(url)
   if (pkg !== null) return `${pkg[1] as string}/${pkg[2] as string}`
   return url.startsWith('node:') ? 'node:internal' : url
 }
+
+const isOwn = (place: string) => place.startsWith('dist/') || place.startsWith('src/')
 
 const sorted = (counts: Map<string, number>, total: number): Share[] =>
   [...counts].map(([name, n]) => ({ name, share: n / total })).sort((a, b) => b.share - a.share)
@@ -55,7 +62,7 @@ export function summarizeProfile (file: string): ProfileSummary {
       const frame = byId.get(at)?.callFrame
       if (frame === undefined) break
       const where = placeOf(frame.url, frame.functionName)
-      if (!where.startsWith('src/')) continue
+      if (!isOwn(where)) continue
       const name = `${frame.functionName === '' ? '(anonymous)' : frame.functionName} (${where}:${frame.lineNumber + 1})`
       if (seen.has(name)) continue
       seen.add(name)
