@@ -12,9 +12,11 @@
  * attempt, request() against dispatch), `failure-cost` (failure-cost.ts: CPU per request when every
  * member refuses the connection against the success path), issue 35's `dataplane` (dataplane.ts: the
  * data plane against reply-from, NGINX and a bare route in one table; BENCH_SERVICE_DIR adds another
- * checkout's build beside this one's) and issue 36's `rpc` (rpc.ts: an `eth_call` through jsonrpc and
+ * checkout's build beside this one's), issue 36's `rpc` (rpc.ts: an `eth_call` through jsonrpc and
  * evm pools against an http pool, a 50-call batch's CPU per call, and a kept `eth_chainId` against an
- * http cache HIT). BENCH_ONLY (or `npm run bench -- --only <parts>`) picks parts (comma-separated);
+ * http cache HIT), and issue 37's `streams` (streams.ts: WebSocket messages through an http pool against the
+ * upstream directly and a bare ws relay, the added latency, 1,000 open streams' memory and CPU per message).
+ * BENCH_ONLY (or `npm run bench -- --only <parts>`) picks parts (comma-separated);
  * BENCH_DURATION sets the seconds of each load (default 10).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -33,6 +35,7 @@ import { measureEventLoop } from './event-loop.js'
 import { CONNECTIONS, ONLY, DURATION as SECONDS } from './options.js'
 import { startScript, type Running } from './processes.js'
 import { measureRpc } from './rpc.js'
+import { measureStreams } from './streams.js'
 import { measureTargets, TARGET_JOBS, type TargetJob } from './targets.js'
 import { measureWorkers, printWorkers } from './workers.js'
 
@@ -264,7 +267,8 @@ const SECTIONS: Record<string, (dir: string) => Promise<void>> = {
   'rotate-cpu': standalone('rotate-in-process.ts'),
   engine: standalone('engine.ts'),
   dataplane: measureDataplane,
-  rpc: measureRpc
+  rpc: measureRpc,
+  streams: measureStreams
 }
 const PARTS = [...TARGET_JOBS, ...Object.keys(SECTIONS)]
 
