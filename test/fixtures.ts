@@ -137,3 +137,14 @@ export const FOUR_PROBLEMS = [
   '8: pools[0].rotation_strategy: must be one of "round_robin", "weighted", "priority", "least_used", "random", "least_latency", "least_outstanding", "consistent_hash"',
   "11: pools[0].members[1].provider: no provider 'ghost' is declared in this state"
 ]
+
+/** The pools' stream settings by default, written out as docs/api.md states them (and migration 022 gives existing pools). */
+export const DOCUMENTED_STREAM_DEFAULTS = {
+  ws_ping_interval_ms: 30_000,
+  ws_replay: 'first_second',
+  ws_max_streams: 1000,
+  ws_max_streams_per_client: 100,
+  ws_max_message_bytes: 1_048_576,
+  ws_send_buffer_bytes: 4_194_304,
+  ws_idle_timeout_ms: 300_000
+} as const

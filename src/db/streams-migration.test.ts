@@ -10,19 +10,11 @@ import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { sql } from 'kysely'
 import { acrossMigration, columnsOf, describeOn, dialects } from '../../test/helpers.js'
+import { DOCUMENTED_STREAM_DEFAULTS } from '../../test/fixtures.js'
 
 const AT = '2026-01-01T00:00:00.000Z'
 const POOL_FIELDS = ['ws_ping_interval_ms', 'ws_replay', 'ws_max_streams', 'ws_max_streams_per_client', 'ws_max_message_bytes', 'ws_send_buffer_bytes', 'ws_idle_timeout_ms'] as const
-/** The defaults as migration 022 gives them, written out: the API's (rules/stream-settings.ts) are held to them by stream-settings.test.ts in pools/. */
-const DEFAULTS = {
-  ws_ping_interval_ms: 30_000,
-  ws_replay: 'first_second',
-  ws_max_streams: 1000,
-  ws_max_streams_per_client: 100,
-  ws_max_message_bytes: 1_048_576,
-  ws_send_buffer_bytes: 4_194_304,
-  ws_idle_timeout_ms: 300_000
-}
+const DEFAULTS = DOCUMENTED_STREAM_DEFAULTS
 
 /** A provider row as the previous version inserted it: no ws_url. */
 const oldProvider = {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
-import { ISO_UTC, addMember, createPool, createProvider, rotateTimes } from '../../test/fixtures.js'
+import { DOCUMENTED_STREAM_DEFAULTS, ISO_UTC, addMember, createPool, createProvider, rotateTimes } from '../../test/fixtures.js'
 import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
 
 for (const dialect of dialects) {
@@ -141,13 +141,7 @@ for (const dialect of dialects) {
           head_check_interval_s: 5,
           max_block_lag: 5,
           broadcast_writes: false,
-          ws_ping_interval_ms: 30_000,
-          ws_replay: 'first_second',
-          ws_max_streams: 1000,
-          ws_max_streams_per_client: 100,
-          ws_max_message_bytes: 1_048_576,
-          ws_send_buffer_bytes: 4_194_304,
-          ws_idle_timeout_ms: 300_000
+          ...DOCUMENTED_STREAM_DEFAULTS
         })
         assert.deepEqual(body.cache, { ttl_seconds: 0, stale_seconds: 0, hits: 0, misses: 0, stale: 0, entries: 0, hit_ratio: 0 })
         assert.deepEqual(body.retries, { made: 0, hedges: 0, budget_exhausted: 0 })

@@ -12,23 +12,14 @@
  */
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, it } from 'node:test'
-import { createPool } from '../../test/fixtures.js'
+import { createPool, DOCUMENTED_STREAM_DEFAULTS } from '../../test/fixtures.js'
 import { buildTestApp, describeOn, dialects, type TestApp } from '../../test/helpers.js'
 
 const LIMITS = ['ws_ping_interval_ms', 'ws_max_streams', 'ws_max_streams_per_client', 'ws_max_message_bytes', 'ws_send_buffer_bytes', 'ws_idle_timeout_ms'] as const
 const FIELDS = [...LIMITS, 'ws_replay'] as const
 type Limits = Record<typeof LIMITS[number], number>
 
-/** The defaults, written out as docs/api.md states them (and migration 022 gives existing pools). */
-const DEFAULTS = {
-  ws_ping_interval_ms: 30_000,
-  ws_replay: 'first_second',
-  ws_max_streams: 1000,
-  ws_max_streams_per_client: 100,
-  ws_max_message_bytes: 1_048_576,
-  ws_send_buffer_bytes: 4_194_304,
-  ws_idle_timeout_ms: 300_000
-}
+const DEFAULTS = DOCUMENTED_STREAM_DEFAULTS
 const LOWEST: Limits = { ws_ping_interval_ms: 1000, ws_max_streams: 1, ws_max_streams_per_client: 1, ws_max_message_bytes: 1024, ws_send_buffer_bytes: 65_536, ws_idle_timeout_ms: 0 }
 const HIGHEST: Limits = {
   ws_ping_interval_ms: 3_600_000, ws_max_streams: 100_000, ws_max_streams_per_client: 100_000, ws_max_message_bytes: 16_777_216, ws_send_buffer_bytes: 67_108_864, ws_idle_timeout_ms: 86_400_000

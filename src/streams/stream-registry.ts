@@ -6,23 +6,16 @@
  * failovers and messages relayed each way since the process started.
  */
 
+import type { PoolStreamCounts } from '../pools/pool-streams.js'
+
 /** A client stream the registry can close. */
 export interface OpenStream {
   /** Ends the stream with a close frame `code` and `reason` to its client. */
   end: (code: number, reason: string) => void
 }
 
-/** What a pool's streams show (status record, metrics). */
-export interface StreamCounts {
-  readonly open: number
-  /** Upstream sockets open per provider id. */
-  readonly upstreams: ReadonlyMap<number, number>
-  /** Upstream subscriptions (an RPC pool's eth_subscribe, shared by the clients of one). */
-  readonly subscriptions: number
-  readonly failovers: number
-  readonly messages_to_clients: number
-  readonly messages_to_upstreams: number
-}
+/** What a pool's streams show (status record, metrics): pools/pool-streams.ts's shape. */
+export type StreamCounts = PoolStreamCounts
 
 interface PoolStreams {
   readonly streams: Set<OpenStream>
