@@ -9,11 +9,11 @@
  * Nothing claims to be ready before it is (docs/decisions.md). The server is Fastify's
  * (its serverFactory), with the connection limits Fastify would have given its own.
  */
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyServerFactory } from 'fastify'
 import type { Config } from './config.js'
-import { connectionOptions } from './http/connections.js'
+import { connectionOptions, rawAnswer } from './http/connections.js'
 import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.js'
 
 /** How long a request may wait for the service to start before it is answered 503 Starting. */
@@ -62,8 +62,7 @@ function answerStarting (request: IncomingMessage, response: ServerResponse): vo
 
 /** An upgrade (a WebSocket) asked for while starting: the same answer, written on its socket. */
 function refuseUpgrade (request: IncomingMessage, socket: Duplex): void {
-  const head = Object.entries(startingHeaders(request)).map(([name, value]) => `${name}: ${value}\r\n`).join('')
-  socket.end(`HTTP/1.1 503 ${STATUS_CODES[503]}\r\n${head}\r\n${STARTING_BODY}`)
+  socket.end(rawAnswer(503, startingHeaders(request), STARTING_BODY))
 }
 
 /** `host:port` as a person would type it (an IPv6 address in brackets). */

@@ -7,7 +7,7 @@
  * shape, an `x-request-id` and a log line carrying that id.
  */
 import { randomUUID } from 'node:crypto'
-import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http'
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { maskRequestTarget } from './redact.js'
@@ -23,9 +23,19 @@ export interface ConnectionLimits {
   readonly keepAliveTimeoutMs: number
 }
 
-const CLIENT_ERRORS: Record<string, [number, string, (limits: ConnectionLimits) => string]> = {
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', (l) => `Request timed out: the request must arrive within ${l.requestTimeoutMs} ms (headers within ${l.headersTimeoutMs} ms)`],
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', () => 'Request headers are too large']
+const CLIENT_ERRORS: Record<string, [number, (limits: ConnectionLimits) => string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, (l) => `Request timed out: the request must arrive within ${l.requestTimeoutMs} ms (headers within ${l.headersTimeoutMs} ms)`],
+  HPE_HEADER_OVERFLOW: [431, () => 'Request headers are too large']
+}
+
+/**
+ * An HTTP/1.1 answer written whole, for a raw socket Node's server no longer answers
+ * on (a connection's error, an upgrade): the status line, `headers` as given, `body`.
+ */
+export function rawAnswer (status: number, headers: Readonly<Record<string, string>>, body: string): string {
+  let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`
+  for (const name in headers) head += `${name}: ${headers[name] as string}\r\n`
+  return `${head}\r\n${body}`
 }
 
 /** The response a connection is busy with (Node keeps it there), if any. */
@@ -40,14 +50,13 @@ type HttpSocket = Socket & { _httpMessage?: { req?: IncomingMessage, headersSent
 function clientErrorHandler (limits: ConnectionLimits) {
   return function (this: FastifyInstance, error: Error & { code?: string }, socket: HttpSocket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return
-    const [status, reason, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request', () => 'Malformed request']
+    const [status, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [400, () => 'Malformed request']
     const id = requestIdGiven(socket._httpMessage?.req) ?? randomUUID()
     this.log.info({ reqId: id, res: { statusCode: status }, code: error.code, remoteAddress: socket.remoteAddress }, 'connection answered before routing')
     const body = JSON.stringify({ detail: detail(limits) })
     // A response already under way cannot be replaced; the connection just ends.
     if (socket.writable && socket._httpMessage?.headersSent !== true) {
-      socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`)
+      socket.write(rawAnswer(status, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'X-Request-Id': id, Connection: 'close' }, body))
     }
     socket.destroy()
   }
