@@ -22,7 +22,7 @@ import { quotaAt, rateLimitUsage } from '../rules/quota.js'
 import { shownReplay } from '../rules/stream-settings.js'
 import { listMemberStatuses, type MemberStatusRow } from './member.repository.js'
 import { HEADS_VALID_MS, NO_HEADS, headFieldsOf, type MemberHeads } from './member-heads.js'
-import { NO_STREAMS, STREAMS_VALID_MS, streamsField, type StreamCountsOf } from './pool-streams.js'
+import { NO_STREAMS, STREAMS_VALID_MS, streamsField, type PoolStreamCounts, type StreamCountsOf } from './pool-streams.js'
 import type { PoolWithCurrent } from './pool.repository.js'
 import type { PoolStatusValue, PoolSummaryValue, Protocol } from './pool.schemas.js'
 
@@ -40,7 +40,7 @@ export interface BuiltStatus {
   readonly validUntil: number
 }
 
-function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], history: HistoryRecordValue[], now: Date, heads: MemberHeads, streams: StreamCountsOf): PoolStatusValue {
+function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], history: HistoryRecordValue[], now: Date, heads: MemberHeads, streams: PoolStreamCounts | undefined): PoolStatusValue {
   // Only an evm pool's members carry heads: other pools keep the members' shape the original service's clients read.
   const headsOf = pool.protocol === 'evm' ? headFieldsOf(heads(pool.id), pool.max_block_lag) : undefined
   return {
@@ -90,7 +90,7 @@ function toStatus (pool: PoolWithCurrent, members: readonly MemberStatusRow[], h
     },
     cache: cacheOf(pool),
     retries: { made: pool.proxy_retries, hedges: pool.proxy_hedges, budget_exhausted: pool.retry_budget_exhausted },
-    streams: streamsField(streams(pool.id)),
+    streams: streamsField(streams),
     members: members.map((m) => ({
       member_id: m.id,
       provider_id: m.provider_id,
@@ -185,8 +185,9 @@ export function * buildPoolStatus (db: Db, pool: PoolWithCurrent, now: Date, hea
   // Heads move without a write: an evm pool's record is rebuilt after a short while (member-heads.ts).
   const headsValid = pool.protocol === 'evm' ? Math.min(next, now.getTime() + HEADS_VALID_MS) : next
   // So do streams: a pool that has had streams here is rebuilt after a short while too (pool-streams.ts).
-  const validUntil = streams(pool.id) === undefined ? headsValid : Math.min(headsValid, now.getTime() + STREAMS_VALID_MS)
-  return { record: toStatus(pool, members, history, now, heads, streams), changeSeq: pool.change_seq, providerIds, validUntil }
+  const counts = streams(pool.id)
+  const validUntil = counts === undefined ? headsValid : Math.min(headsValid, now.getTime() + STREAMS_VALID_MS)
+  return { record: toStatus(pool, members, history, now, heads, counts), changeSeq: pool.change_seq, providerIds, validUntil }
 }
 
 /** Status records for `pools`, in their order, with health and quotas as of `now`. */

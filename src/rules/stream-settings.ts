@@ -53,3 +53,13 @@ export function shownReplay (stored: string): Replay {
   if ((REPLAY_MODES as readonly string[]).includes(stored)) return stored as ReplayMode
   return /^(0|[1-9][0-9]{0,2})$/.test(stored) && Number(stored) <= MAX_REPLAY_MESSAGES ? Number(stored) : STREAM_DEFAULTS.ws_replay
 }
+
+/**
+ * Whether a client's `index`-th message (from 0), sent `sinceOpenMs` after its stream
+ * opened, is kept for replays under `replay`: none, the first N, or (`first_second`)
+ * those of the stream's first second.
+ */
+export function keptForReplay (replay: Replay, index: number, sinceOpenMs: number): boolean {
+  if (typeof replay === 'number') return index < replay
+  return replay === 'first_second' && sinceOpenMs <= 1_000
+}

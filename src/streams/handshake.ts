@@ -5,8 +5,9 @@
  * whether its headers let it share an upstream with others, and the HTTP answer
  * that refuses it (written on the raw socket, which is then closed).
  */
-import { STATUS_CODES, type IncomingMessage } from 'node:http'
+import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
+import { rawAnswer } from '../http/connections.js'
 import { REQUEST_ID_HEADER } from '../http/request-id.js'
 
 /** An RFC 7230 token (a subprotocol's name). */
@@ -49,11 +50,16 @@ export function shareable (headers: Record<string, unknown>): boolean {
   return true
 }
 
+/** A client's upgrade headers without the handshake's own (`Sec-WebSocket-*`): what goes on to a provider. */
+export function withoutHandshake (headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
+  const out: Record<string, string | string[] | undefined> = {}
+  for (const name in headers) if (!name.startsWith('sec-websocket-')) out[name] = headers[name]
+  return out
+}
+
 /** Writes an HTTP answer on a socket whose upgrade is refused, and closes it. */
 export function refuse (socket: Duplex, id: string, status: number, body: object, headers: Record<string, string> = {}): void {
   if (!socket.writable) { socket.destroy(); return }
   const text = JSON.stringify(body)
-  let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${REQUEST_ID_HEADER}: ${id}\r\nconnection: close\r\n`
-  for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`
-  socket.end(`${head}\r\n${text}`)
+  socket.end(rawAnswer(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), [REQUEST_ID_HEADER]: id, connection: 'close', ...headers }, text))
 }

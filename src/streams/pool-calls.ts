@@ -8,6 +8,8 @@
 import type { Pipelines } from '../proxy/pipeline.js'
 import { readBounded } from '../proxy/body-read.js'
 import type { AttemptLog } from '../proxy/forward.js'
+import { withoutHandshake } from './handshake.js'
+import type { ClientAsk } from './upstream-connect.js'
 
 /** The largest answer a stream takes from its pool for one call (the client's own message bound applies after). */
 export const CALL_ANSWER_LIMIT = 32 * 1024 * 1024
@@ -25,11 +27,9 @@ export interface CallOrigin {
   readonly requestId: string
 }
 
-/** A client's upgrade headers as its calls' headers: the handshake's own (`Sec-WebSocket-*`) left out. */
-export function callHeaders (headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
-  const out: Record<string, string | string[] | undefined> = {}
-  for (const name in headers) if (!name.startsWith('sec-websocket-')) out[name] = headers[name]
-  return out
+/** The calls of a stream asking `ask` of `poolId`: its client's headers without the handshake's own. */
+export function originOf (poolId: number, ask: ClientAsk): CallOrigin {
+  return { poolId, path: ask.path, headers: withoutHandshake(ask.headers), peer: ask.peer, protocol: ask.protocol, requestId: ask.requestId }
 }
 
 /** The JSON-RPC error text for a call the pool could not answer. */

@@ -18,9 +18,10 @@
  */
 import type WebSocket from 'ws'
 import { watchIdle, watchUpstream } from './liveness.js'
-import { MAX_QUICK_LOSSES, NO_MEMBER_CLOSE, QUICK_LOSS_MS, restoreUpstream, type Restoring } from './restore.js'
+import { MAX_QUICK_LOSSES, NO_MEMBER_CLOSE, quickLossesAfter, restoreUpstream, type Restoring } from './restore.js'
 import type { OpenStream, StreamRegistry } from './stream-registry.js'
-import { keptForReplay, replayRule, type ReplayRule, type StreamSettings } from './stream-settings.js'
+import { keptForReplay, shownReplay, type Replay } from '../rules/stream-settings.js'
+import type { StreamSettings } from './stream-settings.js'
 import type { ClientAsk, StreamMember } from './upstream-connect.js'
 import type { PickRuntime } from './upstream-pick.js'
 
@@ -62,7 +63,7 @@ export class Relay {
   private upstream: WebSocket | undefined
   private stopWatch = () => {}
   private readonly stopIdle: () => void
-  private readonly rule: ReplayRule
+  private readonly rule: Replay
   private readonly opened = Date.now()
   private lastActive = Date.now()
   private attachedAt = Date.now()
@@ -83,7 +84,7 @@ export class Relay {
   private ended = false
 
   constructor (private readonly deps: RelayDeps, private member: StreamMember, socket: WebSocket) {
-    this.rule = replayRule(deps.pool.ws_replay)
+    this.rule = shownReplay(deps.pool.ws_replay)
     this.shared = deps.unshare !== undefined
     this.stopIdle = watchIdle(deps.pool.ws_idle_timeout_ms, () => this.lastActive, () => { this.end(1000, 'idle for ws_idle_timeout_ms') })
     this.attach(member, socket)
@@ -174,9 +175,9 @@ export class Relay {
       this.shared = false
       this.deps.unshare?.()
     }
-    this.lastActive = Date.now()
+    const now = this.lastActive = Date.now()
     // Kept for replays as ws_replay says, within ws_send_buffer_bytes in all (a client cannot grow it without bound).
-    const kept = keptForReplay(this.rule, this.sent++, Date.now() - this.opened) && this.replayBytes + frame.data.length <= this.deps.pool.ws_send_buffer_bytes
+    const kept = keptForReplay(this.rule, this.sent++, now - this.opened) && this.replayBytes + frame.data.length <= this.deps.pool.ws_send_buffer_bytes
     if (kept) {
       this.replay.push(frame)
       this.replayBytes += frame.data.length
@@ -255,7 +256,7 @@ export class Relay {
     if (this.ended || this.restoring) return
     const { poolId } = this.deps.restoring
     const member = this.member
-    this.quickLosses = Date.now() - this.attachedAt < QUICK_LOSS_MS ? this.quickLosses + 1 : 0
+    this.quickLosses = quickLossesAfter(this.quickLosses, this.attachedAt)
     if (this.quickLosses >= MAX_QUICK_LOSSES) { this.end(NO_MEMBER_CLOSE, 'every member the stream moved to closed it at once'); return }
     this.restoring = true
     this.paused = false

@@ -20,6 +20,11 @@ export const QUICK_LOSS_MS = 5_000
 /** Quick losses in a row after which a stream is given up (1014). */
 export const MAX_QUICK_LOSSES = 8
 
+/** A stream's quick losses in a row after one more loss, its upstream attached at `attachedAt`; MAX_QUICK_LOSSES gives it up. */
+export function quickLossesAfter (previous: number, attachedAt: number): number {
+  return Date.now() - attachedAt < QUICK_LOSS_MS ? previous + 1 : 0
+}
+
 /** The wait before restore round `round` (≥ 1): full jitter over 100 ms · 2^(round−1), at most 5 s. */
 export function backoffMs (round: number, random: () => number): number {
   return Math.floor(random() * Math.min(5_000, 100 * 2 ** Math.min(round - 1, 10)))

@@ -27,7 +27,7 @@ import type { Pipelines } from '../proxy/pipeline.js'
 import type { PoolRuntime } from '../runtime/pool-runtime.js'
 import { UnsafePathError } from '../rules/upstream-url.js'
 import { handshakeProblem, offered, refuse } from './handshake.js'
-import { callHeaders } from './pool-calls.js'
+import { originOf } from './pool-calls.js'
 import type { Counted } from './relay.js'
 import { createRelays } from './relay-open.js'
 import { RpcSession } from './rpc-session.js'
@@ -103,8 +103,7 @@ export function createStreams (deps: StreamsDeps) {
     // Shared by the pool's streams on one path, the hub's upstream carries no client's headers; a pool that forwards credentials gives each stream its own.
     const hubKey = options.forwardClientAuth ? `${poolId} ${ask.requestId} ${++streamCount}` : `${poolId} ${ask.path}`
     const hubAsk = options.forwardClientAuth ? ask : { ...ask, headers: {}, requestId: `stream-${poolId}` }
-    const origin = { poolId, path: ask.path, headers: callHeaders(request.headers), peer: ask.peer, protocol: ask.protocol, requestId: ask.requestId }
-    const session = { registry, pool, poolId, pipelines: deps.pipelines, origin, hub: () => hubs.hubFor(hubKey, poolId, pool, hubAsk, options) }
+    const session = { registry, pool, poolId, pipelines: deps.pipelines, origin: originOf(poolId, ask), hub: () => hubs.hubFor(hubKey, poolId, pool, hubAsk, options) }
     new RpcSession(session, client, counted) // eslint-disable-line no-new
     return true
   }

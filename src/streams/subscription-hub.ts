@@ -16,8 +16,8 @@ import type WebSocket from 'ws'
 import type { Pipelines } from '../proxy/pipeline.js'
 import { HeadsContinuity, LogsContinuity, logsFilter } from './evm-continuity.js'
 import { watchUpstream } from './liveness.js'
-import { callHeaders, resultOf, type CallOrigin } from './pool-calls.js'
-import { MAX_QUICK_LOSSES, QUICK_LOSS_MS, restoreUpstream, type Restoring } from './restore.js'
+import { originOf, resultOf, type CallOrigin } from './pool-calls.js'
+import { MAX_QUICK_LOSSES, quickLossesAfter, restoreUpstream, type Restoring } from './restore.js'
 import type { StreamRegistry } from './stream-registry.js'
 import type { StreamSettings } from './stream-settings.js'
 import type { ClientAsk, StreamMember } from './upstream-connect.js'
@@ -101,7 +101,7 @@ export class Hub {
     private readonly deps: HubDeps, private readonly poolId: number, private readonly pool: StreamSettings & { readonly protocol: string },
     private readonly ask: ClientAsk, private readonly options: { forwardClientAuth: boolean, maxPayload: number }, private readonly gone: () => void
   ) {
-    this.origin = { poolId, path: ask.path, headers: callHeaders(ask.headers), peer: ask.peer, protocol: ask.protocol, requestId: ask.requestId }
+    this.origin = originOf(poolId, ask)
   }
 
   /** Subscribes `sink` to `params`, sharing an upstream subscription with the same params. */
@@ -183,19 +183,20 @@ export class Hub {
     return { id: answer.result }
   }
 
+  /** Takes `entry` off the hub; the socket closes with the last one. */
   private forget (entry: Shared): void {
     if (this.shared.get(entry.key) === entry) this.shared.delete(entry.key)
     if (this.shared.size === 0) this.disconnect()
   }
 
+  /** Ends a made subscription, its last client gone: upstream too, when the socket is there to say so. */
   private drop (entry: Shared): void {
-    this.shared.delete(entry.key)
     this.deps.registry.subscribed(this.poolId, -1)
     if (entry.upstreamId !== undefined) {
       this.byUpstream.delete(entry.upstreamId)
       if (this.socket !== undefined && !this.restoring) this.request('eth_unsubscribe', [entry.upstreamId]).catch(() => {})
     }
-    if (this.shared.size === 0) this.disconnect()
+    this.forget(entry)
   }
 
   private fanOut (entry: Shared, resultJson: string): void {
@@ -298,7 +299,7 @@ export class Hub {
   private lost (why: string | undefined): void {
     if (this.closed || this.restoring) return
     const member = this.member as StreamMember
-    this.quickLosses = Date.now() - this.attachedAt < QUICK_LOSS_MS ? this.quickLosses + 1 : 0
+    this.quickLosses = quickLossesAfter(this.quickLosses, this.attachedAt)
     if (this.quickLosses >= MAX_QUICK_LOSSES) { this.abandon(); return }
     this.restoring = true
     if (why !== undefined) this.deps.runtime.report(this.poolId, member.provider_id, { success: false, error: `stream: ${why}` })

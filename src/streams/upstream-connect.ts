@@ -11,6 +11,7 @@
 import WebSocket from 'ws'
 import { upstreamHeaders } from '../proxy/forward.js'
 import { parseBase, providerCredentials, upstreamTarget } from '../rules/upstream-url.js'
+import { withoutHandshake } from './handshake.js'
 
 /** What a stream reads of a member to reach it. */
 export interface StreamMember {
@@ -47,9 +48,6 @@ export interface ClientAsk {
   readonly requestId: string
 }
 
-/** Handshake headers `ws` sets itself, never copied from the client. */
-const HANDSHAKE = ['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol', 'sec-websocket-accept']
-
 /** The longest a handshake may take when the member sets no `timeout_ms`. */
 export const HANDSHAKE_TIMEOUT_MS = 10_000
 
@@ -64,7 +62,8 @@ export async function connectUpstream (
   try {
     const target = upstreamTarget(parseBase(base), ask.path)
     url = `${target.origin}${target.path}`
-    headers = upstreamHeaders(ask.headers, {
+    // The handshake's own headers are `ws`'s to set, never the client's.
+    headers = upstreamHeaders(withoutHandshake(ask.headers), {
       peer: ask.peer,
       protocol: ask.protocol,
       forwardClientAuth: options.forwardClientAuth,
@@ -74,7 +73,6 @@ export async function connectUpstream (
   } catch (error) {
     return { kind: 'failed', error: (error as Error).message }
   }
-  for (const name of HANDSHAKE) delete headers[name]
   const started = performance.now()
   let socket: WebSocket
   try {
